@@ -1,0 +1,4 @@
+from memwarm_cli.cli.main import main
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""The thin Typer layer: arguments in, core calls, rendered results out."""

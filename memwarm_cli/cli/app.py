@@ -1,0 +1,57 @@
+"""The Typer application: global options and command registration.
+
+Command modules keep their heavy imports inside the command bodies, so `memwarm prelude` never pays for
+Rich tables or the qmd backend.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from memwarm_cli import __version__
+from memwarm_cli.cli.context import GlobalOptions
+
+app = typer.Typer(
+    name="memwarm",
+    help="Inspect OpenClaw session startup preludes and pre-warm agents' qmd memory indexes.",
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"memwarm {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(
+    ctx: typer.Context,
+    config: Annotated[
+        str | None,
+        typer.Option(
+            "--config",
+            "-c",
+            metavar="PATH",
+            help="Config file to use (default: OPENCLAW_CONFIG_PATH, then the state dir's openclaw.json).",
+        ),
+    ] = None,
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")
+    ] = False,
+) -> None:
+    ctx.obj = GlobalOptions(config_path=config)
+
+
+def _register() -> None:
+    from memwarm_cli.cli import prelude
+
+    app.command("prelude")(prelude.prelude_command)
+
+
+_register()

@@ -1,0 +1,46 @@
+"""Typed exceptions raised by the core; the CLI layer maps them to one-line errors and exit codes."""
+
+from __future__ import annotations
+
+from memwarm_cli.exitcodes import ExitCode
+
+
+class MemwarmError(Exception):
+    """Base class: a user-facing failure with a one-line message and an exit code."""
+
+    exit_code: ExitCode = ExitCode.FINDINGS
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class UsageError(MemwarmError):
+    exit_code = ExitCode.USAGE
+
+
+class UnknownAgentError(UsageError):
+    def __init__(self, requested: str, known: list[str]) -> None:
+        self.requested = requested
+        self.known = known
+        super().__init__(f'unknown agent "{requested}" (known agents: {", ".join(known)})')
+
+
+class ConfigError(MemwarmError):
+    """The config file cannot be found, read or parsed. Printed as `<file>:<line>:<col>: <message>`."""
+
+    exit_code = ExitCode.CONFIG
+
+    def __init__(self, file: str, message: str, line: int | None = None, column: int | None = None) -> None:
+        self.file = file
+        self.line = line
+        self.column = column
+        self.detail = message
+        if line is not None:
+            location = f"{file}:{line}:{column if column is not None else 1}"
+        else:
+            location = file
+        super().__init__(f"{location}: {message}")

@@ -1,0 +1,13 @@
+"""The one exit-code table, shared by every command (mirrored in the README)."""
+
+from enum import IntEnum
+
+
+class ExitCode(IntEnum):
+    OK = 0
+    FINDINGS = 1  # the command's findings or failures (config errors found, an agent failed)
+    USAGE = 2  # bad arguments, unknown agent
+    CONFIG = 3  # config missing, unreadable or unparsable
+    DEGRADED = 4  # init-backends: nothing failed but some agent is degraded
+    INTERRUPTED = 130  # SIGINT
+    TERMINATED = 143  # SIGTERM

@@ -1,0 +1,59 @@
+"""JavaScript string semantics, in one place, for byte-for-byte parity with OpenClaw (Node).
+
+JS strings are sequences of UTF-16 code units: `.length` and `.slice` count units, so a character
+outside the BMP counts 2 and a slice can split it, leaving a lone surrogate. Python `str` holds code
+points, so lengths and slices here go through UTF-16. Lone surrogates are kept as surrogate code points.
+
+JS `trim()` strips a different set from Python's `str.strip()`: it strips U+FEFF but not U+001C-U+001F
+or U+0085.
+"""
+
+from __future__ import annotations
+
+JS_WHITESPACE = (
+    "\t\n\v\f\r \u00a0\u1680"
+    "\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+    "\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+
+_ASTRAL_START = "\U00010000"
+
+
+def js_trim(text: str) -> str:
+    """`String.prototype.trim()`."""
+    return text.strip(JS_WHITESPACE)
+
+
+def _is_bmp_only(text: str) -> bool:
+    return text.isascii() or max(text) < _ASTRAL_START
+
+
+def js_length(text: str) -> int:
+    """`.length`: the number of UTF-16 code units."""
+    if _is_bmp_only(text):
+        return len(text)
+    return len(text) + sum(1 for ch in text if ch >= _ASTRAL_START)
+
+
+def js_slice(text: str, start: int, end: int | None = None) -> str:
+    """`.slice(start, end)` for non-negative indices, in UTF-16 code units.
+
+    A cut inside a surrogate pair keeps the half that falls inside as a lone surrogate code point.
+    """
+    if start < 0 or (end is not None and end < 0):
+        raise ValueError("js_slice supports non-negative indices only")
+    if _is_bmp_only(text):
+        return text[start:end]
+    units = text.encode("utf-16-le", "surrogatepass")
+    stop = len(units) if end is None else min(len(units), 2 * end)
+    return units[2 * start : stop].decode("utf-16-le", "surrogatepass")
+
+
+def to_well_formed(text: str) -> str:
+    """`String.prototype.toWellFormed()`: lone surrogates become U+FFFD, as Node does when writing UTF-8.
+
+    Adjacent high+low surrogate code points form the character they encode.
+    """
+    if _is_bmp_only(text) and not any("\ud800" <= ch <= "\udfff" for ch in text):
+        return text
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")

@@ -1,0 +1,85 @@
+"""Shared fixtures: run the installed `memwarm` CLI as a real process in an isolated environment."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+MEMWARM = str(Path(sys.executable).with_name("memwarm"))
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SHARED_DIR = REPO_ROOT.parent / "shared"
+TOOLS_BIN = REPO_ROOT / "tools" / "bin"
+
+# Variables that steer config discovery; the tests never inherit them from the developer's shell.
+_OPENCLAW_VARS = (
+    "OPENCLAW_CONFIG_PATH",
+    "OPENCLAW_STATE_DIR",
+    "OPENCLAW_HOME",
+    "OPENCLAW_PROFILE",
+    "OPENCLAW_WORKSPACE_DIR",
+    "CLAWDBOT_STATE_DIR",
+    "CLAWDBOT_CONFIG_PATH",
+    "NO_COLOR",
+)
+
+
+@dataclass
+class CliResult:
+    returncode: int
+    stdout: str
+    stderr: str
+    stdout_bytes: bytes
+
+
+def isolated_env(home: Path, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in _OPENCLAW_VARS}
+    env["HOME"] = str(home)
+    env["TZ"] = "UTC"
+    env["PYTHONIOENCODING"] = "utf-8"
+    if extra:
+        env.update(extra)
+    return env
+
+
+RunCli = Callable[..., CliResult]
+
+
+@pytest.fixture
+def home_dir(tmp_path: Path) -> Path:
+    home = tmp_path / "home"
+    home.mkdir()
+    return home
+
+
+@pytest.fixture
+def run_cli(home_dir: Path) -> RunCli:
+    """Run `memwarm ARGS...` with HOME isolated; returns exit code, decoded stdout/stderr."""
+
+    def run(
+        args: Sequence[str],
+        env: Mapping[str, str] | None = None,
+        cwd: Path | None = None,
+        timeout: float = 120,
+    ) -> CliResult:
+        proc = subprocess.run(
+            [MEMWARM, *args],
+            env=isolated_env(home_dir, env),
+            cwd=cwd,
+            capture_output=True,
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+        )
+        return CliResult(
+            returncode=proc.returncode,
+            stdout=proc.stdout.decode("utf-8"),
+            stderr=proc.stderr.decode("utf-8", "replace"),
+            stdout_bytes=proc.stdout,
+        )
+
+    return run
