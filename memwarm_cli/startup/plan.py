@@ -1,0 +1,370 @@
+"""The one startup-context pipeline: window, candidates, reading, trimming and fitting, computed once.
+
+`prelude` prints `plan.prelude`; `scan` renders `plan.rows` and the summary. Both present the same plan,
+so they cannot disagree. Reference: OpenClaw `startup-context.ts` (V3; see the spec).
+"""
+
+from __future__ import annotations
+
+import os
+import unicodedata
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta, tzinfo
+from enum import StrEnum
+from typing import Any, Literal
+
+from memwarm_cli.jsstring import js_length, js_trim
+from memwarm_cli.startup.reading import ReadFailure, read_startup_file
+from memwarm_cli.startup.settings import SLUGGED_FILES_PER_DAY, StartupSettings, resolve_startup_settings
+from memwarm_cli.startup.text import (
+    ADDITIONAL_TRUNCATED_MARKER,
+    fit_block,
+    format_block,
+    render_prelude,
+    sanitize_label,
+    trim_content,
+)
+
+Clock = Literal["local", "utc", "both"]
+Kind = Literal["daily", "slugged"]
+
+
+class Status(StrEnum):
+    """The fixed status vocabulary of `scan` (documented in the README)."""
+
+    INCLUDED = "included"
+    TRUNCATED = "truncated"
+    SHRUNK = "shrunk"
+    BUDGET_EXHAUSTED = "budget-exhausted"
+    EMPTY = "empty"
+    MISSING = "missing"
+    OVERSIZE = "oversize"
+    SYMLINK_ESCAPE = "symlink-escape"
+    HARDLINK = "hardlink"
+    NOT_REGULAR = "not-regular"
+    SLUG_CAP = "slug-cap"
+    SLUG_SYMLINK = "slug-symlink"
+    VANISHED = "vanished"
+    UNREADABLE = "unreadable"
+    OUTSIDE_WINDOW = "outside-window"
+    NAME_MISMATCH = "name-mismatch"
+
+    @property
+    def description(self) -> str:
+        return STATUS_DESCRIPTIONS[self]
+
+    @property
+    def included(self) -> bool:
+        return self in (Status.INCLUDED, Status.TRUNCATED, Status.SHRUNK)
+
+
+STATUS_DESCRIPTIONS: dict[Status, str] = {
+    Status.INCLUDED: "included",
+    Status.TRUNCATED: "included, truncated to maxFileChars",
+    Status.SHRUNK: "included, shrunk to fit maxTotalChars",
+    Status.BUDGET_EXHAUSTED: "not included, total budget exhausted",
+    Status.EMPTY: "empty or whitespace only",
+    Status.MISSING: "missing",
+    Status.OVERSIZE: "larger than maxFileBytes",
+    Status.SYMLINK_ESCAPE: "symlink escaping the workspace",
+    Status.HARDLINK: "hardlink (more than one link)",
+    Status.NOT_REGULAR: "not a regular file",
+    Status.SLUG_CAP: "slugged file past the four-per-day cap",
+    Status.SLUG_SYMLINK: "slugged symlink (never read)",
+    Status.VANISHED: "vanished between listing and stat",
+    Status.UNREADABLE: "unreadable",
+    Status.OUTSIDE_WINDOW: "outside the date window",
+    Status.NAME_MISMATCH: "name is not YYYY-MM-DD.md or YYYY-MM-DD-<slug>.md",
+}
+
+_READ_FAILURE_STATUS = {
+    ReadFailure.MISSING: Status.MISSING,
+    ReadFailure.SYMLINK_ESCAPE: Status.SYMLINK_ESCAPE,
+    ReadFailure.NOT_REGULAR: Status.NOT_REGULAR,
+    ReadFailure.HARDLINK: Status.HARDLINK,
+    ReadFailure.OVERSIZE: Status.OVERSIZE,
+    ReadFailure.UNREADABLE: Status.UNREADABLE,
+}
+
+
+@dataclass(frozen=True)
+class WindowDay:
+    stamp: str  # YYYY-MM-DD
+    clock: Clock  # which clock's window produced it
+
+
+@dataclass
+class FileRow:
+    """One file the prelude considered (or, with `--all`, one it did not), and what happened to it."""
+
+    stamp: str
+    clock: Clock | None
+    name: str  # the raw file name in memory/
+    kind: Kind | None
+    status: Status
+    detail: str | None = None
+    size: int | None = None
+    mtime_ms: float | None = None
+    chars_read: int | None = None  # UTF-16 units of the decoded file
+    chars_trimmed: int | None = None  # after JS trim
+    chars_capped: int | None = None  # after the maxFileChars cut (marker included)
+    block_chars: int | None = None  # the block placed in the prelude
+    block: str | None = None
+    candidate: bool = True  # False for rows the prelude never reads (cap, symlinks, --all extras)
+
+    @property
+    def relative_path(self) -> str:
+        return f"memory/{self.name}"
+
+    @property
+    def label(self) -> str:
+        return sanitize_label(self.relative_path)
+
+
+@dataclass
+class StartupPlan:
+    workspace: str
+    at_ms: int
+    settings: StartupSettings
+    local_date: str
+    utc_date: str
+    window: list[WindowDay]
+    rows: list[FileRow]
+    sections: list[str] = field(default_factory=list)
+    budget_used: int = 0
+    marker_emitted: bool = False
+    listing_error: str | None = None
+    loaded_any: bool = False
+
+    @property
+    def prelude(self) -> str | None:
+        """`buildSessionStartupContextPrelude`'s result: None when no file had content."""
+        return render_prelude(self.sections) if self.loaded_any else None
+
+
+# ---- date window -------------------------------------------------------------------------------
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def date_stamp(at_ms: int, tz: tzinfo) -> str:
+    return (_EPOCH + timedelta(milliseconds=at_ms)).astimezone(tz).date().isoformat()
+
+
+def shift_stamp(stamp: str, days_back: int) -> str:
+    return (date.fromisoformat(stamp) - timedelta(days=days_back)).isoformat()
+
+
+def build_window(at_ms: int, tz: tzinfo, days: int) -> tuple[str, str, list[WindowDay]]:
+    """V3 `buildStartupMemoryDateStamps`: the local window, plus UTC's date when it falls outside it."""
+    local = date_stamp(at_ms, tz)
+    utc = date_stamp(at_ms, UTC)
+    local_window = [shift_stamp(local, k) for k in range(days)]
+    if utc == local or utc in local_window:
+        window = [WindowDay(s, "both" if s == utc else "local") for s in local_window]
+    elif utc > local:
+        window = [WindowDay(utc, "utc"), *(WindowDay(s, "local") for s in local_window)]
+    else:
+        window = [*(WindowDay(s, "local") for s in local_window), WindowDay(utc, "utc")]
+    seen: set[str] = set()
+    unique = [d for d in window if not (d.stamp in seen or seen.add(d.stamp))]  # type: ignore[func-returns-value]
+    return local, utc, unique
+
+
+# ---- listing -----------------------------------------------------------------------------------
+
+
+@dataclass
+class _Listing:
+    slugged: dict[str, list[tuple[str, float]]]  # stamp -> [(name, mtime_ms)], regular files that stat-ed
+    ignored: dict[str, list[tuple[str, Status]]]  # stamp -> slugged-looking names the prelude skips
+    others: list[str]  # every other *.md name (for --all)
+    error: str | None
+
+
+def _slug_stamp(name: str, stamps: set[str]) -> str | None:
+    """The window stamp a `YYYY-MM-DD-<slug>.md` name belongs to (case-sensitive), else None."""
+    if not name.endswith(".md"):
+        return None
+    stamp = name[:10]
+    if stamp in stamps and name != stamp + ".md" and name.startswith(stamp + "-"):
+        return stamp
+    return None
+
+
+def _list_memory_dir(memory_dir: str, stamps: set[str], include_others: bool) -> _Listing:
+    listing = _Listing({s: [] for s in stamps}, {s: [] for s in stamps}, [], None)
+    try:
+        entries = os.scandir(memory_dir)
+    except OSError as exc:
+        listing.error = exc.strerror or str(exc)
+        return listing
+    with entries:
+        for entry in entries:
+            name = entry.name
+            stamp = _slug_stamp(name, stamps)
+            if stamp is None:
+                if include_others and name.endswith(".md") and name[:-3] not in stamps:
+                    listing.others.append(name)
+                continue
+            try:
+                regular = entry.is_file(follow_symlinks=False)
+                symlink = not regular and entry.is_symlink()
+            except OSError:
+                regular, symlink = False, False
+            if not regular:
+                listing.ignored[stamp].append((name, Status.SLUG_SYMLINK if symlink else Status.NOT_REGULAR))
+                continue
+            try:
+                mtime_ms = os.stat(os.path.join(memory_dir, name)).st_mtime_ns / 1e6
+            except OSError:
+                listing.ignored[stamp].append((name, Status.VANISHED))
+                continue
+            listing.slugged[stamp].append((name, mtime_ms))
+    return listing
+
+
+# ICU root collation, approximated: whitespace < punctuation (in ICU's order) < digits < letters
+# (case-insensitive first, lowercase before uppercase). Only used to break exact mtime ties.
+_ICU_PUNCTUATION = "_-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$"
+
+
+def _collation_key(name: str) -> tuple[tuple[tuple[int, int | str], ...], tuple[bool, ...]]:
+    primary: list[tuple[int, int | str]] = []
+    for ch in unicodedata.normalize("NFD", name):
+        if unicodedata.combining(ch):
+            continue
+        if ch.isspace():
+            primary.append((0, ord(ch)))
+        elif ch in _ICU_PUNCTUATION:
+            primary.append((1, _ICU_PUNCTUATION.index(ch)))
+        elif ch.isdigit():
+            primary.append((2, ord(ch)))
+        elif ch.isalpha():
+            primary.append((3, ch.casefold()))
+        else:
+            primary.append((4, ord(ch)))
+    return tuple(primary), tuple(ch.isupper() for ch in name)
+
+
+def _rank_slugged(names: list[tuple[str, float]]) -> list[tuple[str, float]]:
+    """mtime descending, then descending `localeCompare` (stable)."""
+    return sorted(names, key=lambda item: (item[1], _collation_key(item[0])), reverse=True)
+
+
+# ---- the pipeline ------------------------------------------------------------------------------
+
+
+def _read_row(workspace: str, row: FileRow, max_bytes: int, max_chars: int) -> str | None:
+    """Read one candidate; fill in its size and character counts. Returns the capped content to load."""
+    outcome = read_startup_file(workspace, row.relative_path, max_bytes)
+    row.size = outcome.size if outcome.size is not None else row.size
+    row.mtime_ms = outcome.mtime_ms if outcome.mtime_ms is not None else row.mtime_ms
+    if outcome.content is None:
+        row.status = _READ_FAILURE_STATUS[outcome.failure or ReadFailure.UNREADABLE]
+        row.detail = outcome.detail
+        return None
+    row.chars_read = js_length(outcome.content)
+    trimmed = js_trim(outcome.content)
+    row.chars_trimmed = js_length(trimmed)
+    if not trimmed:
+        row.status = Status.EMPTY
+        return None
+    capped = trim_content(outcome.content, max_chars)
+    row.chars_capped = js_length(capped)
+    row.status = Status.TRUNCATED if capped != trimmed else Status.INCLUDED
+    return capped
+
+
+def _fit_all(plan: StartupPlan, loaded: list[tuple[FileRow, str]]) -> None:
+    max_total = plan.settings.max_total_chars.value
+    stopped = False
+    for row, content in loaded:
+        if stopped:
+            row.status = Status.BUDGET_EXHAUSTED
+            continue
+        block = fit_block(row.label, content, max_total - plan.budget_used)
+        if block is None:
+            if plan.sections:
+                plan.sections.append(ADDITIONAL_TRUNCATED_MARKER)
+                plan.marker_emitted = True
+            row.status = Status.BUDGET_EXHAUSTED
+            stopped = True
+            continue
+        if block != format_block(row.label, content):
+            row.status = Status.SHRUNK
+        row.block = block
+        row.block_chars = js_length(block)
+        plan.sections.append(block)
+        plan.budget_used += row.block_chars
+
+
+def build_plan(
+    workspace: str | os.PathLike[str],
+    cfg: Mapping[str, Any] | None,
+    at_ms: int,
+    *,
+    host_zone: str | None = None,
+    include_others: bool = False,
+) -> StartupPlan:
+    """Compute everything the prelude does for `workspace` at `at_ms` (epoch milliseconds)."""
+    settings = resolve_startup_settings(cfg, host_zone)
+    workspace_dir = os.fspath(workspace)
+    local, utc, window = build_window(at_ms, settings.timezone.tz, settings.daily_memory_days.value)
+    stamps = {day.stamp for day in window}
+    memory_dir = os.path.join(workspace_dir, "memory")
+    listing = _list_memory_dir(memory_dir, stamps, include_others)
+    plan = StartupPlan(workspace_dir, at_ms, settings, local, utc, window, [], listing_error=listing.error)
+
+    max_bytes = settings.max_file_bytes.value
+    max_chars = settings.max_file_chars.value
+    loaded: list[tuple[FileRow, str]] = []
+    for day in window:
+        ranked = _rank_slugged(listing.slugged[day.stamp])
+        candidates = [FileRow(day.stamp, day.clock, f"{day.stamp}.md", "daily", Status.MISSING)]
+        candidates += [
+            FileRow(day.stamp, day.clock, name, "slugged", Status.MISSING, mtime_ms=mtime)
+            for name, mtime in ranked[:SLUGGED_FILES_PER_DAY]
+        ]
+        for row in candidates:
+            content = _read_row(workspace_dir, row, max_bytes, max_chars)
+            if content is not None:
+                loaded.append((row, content))
+        plan.rows += candidates
+        plan.rows += [
+            FileRow(day.stamp, day.clock, name, "slugged", Status.SLUG_CAP, mtime_ms=mtime, candidate=False)
+            for name, mtime in ranked[SLUGGED_FILES_PER_DAY:]
+        ]
+        plan.rows += [
+            FileRow(day.stamp, day.clock, name, "slugged", status, candidate=False)
+            for name, status in sorted(listing.ignored[day.stamp])
+        ]
+    plan.loaded_any = bool(loaded)
+    _fit_all(plan, loaded)
+    if include_others:
+        plan.rows += [_other_row(memory_dir, name) for name in sorted(listing.others)]
+    return plan
+
+
+def _other_row(memory_dir: str, name: str) -> FileRow:
+    stamp = name[:10]
+    try:
+        date.fromisoformat(stamp)
+        dated = len(stamp) == 10 and (name == stamp + ".md" or name.startswith(stamp + "-"))
+    except ValueError:
+        dated = False
+    row = FileRow(
+        stamp if dated else "",
+        None,
+        name,
+        ("daily" if name == stamp + ".md" else "slugged") if dated else None,
+        Status.OUTSIDE_WINDOW if dated else Status.NAME_MISMATCH,
+        candidate=False,
+    )
+    try:
+        st = os.stat(os.path.join(memory_dir, name))
+        row.size, row.mtime_ms = st.st_size, st.st_mtime_ns / 1e6
+    except OSError:
+        pass
+    return row

@@ -1,0 +1,110 @@
+"""Reading one startup memory file under the workspace boundary (OpenClaw's `openBoundaryFile`).
+
+Symlinks are followed only while they stay inside the workspace; the final file must be a regular file
+with a single link and at most `max_bytes` bytes, and it is read with one `read` of `max_bytes`.
+Every failure is an outcome, never an exception: the prelude skips the file and `scan` shows why.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class ReadFailure(StrEnum):
+    MISSING = "missing"
+    SYMLINK_ESCAPE = "symlink-escape"
+    NOT_REGULAR = "not-regular"
+    HARDLINK = "hardlink"
+    OVERSIZE = "oversize"
+    UNREADABLE = "unreadable"
+
+
+@dataclass(frozen=True)
+class ReadOutcome:
+    content: str | None  # decoded text (U+FFFD for invalid UTF-8), None when the file was skipped
+    failure: ReadFailure | None
+    detail: str | None  # the OS error or the escaping target, for `scan`
+    size: int | None
+    mtime_ms: float | None
+
+
+_PATH_ERRNOS = frozenset({errno.ENOENT, errno.ENOTDIR})
+
+
+def _skip(failure: ReadFailure, detail: str | None = None, st: os.stat_result | None = None) -> ReadOutcome:
+    size = st.st_size if st is not None else None
+    mtime = st.st_mtime_ns / 1e6 if st is not None else None
+    return ReadOutcome(None, failure, detail, size, mtime)
+
+
+def _os_error_outcome(exc: OSError) -> ReadOutcome:
+    if exc.errno in _PATH_ERRNOS:
+        return _skip(ReadFailure.MISSING)
+    if exc.errno == errno.ELOOP:
+        return _skip(ReadFailure.UNREADABLE, "too many levels of symbolic links")
+    return _skip(ReadFailure.UNREADABLE, exc.strerror or str(exc))
+
+
+def _is_inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def _resolve_inside(root_canonical: str, relative_path: str) -> tuple[str | None, ReadOutcome | None]:
+    """Walk `relative_path` segment by segment, following symlinks only while they stay inside."""
+    cursor = root_canonical
+    for segment in relative_path.split("/"):
+        candidate = os.path.join(cursor, segment)
+        try:
+            st = os.lstat(candidate)
+        except OSError as exc:
+            return None, _os_error_outcome(exc)
+        if stat.S_ISLNK(st.st_mode):
+            target = os.path.realpath(candidate)
+            if not _is_inside(target, root_canonical):
+                return None, _skip(ReadFailure.SYMLINK_ESCAPE, f"points to {target}")
+            cursor = target
+        else:
+            cursor = candidate
+    return cursor, None
+
+
+def read_startup_file(workspace_dir: str, relative_path: str, max_bytes: int) -> ReadOutcome:
+    root_canonical = os.path.realpath(os.path.abspath(workspace_dir))
+    resolved, failed = _resolve_inside(root_canonical, relative_path)
+    if failed is not None:
+        return failed
+    assert resolved is not None
+    try:
+        before = os.lstat(resolved)
+    except OSError as exc:
+        return _os_error_outcome(exc)
+    if not stat.S_ISREG(before.st_mode):
+        return _skip(ReadFailure.NOT_REGULAR, None, before)
+    if before.st_nlink > 1:
+        return _skip(ReadFailure.HARDLINK, f"{before.st_nlink} links", before)
+    if before.st_size > max_bytes:
+        return _skip(ReadFailure.OVERSIZE, f"{before.st_size} > {max_bytes} bytes", before)
+    try:
+        # O_NONBLOCK: a file swapped for a FIFO after the lstat must not hang the read.
+        fd = os.open(resolved, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        return _os_error_outcome(exc)
+    try:
+        after = os.fstat(fd)
+        if (
+            not stat.S_ISREG(after.st_mode)
+            or after.st_nlink > 1
+            or after.st_size > max_bytes
+            or (after.st_dev, after.st_ino) != (before.st_dev, before.st_ino)
+        ):
+            return _skip(ReadFailure.UNREADABLE, "file changed while it was opened", after)
+        data = os.read(fd, max_bytes)
+    except OSError as exc:
+        return _os_error_outcome(exc)
+    finally:
+        os.close(fd)
+    return ReadOutcome(data.decode("utf-8", "replace"), None, None, after.st_size, after.st_mtime_ns / 1e6)

@@ -1,0 +1,223 @@
+"""Startup-context settings read the way OpenClaw's runtime reads them.
+
+A value of the wrong type counts as absent, numbers are clamped (`clampInt`), time zones fall back to the
+host zone. Every effective value records where it came from, so `scan` and `config show` can explain it.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, timedelta, timezone, tzinfo
+from functools import lru_cache
+from typing import Any, Literal
+
+from memwarm_cli.jsstring import js_trim
+
+Action = Literal["new", "reset"]
+ACTIONS: tuple[Action, ...] = ("new", "reset")
+
+# Not-present marker for raw config values (None is a real JSON value: null).
+MISSING: Any = type("Missing", (), {"__repr__": lambda self: "<missing>"})()
+
+
+@dataclass(frozen=True)
+class LimitSpec:
+    name: str
+    default: int
+    minimum: int
+    maximum: int
+
+
+DAILY_MEMORY_DAYS = LimitSpec("dailyMemoryDays", 2, 1, 14)
+MAX_FILE_BYTES = LimitSpec("maxFileBytes", 16_384, 1, 64 * 1024)
+MAX_FILE_CHARS = LimitSpec("maxFileChars", 1_200, 1, 10_000)
+MAX_TOTAL_CHARS = LimitSpec("maxTotalChars", 2_800, 1, 50_000)
+LIMIT_SPECS = (DAILY_MEMORY_DAYS, MAX_FILE_BYTES, MAX_FILE_CHARS, MAX_TOTAL_CHARS)
+SLUGGED_FILES_PER_DAY = 4
+
+LimitSource = Literal["default", "config", "clamped"]
+
+
+@dataclass(frozen=True)
+class Limit:
+    """One effective limit and its provenance."""
+
+    name: str
+    value: int
+    source: LimitSource
+    configured: Any  # the raw config value, or MISSING
+    note: str | None  # e.g. "clamped from 999", "ignored: not a number ('5')"
+
+    def describe_source(self) -> str:
+        return self.source if self.note is None else f"{self.source} ({self.note})"
+
+
+def _is_finite_number(value: Any) -> bool:
+    """`Number.isFinite`: only real numbers count; bool is not a number here."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def clamp_int(value: Any, spec: LimitSpec) -> Limit:
+    """`clampInt(value, fallback, min, max)` with the reason for the outcome."""
+    if value is MISSING:
+        return Limit(spec.name, spec.default, "default", value, None)
+    if not _is_finite_number(value):
+        return Limit(spec.name, spec.default, "default", value, f"ignored: not a finite number ({value!r})")
+    truncated = math.trunc(value)
+    result = min(spec.maximum, max(spec.minimum, truncated))
+    if result == value and isinstance(value, int):
+        return Limit(spec.name, result, "config", value, None)
+    if result == value:  # a float that is already a whole number in range, e.g. 3.0
+        return Limit(spec.name, result, "config", value, None)
+    return Limit(spec.name, result, "clamped", value, f"clamped from {value!r}")
+
+
+@dataclass(frozen=True)
+class TimezoneChoice:
+    configured: Any  # the raw userTimezone value, or MISSING
+    used: str  # the zone string in force, as written (not canonicalised)
+    fell_back: bool
+    reason: str | None  # why it fell back to the host zone
+    tz: tzinfo
+
+
+@dataclass(frozen=True)
+class GateDecision:
+    action: Action
+    applied: bool
+    reason: str | None  # why not applied
+
+
+@dataclass(frozen=True)
+class StartupSettings:
+    daily_memory_days: Limit
+    max_file_bytes: Limit
+    max_file_chars: Limit
+    max_total_chars: Limit
+    timezone: TimezoneChoice
+
+    @property
+    def limits(self) -> tuple[Limit, Limit, Limit, Limit]:
+        return (self.daily_memory_days, self.max_file_bytes, self.max_file_chars, self.max_total_chars)
+
+
+def _get(mapping: Any, key: str) -> Any:
+    """Optional chaining: `mapping?.[key]` for JSON-ish values."""
+    if isinstance(mapping, Mapping) and key in mapping:
+        return mapping[key]
+    return MISSING
+
+
+def startup_context_section(cfg: Mapping[str, Any] | None) -> Any:
+    return _get(_get(_get(cfg, "agents"), "defaults"), "startupContext")
+
+
+def should_apply_startup_context(cfg: Mapping[str, Any] | None, action: Action) -> GateDecision:
+    """`shouldApplyStartupContext`: strict `enabled === false`, then the `applyOn` array."""
+    section = startup_context_section(cfg)
+    if _get(section, "enabled") is False:
+        return GateDecision(action, False, "agents.defaults.startupContext.enabled is false")
+    apply_on = _get(section, "applyOn")
+    if not isinstance(apply_on, list) or not apply_on:
+        return GateDecision(action, True, None)
+    if action in [item for item in apply_on if isinstance(item, str)]:
+        return GateDecision(action, True, None)
+    listed = ", ".join(repr(item) for item in apply_on)
+    return GateDecision(
+        action, False, f'agents.defaults.startupContext.applyOn [{listed}] does not include "{action}"'
+    )
+
+
+# Offset-style zones Node 22's ICU accepts: +05:30, +05, +0530, -08:00, and a Unicode minus.
+_OFFSET_ZONE = re.compile(r"^([+\-\u2212])([01]\d|2[0-3])(?::?([0-5]\d))?$")
+
+
+# Files in the system zoneinfo tree that are not zone names ICU knows.
+_NOT_ICU_ZONE_NAMES = frozenset({"localtime", "posixrules", "leapseconds", "tzdata.zi", "zone.tab"})
+
+
+@lru_cache(maxsize=1)
+def _zone_names_by_folded_name() -> dict[str, str]:
+    import zoneinfo
+
+    return {
+        name.casefold(): name for name in zoneinfo.available_timezones() if name not in _NOT_ICU_ZONE_NAMES
+    }
+
+
+@lru_cache(maxsize=64)
+def lookup_zone(name: str) -> tzinfo | None:
+    """Resolve a zone name the way ICU accepts it: IANA names and links, case-insensitively; fixed offsets."""
+    match = _OFFSET_ZONE.match(name)
+    if match:
+        sign = -1 if match.group(1) != "+" else 1
+        offset = timedelta(hours=int(match.group(2)), minutes=int(match.group(3) or 0))
+        return timezone(sign * offset)
+    import zoneinfo
+
+    if name not in _NOT_ICU_ZONE_NAMES and not name.startswith(("right/", "posix/")):
+        try:
+            return zoneinfo.ZoneInfo(name)  # the common, exactly spelled case: no directory walk
+        except (ValueError, OSError, zoneinfo.ZoneInfoNotFoundError):
+            pass
+    canonical = _zone_names_by_folded_name().get(name.casefold())
+    if canonical is None:
+        return None
+    try:
+        return zoneinfo.ZoneInfo(canonical)
+    except (ValueError, OSError, zoneinfo.ZoneInfoNotFoundError):
+        return None
+
+
+def host_timezone_name(env: Mapping[str, str] | None = None) -> str:
+    """The host zone, as `Intl.DateTimeFormat().resolvedOptions().timeZone` would report it."""
+    environ = os.environ if env is None else env
+    tz_env = js_trim(environ.get("TZ", "")).lstrip(":")
+    if tz_env and lookup_zone(tz_env) is not None:
+        return tz_env
+    try:
+        target = os.path.realpath("/etc/localtime")
+        marker = "/zoneinfo/"
+        if marker in target:
+            candidate = target.split(marker, 1)[1]
+            if lookup_zone(candidate) is not None:
+                return candidate
+    except OSError:
+        pass
+    return "UTC"
+
+
+def resolve_user_timezone(configured: Any, host_zone: str) -> TimezoneChoice:
+    """`resolveUserTimezone`: trimmed name if ICU accepts it, else the host zone, else UTC."""
+    if configured is MISSING or configured is None:
+        reason: str | None = "userTimezone is not set"
+    elif not isinstance(configured, str):
+        reason = f"userTimezone is not a string ({configured!r})"
+    else:
+        trimmed = js_trim(configured)
+        if not trimmed:
+            reason = "userTimezone is empty"
+        else:
+            zone = lookup_zone(trimmed)
+            if zone is not None:
+                return TimezoneChoice(configured, trimmed, False, None, zone)
+            reason = f'unknown time zone "{trimmed}"'
+    host = js_trim(host_zone) or "UTC"
+    host_tz = lookup_zone(host)
+    if host_tz is None:
+        host, host_tz = "UTC", UTC
+    return TimezoneChoice(configured, host, True, f"{reason}; using the host zone {host}", host_tz)
+
+
+def resolve_startup_settings(cfg: Mapping[str, Any] | None, host_zone: str | None = None) -> StartupSettings:
+    section = startup_context_section(cfg)
+    limits = [clamp_int(_get(section, spec.name), spec) for spec in LIMIT_SPECS]
+    configured_zone = _get(_get(_get(cfg, "agents"), "defaults"), "userTimezone")
+    zone = resolve_user_timezone(
+        configured_zone, host_zone if host_zone is not None else host_timezone_name()
+    )
+    return StartupSettings(limits[0], limits[1], limits[2], limits[3], zone)
