@@ -14,9 +14,23 @@ $(VENV_STAMP): pyproject.toml
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev]'
 	touch $@
 
-# Node.js 22 and a pinned qmd, installed into tools/ (see toolchain/).
-tools:
-	@echo "tools: not yet wired"
+# Node.js 22 and a pinned qmd, installed into tools/ (see toolchain/): `npm ci` from the tracked lockfile,
+# then tools/bin/{node,qmd}. The stamp makes a second `make tools` free while toolchain/ is unchanged.
+TOOLS_STAMP := tools/.installed
+
+tools: $(TOOLS_STAMP)
+
+$(TOOLS_STAMP): toolchain/package.json toolchain/package-lock.json toolchain/qmd
+	rm -rf tools/node_modules tools/bin $@
+	mkdir -p tools/bin
+	cp toolchain/package.json toolchain/package-lock.json tools/
+	cd tools && npm ci --no-audit --no-fund --loglevel=error
+	ln -sf ../node_modules/node/bin/node tools/bin/node
+	cp toolchain/qmd tools/bin/qmd
+	chmod +x tools/bin/qmd
+	@v=$$(tools/bin/node --version); case "$$v" in v22.*) ;; *) echo "tools: expected Node 22, got $$v" >&2; exit 1;; esac
+	tools/bin/qmd --version
+	touch $@
 
 demo: venv
 	$(VENV)/bin/memwarm --config sample_workspace/openclaw.json5 prelude --at $(DEMO_AT)
