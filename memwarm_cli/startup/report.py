@@ -1,0 +1,133 @@
+"""The plan as plain data: the stable `scan --json` schema (documented in the README)."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from datetime import UTC, datetime, timedelta, tzinfo
+from typing import Any
+
+from memwarm_cli.jsstring import js_length
+from memwarm_cli.startup.plan import FileRow, StartupPlan, Status
+from memwarm_cli.startup.session import AgentPlan, iso_utc
+from memwarm_cli.startup.settings import ACTIONS, MISSING, Limit, should_apply_startup_context
+from memwarm_cli.startup.text import sanitize_label
+
+SCAN_SCHEMA_VERSION = 1
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def jsonable(value: Any) -> Any:
+    """Raw config values as JSON can carry them (JSON5 allows Infinity and NaN; MISSING is null)."""
+    if value is MISSING:
+        return None
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [jsonable(v) for v in value]
+    return value
+
+
+def local_time(mtime_ms: float | None, tz: tzinfo) -> str | None:
+    """An mtime in the plan's zone, ISO 8601 with offset, to the second."""
+    if mtime_ms is None:
+        return None
+    moment = (_EPOCH + timedelta(milliseconds=math.floor(mtime_ms))).astimezone(tz)
+    return moment.replace(microsecond=0).isoformat()
+
+
+def escape_name(name: str) -> str:
+    """A raw file name made safe for one table cell or TSV field: no control, bidi or undecodable bytes."""
+    out: list[str] = []
+    for ch in name:
+        code = ord(ch)
+        if ch == "\\":
+            out.append("\\\\")
+        elif ch in "\t\n\r":
+            out.append({"\t": "\\t", "\n": "\\n", "\r": "\\r"}[ch])
+        elif 0xDC80 <= code <= 0xDCFF:  # an undecodable byte (surrogateescape)
+            out.append(f"\\x{code - 0xDC00:02x}")
+        elif code < 0x20 or 0x7F <= code < 0xA0 or 0xD800 <= code <= 0xDFFF:
+            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+        elif 0x202A <= code <= 0x202E or 0x2066 <= code <= 0x2069 or code in (0x200E, 0x200F, 0x061C):
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def _limit(limit: Limit) -> dict[str, Any]:
+    return {
+        "value": limit.value,
+        "source": limit.source,
+        "configured": jsonable(limit.configured),
+        "note": limit.note,
+    }
+
+
+def file_record(row: FileRow, tz: tzinfo) -> dict[str, Any]:
+    return {
+        "stamp": row.stamp or None,
+        "clock": row.clock,
+        "path": escape_name(row.relative_path),
+        "label": sanitize_label(row.relative_path),
+        "kind": row.kind,
+        "status": row.status.value,
+        "statusText": row.status.description,
+        "detail": row.detail,
+        "candidate": row.candidate,
+        "bytes": row.size,
+        "mtime": local_time(row.mtime_ms, tz),
+        "chars": {
+            "read": row.chars_read,
+            "trimmed": row.chars_trimmed,
+            "capped": row.chars_capped,
+            "block": row.block_chars,
+        },
+        "block": row.block,
+    }
+
+
+def status_counts(plan: StartupPlan) -> dict[str, int]:
+    counts = Counter(row.status.value for row in plan.rows)
+    return {status.value: counts[status.value] for status in Status if counts[status.value]}
+
+
+def scan_record(result: AgentPlan, cfg: Any) -> dict[str, Any]:
+    plan = result.plan
+    settings = plan.settings
+    zone = settings.timezone
+    prelude = plan.prelude
+    max_total = settings.max_total_chars.value
+    gates = {action: should_apply_startup_context(cfg, action) for action in ACTIONS}
+    return {
+        "schema": SCAN_SCHEMA_VERSION,
+        "agent": result.agent_id,
+        "workspace": str(result.workspace),
+        "workspaceExists": result.workspace_exists,
+        "at": iso_utc(plan.at_ms),
+        "window": {
+            "local": plan.local_date,
+            "utc": plan.utc_date,
+            "days": [{"stamp": day.stamp, "clock": day.clock} for day in plan.window],
+        },
+        "timezone": {
+            "configured": jsonable(zone.configured),
+            "used": zone.used,
+            "fellBack": zone.fell_back,
+            "reason": zone.reason,
+        },
+        "limits": {limit.name: _limit(limit) for limit in settings.limits},
+        "budget": {"used": plan.budget_used, "max": max_total, "remaining": max_total - plan.budget_used},
+        "gate": {action: {"applied": g.applied, "reason": g.reason} for action, g in gates.items()},
+        "prelude": {
+            "loaded": prelude is not None,
+            "length": None if prelude is None else js_length(prelude),
+            "markerEmitted": plan.marker_emitted,
+        },
+        "listingError": plan.listing_error,
+        "counts": status_counts(plan),
+        "files": [file_record(row, zone.tz) for row in plan.rows],
+    }

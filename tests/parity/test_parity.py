@@ -1,0 +1,131 @@
+"""Every golden case through the installed CLI, byte for byte (../shared/parity/README.md).
+
+Per case: `prelude --json` for both actions (prelude, applyNew, applyReset), `prelude` as text (the exact
+stdout bytes), and `scan --json`, whose included blocks joined as the prelude joins them must equal it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memwarm_cli.jsstring import to_well_formed
+from memwarm_cli.startup.text import HEADER_LINES
+from tests.conftest import MEMWARM, isolated_env
+from tests.parity.workspace import build_case_workspace, load_cases
+
+CASES = load_cases()
+
+
+@dataclass
+class CaseRun:
+    case: dict[str, Any]
+    new: dict[str, Any]
+    reset: dict[str, Any]
+    text: subprocess.CompletedProcess[bytes]
+    scan: dict[str, Any]
+
+
+def _run_case(case: dict[str, Any]) -> CaseRun:
+    with tempfile.TemporaryDirectory(prefix="memwarm-parity-") as tmp:
+        base = Path(os.path.realpath(tmp))
+        case_dir = base / "case"
+        case_dir.mkdir()
+        workspace = build_case_workspace(case, case_dir)
+        home = base / "home"
+        home.mkdir()
+        extra: dict[str, str] = {}
+        global_args: list[str] = []
+        if case["config"] is None:
+            # No config at all: the default location (an empty state dir) has no file.
+            state = base / "state"
+            state.mkdir()
+            extra["OPENCLAW_STATE_DIR"] = str(state)
+        else:
+            config_file = base / "openclaw.json"
+            config_file.write_text(json.dumps(case["config"]), encoding="utf-8")
+            global_args = ["--config", str(config_file)]
+        env = isolated_env(home, extra)
+        common = ["--workspace", str(workspace), "--at", str(case["nowMs"])]
+        commands = {
+            "new": [*global_args, "prelude", *common, "--action", "new", "--json"],
+            "reset": [*global_args, "prelude", *common, "--action", "reset", "--json"],
+            "text": [*global_args, "prelude", *common, "--action", "new"],
+            "scan": [*global_args, "scan", *common, "--json"],
+        }
+        procs = {
+            key: subprocess.Popen(
+                [MEMWARM, *args],
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                stdin=subprocess.DEVNULL,
+            )
+            for key, args in commands.items()
+        }
+        done: dict[str, subprocess.CompletedProcess[bytes]] = {}
+        for key, proc in procs.items():
+            out, err = proc.communicate(timeout=120)
+            done[key] = subprocess.CompletedProcess(commands[key], proc.returncode, out, err)
+        for key, result in done.items():
+            assert result.returncode == 0, (key, result.stderr.decode("utf-8", "replace"))
+        return CaseRun(
+            case,
+            json.loads(done["new"].stdout.decode("utf-8")),
+            json.loads(done["reset"].stdout.decode("utf-8")),
+            done["text"],
+            json.loads(done["scan"].stdout.decode("utf-8")),
+        )
+
+
+@pytest.fixture(scope="module", params=CASES, ids=[case["name"] for case in CASES])
+def case_run(request: pytest.FixtureRequest) -> Iterator[CaseRun]:
+    yield _run_case(request.param)
+
+
+def test_there_are_golden_cases() -> None:
+    assert len(CASES) >= 100
+
+
+def test_prelude_json_matches_golden(case_run: CaseRun) -> None:
+    expected = case_run.case["expected"]
+    assert case_run.new["prelude"] == expected["prelude"], ascii(case_run.new["prelude"])
+    assert case_run.reset["prelude"] == expected["prelude"]
+    assert case_run.new["applied"] is expected["applyNew"]
+    assert case_run.reset["applied"] is expected["applyReset"]
+    assert (case_run.new["reason"] is None) is expected["applyNew"]
+
+
+def test_prelude_text_is_exact_bytes(case_run: CaseRun) -> None:
+    expected = case_run.case["expected"]
+    stdout = case_run.text.stdout
+    if not expected["applyNew"] or expected["prelude"] is None:
+        assert stdout == b""
+        assert case_run.text.stderr, "a skipped prelude says why on stderr"
+    else:
+        # Not a terminal: nothing added; a lone surrogate is written as U+FFFD, as Node writes it.
+        assert stdout == to_well_formed(expected["prelude"]).encode("utf-8")
+
+
+def test_scan_included_blocks_join_to_the_prelude(case_run: CaseRun) -> None:
+    expected = case_run.case["expected"]["prelude"]
+    scan = case_run.scan
+    if expected is None:
+        assert scan["prelude"]["loaded"] is False
+        assert not any(f["block"] for f in scan["files"])
+        return
+    blocks = [f["block"] for f in scan["files"] if f["status"] in ("included", "truncated", "shrunk")]
+    assert all(blocks)
+    sections = blocks + (
+        ["...[additional startup memory truncated]..."] if scan["prelude"]["markerEmitted"] else []
+    )
+    assert "\n".join([*HEADER_LINES, *sections]) == expected
+    assert scan["budget"]["used"] == sum(f["chars"]["block"] for f in scan["files"] if f["block"])
