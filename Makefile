@@ -32,8 +32,14 @@ $(TOOLS_STAMP): toolchain/package.json toolchain/package-lock.json toolchain/qmd
 	tools/bin/qmd --version
 	touch $@
 
+# The main job on sample_workspace/: the exact prelude a new session of the default agent would see at
+# DEMO_AT, then the scan that explains it. stamp_mtimes.py fixes the notes' mtimes (git does not keep them).
 demo: venv
+	$(PY) sample_workspace/stamp_mtimes.py
 	$(VENV)/bin/memwarm --config sample_workspace/openclaw.json5 prelude --at $(DEMO_AT)
+	@echo
+	@echo "---- memwarm scan --all (why each note is in or out) ----"
+	$(VENV)/bin/memwarm --config sample_workspace/openclaw.json5 scan --all --at $(DEMO_AT) --format plain
 
 lint: venv
 	$(VENV)/bin/ruff check memwarm_cli tests bench

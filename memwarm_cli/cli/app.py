@@ -49,9 +49,10 @@ def root(
 
 
 def _register() -> None:
-    from memwarm_cli.cli import prelude
+    from memwarm_cli.cli import prelude, scan
 
     app.command("prelude")(prelude.prelude_command)
+    app.command("scan")(scan.scan_command)
 
 
 _register()

@@ -1,8 +1,82 @@
-"""`memwarm prelude` (placeholder until the startup pipeline lands)."""
+"""`memwarm prelude`: print exactly the startup prelude OpenClaw would put in front of a new session."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Annotated
 
-def prelude_command() -> None:
+import typer
+
+from memwarm_cli.cli.context import global_options
+
+
+def prelude_command(
+    ctx: typer.Context,
+    agent: Annotated[
+        str | None, typer.Option("--agent", "-a", metavar="ID", help="Agent id (default: the default agent).")
+    ] = None,
+    workspace: Annotated[
+        Path | None,
+        typer.Option(
+            "--workspace", "-w", metavar="DIR", help="Use this workspace; limits still come from the config."
+        ),
+    ] = None,
+    at: Annotated[
+        str | None,
+        typer.Option(
+            "--at", metavar="TIME", help="ISO 8601 with offset or Z, or epoch milliseconds (default: now)."
+        ),
+    ] = None,
+    action: Annotated[
+        str, typer.Option("--action", metavar="new|reset", help="Session action the gate is checked for.")
+    ] = "new",
+    json_output: Annotated[
+        bool, typer.Option("--json", help="Print a JSON report instead of the text.")
+    ] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No notes on stderr.")] = False,
+) -> None:
     """Print the startup prelude a new or reset session would see."""
-    raise NotImplementedError
+    from memwarm_cli.agents import select_agent
+    from memwarm_cli.cli.output import json_text, note, stdout_is_terminal, warn, write_stdout
+    from memwarm_cli.config import load_config
+    from memwarm_cli.errors import UsageError
+    from memwarm_cli.startup.session import iso_utc, parse_instant, plan_for_agent
+    from memwarm_cli.startup.settings import should_apply_startup_context
+
+    if action not in ("new", "reset"):
+        raise UsageError(f"--action must be new or reset, not {action!r}")
+    at_ms = parse_instant(at)
+    loaded = load_config(global_options(ctx).config_path)
+    if not quiet:
+        for warning in loaded.warnings:
+            warn(warning.message)
+    chosen = select_agent(loaded.data, loaded.env, agent)
+    result = plan_for_agent(loaded, chosen, at_ms, workspace_override=workspace)
+    plan = result.plan
+    gate = should_apply_startup_context(loaded.data, "new" if action == "new" else "reset")
+    prelude = plan.prelude
+
+    if json_output:
+        report = {
+            "agent": result.agent_id,
+            "workspace": str(result.workspace),
+            "at": iso_utc(at_ms),
+            "timezone": plan.settings.timezone.used,
+            "action": action,
+            "applied": gate.applied,
+            "reason": gate.reason,
+            "prelude": prelude,
+        }
+        write_stdout(json_text(report) + "\n")
+        return
+    if not result.workspace_exists and not quiet:
+        warn(f'workspace of agent "{result.agent_id}" does not exist: {result.workspace}')
+    if not gate.applied:
+        note(f"startup context not applied for /{action}: {gate.reason}")
+        return
+    if prelude is None:
+        if not quiet:
+            dates = ", ".join(day.stamp for day in plan.window)
+            note(f"no daily memory in the window ({dates}) under {result.workspace / 'memory'}")
+        return
+    write_stdout(prelude + ("\n" if stdout_is_terminal() else ""))
