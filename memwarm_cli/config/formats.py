@@ -1,0 +1,220 @@
+"""Config file formats, chosen by extension: YAML (.yaml/.yml), TOML (.toml), JSON5 for anything else.
+
+Each parser returns plain JSON-like values (dict with str keys, list, str, int, float, bool, None) and,
+when asked, a position tree. yaml and tomllib are imported only when such a file is actually read.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import PurePath
+from typing import TYPE_CHECKING, Any
+
+from memwarm_cli.config.positions import Loc, PNode
+
+if TYPE_CHECKING:
+    import yaml
+
+# YAML anchors can make a small file expand enormously ("billion laughs"); stop well before that.
+MAX_YAML_VALUES = 1_000_000
+
+
+class ParseError(ValueError):
+    """A document that cannot be parsed; line and column are 1-based."""
+
+    def __init__(self, message: str, line: int, column: int) -> None:
+        super().__init__(f"{message} at {line}:{column}")
+        self.message = message
+        self.line = line
+        self.column = column
+
+
+def format_for(path: str | PurePath) -> str:
+    suffix = PurePath(path).suffix.lower()
+    if suffix in (".yaml", ".yml"):
+        return "yaml"
+    if suffix == ".toml":
+        return "toml"
+    return "json5"
+
+
+def parse_document(text: str, file: str, fmt: str, *, track: bool = False) -> tuple[Any, PNode | None]:
+    if fmt == "yaml":
+        return _parse_yaml(text, file, track)
+    if fmt == "toml":
+        return _parse_toml(text, file, track)
+    from memwarm_cli.config.json5reader import Json5Error, parse_json5
+
+    try:
+        return parse_json5(text, file, track=track)
+    except Json5Error as exc:
+        raise ParseError(f"JSON5: {exc.message}", exc.line, exc.column) from None
+
+
+def decode_text(data: bytes) -> str:
+    """Strict UTF-8; an invalid byte is a parse error at its line and column."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        before = data[: exc.start].decode("utf-8", "replace")
+        line = before.count("\n") + 1
+        column = len(before) - (before.rfind("\n") + 1) + 1
+        raise ParseError(f"invalid UTF-8 byte 0x{data[exc.start]:02x}", line, column) from None
+
+
+# -- YAML ------------------------------------------------------------------------------------------------
+
+
+def _js_key(value: Any) -> str:
+    """A YAML scalar key as the string a JS object key would be."""
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return _js_number_text(value)
+    return str(value)
+
+
+def _js_number_text(value: float) -> str:
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    if value.is_integer() and abs(value) < 1e21:
+        return str(int(value))
+    return repr(value)
+
+
+def _plain(value: Any) -> Any:
+    """Dates and binary values as the strings JSON would carry."""
+    import datetime
+
+    if isinstance(value, datetime.date | datetime.time):
+        return value.isoformat()
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    return value
+
+
+def _parse_yaml(text: str, file: str, track: bool) -> tuple[Any, PNode | None]:
+    import yaml
+
+    def mark_error(exc: yaml.MarkedYAMLError) -> ParseError:
+        mark = exc.problem_mark or exc.context_mark
+        message = " ".join(part for part in (exc.context, exc.problem) if part) or "invalid YAML"
+        if mark is None:
+            return ParseError(f"YAML: {message}", 1, 1)
+        return ParseError(f"YAML: {message}", mark.line + 1, mark.column + 1)
+
+    loader = yaml.SafeLoader(text)
+    try:
+        root = loader.get_single_node()
+        if root is None:
+            return None, (PNode(Loc(file, 1, 1)) if track else None)
+        builder = _YamlBuilder(loader, file, track)
+        value, children = builder.build(root)
+    except yaml.MarkedYAMLError as exc:
+        raise mark_error(exc) from None
+    except yaml.YAMLError as exc:
+        raise ParseError(f"YAML: {exc}", 1, 1) from None
+    finally:
+        loader.dispose()
+    node = PNode(Loc(file, root.start_mark.line + 1, root.start_mark.column + 1), children) if track else None
+    return value, node
+
+
+class _YamlBuilder:
+    def __init__(self, loader: yaml.SafeLoader, file: str, track: bool) -> None:
+        self.loader = loader
+        self.file = file
+        self.track = track
+        self.count = 0
+        self.active: set[int] = set()
+
+    def loc(self, node: yaml.Node) -> Loc:
+        return Loc(self.file, node.start_mark.line + 1, node.start_mark.column + 1)
+
+    def build(self, node: yaml.Node) -> tuple[Any, dict[str, PNode] | list[PNode] | None]:
+        import yaml
+
+        self.count += 1
+        if self.count > MAX_YAML_VALUES:
+            raise yaml.MarkedYAMLError(
+                problem="the document expands to too many values", problem_mark=node.start_mark
+            )
+        if isinstance(node, yaml.ScalarNode):
+            return _plain(self.loader.construct_object(node)), None
+        if id(node) in self.active:
+            raise yaml.MarkedYAMLError(problem="recursive alias", problem_mark=node.start_mark)
+        self.active.add(id(node))
+        try:
+            if isinstance(node, yaml.SequenceNode):
+                items: list[Any] = []
+                item_locs: list[PNode] | None = [] if self.track else None
+                for item in node.value:
+                    value, sub = self.build(item)
+                    items.append(value)
+                    if item_locs is not None:
+                        item_locs.append(PNode(self.loc(item), sub))
+                return items, item_locs
+            assert isinstance(node, yaml.MappingNode)
+            self.loader.flatten_mapping(node)
+            result: dict[str, Any] = {}
+            entry_locs: dict[str, PNode] | None = {} if self.track else None
+            for key_node, value_node in node.value:
+                if not isinstance(key_node, yaml.ScalarNode):
+                    raise yaml.MarkedYAMLError(
+                        problem="mapping keys must be plain values", problem_mark=key_node.start_mark
+                    )
+                key = _js_key(_plain(self.loader.construct_object(key_node)))
+                value, sub = self.build(value_node)
+                result[key] = value
+                if entry_locs is not None:
+                    entry_locs[key] = PNode(self.loc(key_node), sub)
+            return result, entry_locs
+        finally:
+            self.active.discard(id(node))
+
+
+# -- TOML ------------------------------------------------------------------------------------------------
+
+_TOML_AT = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
+_TOML_END = re.compile(r"\s*\(at end of document\)$")
+
+
+def _plain_tree(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _plain_tree(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain_tree(v) for v in value]
+    return _plain(value)
+
+
+def _parse_toml(text: str, file: str, track: bool) -> tuple[Any, PNode | None]:
+    import tomllib
+
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        message = str(exc)
+        m = _TOML_AT.search(message)
+        if m is not None:
+            raise ParseError(f"TOML: {message[: m.start()]}", int(m.group(1)), int(m.group(2))) from None
+        m = _TOML_END.search(message)
+        lines = text.split("\n")
+        line, column = len(lines), len(lines[-1]) + 1
+        if m is not None:
+            message = message[: m.start()]
+        raise ParseError(f"TOML: {message}", line, column) from None
+    value = _plain_tree(data)
+    if not track:
+        return value, None
+    from memwarm_cli.config.tomlpos import locate_toml
+
+    return value, locate_toml(text, file, value)

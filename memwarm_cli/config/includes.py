@@ -1,0 +1,260 @@
+"""`$include` resolution (config.md §6.4, src/config/includes.ts).
+
+Values travel together with their position trees (None when positions are not tracked), so that merged
+content keeps pointing at the file and line it came from.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from typing import Any
+
+from memwarm_cli.config.positions import Loc, PNode
+
+INCLUDE_KEY = "$include"
+MAX_INCLUDE_DEPTH = 10
+MAX_INCLUDE_FILE_BYTES = 2 * 1024 * 1024
+_BLOCKED_KEYS = frozenset({"__proto__", "prototype", "constructor"})
+
+
+class IncludeError(Exception):
+    """A `ConfigIncludeError`: the message is upstream's, verbatim; `loc` is where the `$include` stands."""
+
+    def __init__(self, message: str, loc: Loc | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.loc = loc
+        self.cause: Exception | None = None
+
+
+def js_typeof(value: Any) -> str:
+    if value is None or isinstance(value, dict | list):
+        return "object"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "undefined"
+
+
+def js_string(value: Any) -> str:
+    """`String(value)` for JSON-like values."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        from memwarm_cli.config.formats import _js_number_text
+
+        return _js_number_text(value)
+    if isinstance(value, dict):
+        return "[object Object]"
+    if isinstance(value, list):
+        return ",".join("" if v is None else js_string(v) for v in value)
+    return str(value)
+
+
+def _is_inside(root: str, target: str) -> bool:
+    """`isPathInside`: path.relative(root, target) is "" or neither starts with ".." nor is absolute."""
+    rel = os.path.relpath(target, root)
+    if rel == ".":
+        return True
+    return not rel.startswith("..") and not os.path.isabs(rel)
+
+
+def _safe_realpath(path: str) -> str:
+    try:
+        return os.path.realpath(path, strict=True)
+    except (OSError, ValueError):
+        return path
+
+
+def deep_merge(
+    target: Any, target_pos: PNode | None, source: Any, source_pos: PNode | None
+) -> tuple[Any, PNode | None]:
+    """`deepMerge`: arrays concatenate (target first), plain objects merge recursively, else source wins."""
+    if isinstance(target, list) and isinstance(source, list):
+        pos = None
+        if target_pos is not None and source_pos is not None:
+            t_children = target_pos.children if isinstance(target_pos.children, list) else []
+            s_children = source_pos.children if isinstance(source_pos.children, list) else []
+            pos = PNode(target_pos.loc, [*t_children, *s_children])
+        return [*target, *source], pos
+    if isinstance(target, dict) and isinstance(source, dict):
+        result = dict(target)
+        children: dict[str, PNode] | None = None
+        if target_pos is not None and source_pos is not None:
+            children = dict(target_pos.children) if isinstance(target_pos.children, dict) else {}
+        for key, value in source.items():
+            if key in _BLOCKED_KEYS:
+                continue
+            s_child = source_pos.child(key) if source_pos is not None else None
+            if key in result:
+                t_child = target_pos.child(key) if target_pos is not None else None
+                merged, merged_pos = deep_merge(result[key], t_child, value, s_child)
+                result[key] = merged
+                if children is not None:
+                    children[key] = merged_pos if merged_pos is not None else s_child or t_child  # type: ignore[assignment]
+            else:
+                result[key] = value
+                if children is not None and s_child is not None:
+                    children[key] = s_child
+        pos = PNode(target_pos.loc, children) if target_pos is not None and children is not None else None
+        return result, pos
+    return source, source_pos
+
+
+class IncludeProcessor:
+    def __init__(self, base_path: str, root_dir: str | None = None, *, track: bool = False) -> None:
+        self.base_path = base_path
+        self.visited: list[str] = [os.path.normpath(base_path)]
+        self.depth = 0
+        self.root_dir = os.path.normpath(root_dir if root_dir is not None else os.path.dirname(base_path))
+        self.root_real_dir = os.path.normpath(_safe_realpath(self.root_dir))
+        self.track = track
+
+    def process(self, obj: Any, pos: PNode | None) -> tuple[Any, PNode | None]:
+        if isinstance(obj, list):
+            items: list[Any] = []
+            item_pos: list[PNode] = []
+            for i, item in enumerate(obj):
+                value, sub = self.process(item, pos.child(i) if pos is not None else None)
+                items.append(value)
+                if sub is not None:
+                    item_pos.append(sub)
+            return items, (PNode(pos.loc, item_pos) if pos is not None else None)
+        if not isinstance(obj, dict):
+            return obj, pos
+        if INCLUDE_KEY not in obj:
+            return self._process_object(obj, pos)
+        return self._process_include(obj, pos)
+
+    def _process_object(self, obj: dict[str, Any], pos: PNode | None) -> tuple[Any, PNode | None]:
+        result: dict[str, Any] = {}
+        children: dict[str, PNode] = {}
+        for key, value in obj.items():
+            child_pos = pos.child(key) if pos is not None else None
+            result[key], sub = self.process(value, child_pos)
+            if sub is not None:
+                children[key] = sub
+        return result, (PNode(pos.loc, children) if pos is not None else None)
+
+    def _process_include(self, obj: dict[str, Any], pos: PNode | None) -> tuple[Any, PNode | None]:
+        include_value = obj[INCLUDE_KEY]
+        include_pos = pos.child(INCLUDE_KEY) if pos is not None else None
+        include_loc = include_pos.loc if include_pos is not None else None
+        other_keys = [k for k in obj if k != INCLUDE_KEY]
+        included, included_pos = self._resolve_include(include_value, include_pos)
+        if not other_keys:
+            return included, included_pos
+        if not isinstance(included, dict):
+            raise IncludeError("Sibling keys require included content to be an object", include_loc)
+        rest, rest_pos = self._process_object({k: obj[k] for k in other_keys}, pos)
+        if included_pos is None and rest_pos is not None:
+            included_pos = PNode(rest_pos.loc, {})
+        return deep_merge(included, included_pos, rest, rest_pos)
+
+    def _resolve_include(self, value: Any, pos: PNode | None) -> tuple[Any, PNode | None]:
+        loc = pos.loc if pos is not None else None
+        if isinstance(value, str):
+            return self._load_file(value, loc)
+        if isinstance(value, list):
+            merged: Any = {}
+            merged_pos: PNode | None = PNode(loc, {}) if loc is not None else None
+            for i, item in enumerate(value):
+                item_pos = pos.child(i) if pos is not None else None
+                item_loc = item_pos.loc if item_pos is not None else loc
+                if not isinstance(item, str):
+                    raise IncludeError(
+                        f"Invalid $include array item: expected string, got {js_typeof(item)}", item_loc
+                    )
+                loaded, loaded_pos = self._load_file(item, item_loc)
+                merged, merged_pos = deep_merge(merged, merged_pos, loaded, loaded_pos)
+            return merged, merged_pos
+        raise IncludeError(
+            f"Invalid $include value: expected string or array of strings, got {js_typeof(value)}", loc
+        )
+
+    def _load_file(self, include_path: str, loc: Loc | None) -> tuple[Any, PNode | None]:
+        resolved = self._resolve_path(include_path, loc)
+        if resolved in self.visited:
+            chain = " -> ".join([*self.visited, resolved])
+            raise IncludeError(f"Circular include detected: {chain}", loc)
+        if self.depth >= MAX_INCLUDE_DEPTH:
+            raise IncludeError(
+                f"Maximum include depth ({MAX_INCLUDE_DEPTH}) exceeded at: {include_path}", loc
+            )
+        raw = self._read_file(include_path, resolved, loc)
+        parsed, parsed_pos = self._parse_file(include_path, resolved, raw, loc)
+        nested = IncludeProcessor(resolved, self.root_dir, track=self.track)
+        nested.visited = [*self.visited, resolved]
+        nested.depth = self.depth + 1
+        return nested.process(parsed, parsed_pos)
+
+    def _resolve_path(self, include_path: str, loc: Loc | None) -> str:
+        config_dir = os.path.dirname(self.base_path)
+        joined = include_path if os.path.isabs(include_path) else os.path.join(config_dir, include_path)
+        normalized = os.path.normpath(os.path.abspath(joined))
+        if not _is_inside(self.root_dir, normalized):
+            raise IncludeError(
+                f"Include path escapes config directory: {include_path} (root: {self.root_dir})", loc
+            )
+        try:
+            real = os.path.realpath(normalized, strict=True)
+        except (OSError, ValueError):
+            return normalized
+        if not _is_inside(self.root_real_dir, real):
+            raise IncludeError(
+                "Include path resolves outside config directory (symlink): "
+                f"{include_path} (root: {self.root_dir})",
+                loc,
+            )
+        return normalized
+
+    def _read_file(self, include_path: str, resolved: str, loc: Loc | None) -> bytes:
+        failed_read = f"Failed to read include file: {include_path} (resolved: {resolved})"
+        security = (
+            "Include file failed security checks "
+            f"(regular file, max {MAX_INCLUDE_FILE_BYTES} bytes, no hardlinks): {include_path}"
+        )
+        try:
+            st = os.stat(resolved)
+        except (OSError, ValueError) as exc:
+            error = IncludeError(failed_read, loc)
+            error.cause = exc
+            raise error from None
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_INCLUDE_FILE_BYTES or st.st_nlink > 1:
+            raise IncludeError(security, loc)
+        try:
+            with open(resolved, "rb") as handle:
+                data = handle.read(MAX_INCLUDE_FILE_BYTES + 1)
+        except (OSError, ValueError) as exc:
+            error = IncludeError(failed_read, loc)
+            error.cause = exc
+            raise error from None
+        if len(data) > MAX_INCLUDE_FILE_BYTES:
+            raise IncludeError(security, loc)
+        return data
+
+    def _parse_file(
+        self, include_path: str, resolved: str, raw: bytes, loc: Loc | None
+    ) -> tuple[Any, PNode | None]:
+        from memwarm_cli.config.formats import ParseError, decode_text, format_for, parse_document
+
+        try:
+            text = decode_text(raw)
+            return parse_document(text, resolved, format_for(resolved), track=self.track)
+        except (ParseError, RecursionError) as exc:
+            error = IncludeError(f"Failed to parse include file: {include_path} (resolved: {resolved})", loc)
+            error.cause = exc
+            raise error from None
+
+
+def resolve_includes(
+    data: Any, pos: PNode | None, config_path: str, *, track: bool = False
+) -> tuple[Any, PNode | None]:
+    """Resolve every `$include` in a parsed config whose file is `config_path`."""
+    return IncludeProcessor(config_path, track=track).process(data, pos)

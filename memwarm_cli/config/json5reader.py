@@ -1,0 +1,302 @@
+"""A small JSON5 reader that can report where every key and value stands.
+
+Accepts what the `json5` npm package (OpenClaw's parser) accepts: comments, trailing commas, unquoted
+identifier keys, single-quoted strings with line continuations, hex numbers, leading/trailing decimal
+points, `+`, `Infinity` and `NaN`. Errors read like the npm package's (`invalid character 'x'`,
+`invalid end of input`) and carry a 1-based line and column. Token scanning uses regular expressions,
+so it is several times faster than the pure-Python `json5` package and needs no compiled extension.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from memwarm_cli.config.positions import LineIndex, Loc, PNode
+
+_WS_CHARS = "\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+# Whitespace and complete comments; an unterminated `/*` is left for the caller to report.
+_SKIP = re.compile(rf"(?:[{_WS_CHARS}]+|//[^\n\r\u2028\u2029]*|/\*.*?\*/)*", re.S)
+_NUMBER = re.compile(
+    r"[+-]?(?:Infinity|NaN|0[xX][0-9a-fA-F]+|(?:(?:0|[1-9][0-9]*)(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)"
+)
+_SIMPLE_DQ = re.compile(r'"([^"\\\n\r]*)"')
+_SIMPLE_SQ = re.compile(r"'([^'\\\n\r]*)'")
+_IDENT = re.compile(r"(?:[$_]|[^\W\d]|\\u[0-9a-fA-F]{4})(?:[$_\u200c\u200d\w]|\\u[0-9a-fA-F]{4})*")
+_HEX4 = re.compile(r"[0-9a-fA-F]{4}")
+_HEX2 = re.compile(r"[0-9a-fA-F]{2}")
+_LITERALS: dict[str, tuple[str, Any]] = {"t": ("true", True), "f": ("false", False), "n": ("null", None)}
+_ESCAPES = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v", "'": "'", '"': '"', "\\": "\\"}
+_LINE_BREAKS = "\n\r\u2028\u2029"
+
+
+class Json5Error(ValueError):
+    def __init__(self, message: str, line: int, column: int) -> None:
+        super().__init__(f"{message} at {line}:{column}")
+        self.message = message
+        self.line = line
+        self.column = column
+
+
+def _format_char(ch: str) -> str:
+    named = {
+        "'": "\\'",
+        '"': '\\"',
+        "\\": "\\\\",
+        "\b": "\\b",
+        "\f": "\\f",
+        "\n": "\\n",
+        "\r": "\\r",
+        "\t": "\\t",
+        "\v": "\\v",
+        "\0": "\\0",
+        "\u2028": "\\u2028",
+        "\u2029": "\\u2029",
+    }
+    if ch in named:
+        return named[ch]
+    if ch < " ":
+        return f"\\x{ord(ch):02x}"
+    return ch
+
+
+class _Reader:
+    __slots__ = ("file", "index", "text", "track")
+
+    def __init__(self, text: str, file: str, track: bool) -> None:
+        self.text = text
+        self.file = file
+        self.track = track
+        self.index: LineIndex | None = None
+
+    # -- positions and errors -------------------------------------------------------------------------
+
+    def position(self, offset: int) -> tuple[int, int]:
+        if self.index is None:
+            self.index = LineIndex(self.text)
+        return self.index.position(offset)
+
+    def loc(self, offset: int) -> Loc:
+        line, column = self.position(offset)
+        return Loc(self.file, line, column)
+
+    def fail(self, offset: int) -> Json5Error:
+        text = self.text
+        if offset >= len(text):
+            line, column = self.position(len(text))
+            return Json5Error("invalid end of input", line, column)
+        line, column = self.position(offset)
+        return Json5Error(f"invalid character '{_format_char(text[offset])}'", line, column)
+
+    def skip(self, pos: int) -> int:
+        pos = _SKIP.match(self.text, pos).end()  # type: ignore[union-attr]
+        text = self.text
+        if pos < len(text) and text[pos] == "/":
+            nxt = text[pos + 1 : pos + 2]
+            if nxt == "*":
+                raise self.fail(len(text))  # unterminated block comment
+            raise self.fail(pos + 1)
+        return pos
+
+    # -- values -----------------------------------------------------------------------------------------
+
+    def value(self, pos: int) -> tuple[Any, dict[str, PNode] | list[PNode] | None, int]:
+        text = self.text
+        if pos >= len(text):
+            raise self.fail(pos)
+        ch = text[pos]
+        if ch == "{":
+            return self.obj(pos + 1)
+        if ch == "[":
+            return self.arr(pos + 1)
+        if ch == '"' or ch == "'":
+            s, end = self.string(pos)
+            return s, None, end
+        if ch in _LITERALS:
+            word, val = _LITERALS[ch]
+            if text.startswith(word, pos):
+                return val, None, pos + len(word)
+            raise self.fail(self._mismatch(pos, word))
+        m = _NUMBER.match(text, pos)
+        if m is None:
+            if ch in "+-.":
+                raise self.fail(pos + 1)
+            if ch == "I" or ch == "N":
+                raise self.fail(self._mismatch(pos, "Infinity" if ch == "I" else "NaN"))
+            raise self.fail(pos)
+        return _number(m.group()), None, m.end()
+
+    def _mismatch(self, pos: int, word: str) -> int:
+        text = self.text
+        i = 0
+        while i < len(word) and pos + i < len(text) and text[pos + i] == word[i]:
+            i += 1
+        return pos + i
+
+    def string(self, pos: int) -> tuple[str, int]:
+        text = self.text
+        quote = text[pos]
+        m = (_SIMPLE_DQ if quote == '"' else _SIMPLE_SQ).match(text, pos)
+        if m is not None:
+            return m.group(1), m.end()
+        parts: list[str] = []
+        i = pos + 1
+        n = len(text)
+        while True:
+            if i >= n:
+                raise self.fail(i)
+            ch = text[i]
+            if ch == quote:
+                return _join_surrogates("".join(parts)), i + 1
+            if ch == "\\":
+                i += 1
+                if i >= n:
+                    raise self.fail(i)
+                e = text[i]
+                if e in _ESCAPES:
+                    parts.append(_ESCAPES[e])
+                    i += 1
+                elif e == "0":
+                    if i + 1 < n and text[i + 1].isdigit() and text[i + 1] in "0123456789":
+                        raise self.fail(i + 1)
+                    parts.append("\0")
+                    i += 1
+                elif e == "x":
+                    hm = _HEX2.match(text, i + 1)
+                    if hm is None:
+                        raise self.fail(self._first_non_hex(i + 1, 2))
+                    parts.append(chr(int(hm.group(), 16)))
+                    i = hm.end()
+                elif e == "u":
+                    hm = _HEX4.match(text, i + 1)
+                    if hm is None:
+                        raise self.fail(self._first_non_hex(i + 1, 4))
+                    parts.append(chr(int(hm.group(), 16)))
+                    i = hm.end()
+                elif e == "\r":
+                    i += 2 if text[i + 1 : i + 2] == "\n" else 1
+                elif e in "\n\u2028\u2029":
+                    i += 1
+                elif e in "123456789":
+                    raise self.fail(i)
+                else:
+                    parts.append(e)
+                    i += 1
+                continue
+            if ch == "\n" or ch == "\r":
+                raise self.fail(i)
+            j = i + 1
+            while j < n and text[j] not in (quote, "\\", "\n", "\r"):
+                j += 1
+            parts.append(text[i:j])
+            i = j
+
+    def _first_non_hex(self, start: int, count: int) -> int:
+        text = self.text
+        i = start
+        while i < start + count and i < len(text) and text[i] in "0123456789abcdefABCDEF":
+            i += 1
+        return i
+
+    def key(self, pos: int) -> tuple[str, int]:
+        text = self.text
+        if pos >= len(text):
+            raise self.fail(pos)
+        ch = text[pos]
+        if ch == '"' or ch == "'":
+            return self.string(pos)
+        m = _IDENT.match(text, pos)
+        if m is None:
+            raise self.fail(pos)
+        raw = m.group()
+        if "\\" in raw:
+            raw = _join_surrogates(re.sub(r"\\u([0-9a-fA-F]{4})", lambda h: chr(int(h.group(1), 16)), raw))
+        return raw, m.end()
+
+    def obj(self, pos: int) -> tuple[dict[str, Any], dict[str, PNode] | None, int]:
+        text = self.text
+        result: dict[str, Any] = {}
+        children: dict[str, PNode] | None = {} if self.track else None
+        pos = self.skip(pos)
+        while True:
+            if pos < len(text) and text[pos] == "}":
+                return result, children, pos + 1
+            key_start = pos
+            key, pos = self.key(pos)
+            pos = self.skip(pos)
+            if pos >= len(text) or text[pos] != ":":
+                raise self.fail(pos)
+            pos = self.skip(pos + 1)
+            value, sub, pos = self.value(pos)
+            result[key] = value
+            if children is not None:
+                children[key] = PNode(self.loc(key_start), sub)
+            pos = self.skip(pos)
+            if pos < len(text) and text[pos] == ",":
+                pos = self.skip(pos + 1)
+                continue
+            if pos < len(text) and text[pos] == "}":
+                return result, children, pos + 1
+            raise self.fail(pos)
+
+    def arr(self, pos: int) -> tuple[list[Any], list[PNode] | None, int]:
+        text = self.text
+        result: list[Any] = []
+        children: list[PNode] | None = [] if self.track else None
+        pos = self.skip(pos)
+        while True:
+            if pos < len(text) and text[pos] == "]":
+                return result, children, pos + 1
+            start = pos
+            value, sub, pos = self.value(pos)
+            result.append(value)
+            if children is not None:
+                children.append(PNode(self.loc(start), sub))
+            pos = self.skip(pos)
+            if pos < len(text) and text[pos] == ",":
+                pos = self.skip(pos + 1)
+                continue
+            if pos < len(text) and text[pos] == "]":
+                return result, children, pos + 1
+            raise self.fail(pos)
+
+
+def _join_surrogates(text: str) -> str:
+    """`\\uD83D\\uDE00` escapes form one character, as in JS; lone surrogates stay."""
+    if not any("\ud800" <= ch <= "\udfff" for ch in text):
+        return text
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+
+
+def _number(token: str) -> int | float:
+    sign = -1 if token[0] == "-" else 1
+    body = token[1:] if token[0] in "+-" else token
+    if body == "Infinity":
+        return sign * float("inf")
+    if body == "NaN":
+        return float("nan")
+    if body[:2] in ("0x", "0X"):
+        return sign * int(body, 16)
+    if "." in body or "e" in body or "E" in body:
+        return sign * float(body)
+    if sign < 0 and body == "0":
+        return -0.0
+    return sign * int(body)
+
+
+def parse_json5(text: str, file: str = "<string>", *, track: bool = False) -> tuple[Any, PNode | None]:
+    """Parse a JSON5 document. With `track`, also return the position tree (see positions.py)."""
+    reader = _Reader(text, file, track)
+    pos = reader.skip(0)
+    start = pos
+    value, children, pos = reader.value(pos)
+    pos = reader.skip(pos)
+    if pos < len(text):
+        raise reader.fail(pos)
+    node = PNode(reader.loc(start), children) if track else None
+    return value, node
+
+
+def loads(text: str) -> Any:
+    """Parse a JSON5 document into plain Python values."""
+    return parse_json5(text)[0]

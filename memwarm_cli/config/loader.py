@@ -1,0 +1,113 @@
+"""`load_config`: find, read, parse, resolve includes, apply `env`, substitute `${VAR}` (config.md §6.3).
+
+The loader never validates the schema: `prelude` must accept whatever OpenClaw's runtime would read,
+and `config check` judges the values separately.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from memwarm_cli.config.envsubst import ConfigWarning, apply_config_env_vars, substitute_env
+from memwarm_cli.config.paths import ConfigSource, resolve_config_source, resolve_state_dir
+from memwarm_cli.config.positions import PNode
+from memwarm_cli.errors import ConfigError
+
+
+@dataclass
+class LoadedConfig:
+    source: ConfigSource
+    data: dict[str, Any]  # includes resolved, ${VAR} substituted; {} for a missing default file
+    env: dict[str, str]  # the environment with the config's env entries applied
+    state_dir: Path
+    warnings: list[ConfigWarning]
+    positions: PNode | None = None  # only when loaded with track=True
+    env_applied: list[str] = field(default_factory=list)  # names the config's `env` section set
+
+
+def read_config_bytes(path: Path) -> bytes:
+    """Read a config file; every failure is a one-line ConfigError."""
+    file = str(path)
+    try:
+        if path.is_dir():
+            raise ConfigError(file, "is a directory, not a config file")
+        with open(path, "rb") as handle:
+            return handle.read()
+    except ConfigError:
+        raise
+    except FileNotFoundError:
+        raise ConfigError(file, "config file not found") from None
+    except IsADirectoryError:
+        raise ConfigError(file, "is a directory, not a config file") from None
+    except PermissionError:
+        raise ConfigError(file, "cannot read config file: permission denied") from None
+    except (OSError, ValueError) as exc:
+        reason = getattr(exc, "strerror", None) or str(exc)
+        raise ConfigError(file, f"cannot read config file: {reason}") from None
+
+
+def parse_config_file(path: Path, *, track: bool = False) -> tuple[Any, PNode | None]:
+    """Read and parse one file (no includes); parse errors become ConfigError with line and column."""
+    from memwarm_cli.config.formats import ParseError, decode_text, format_for, parse_document
+
+    file = str(path)
+    data = read_config_bytes(path)
+    try:
+        return parse_document(decode_text(data), file, format_for(path), track=track)
+    except ParseError as exc:
+        raise ConfigError(file, exc.message, exc.line, exc.column) from None
+
+
+def _resolve(path: Path, *, track: bool) -> tuple[Any, PNode | None]:
+    from memwarm_cli.config.includes import IncludeError, resolve_includes
+
+    parsed, pos = parse_config_file(path, track=track)
+    try:
+        return resolve_includes(parsed, pos, str(path), track=track)
+    except IncludeError as exc:
+        if exc.loc is None and not track:
+            # Errors are rare: find where the failing `$include` stands by loading again with positions.
+            return _resolve(path, track=True)
+        loc = exc.loc
+        if loc is None:
+            raise ConfigError(str(path), exc.message) from None
+        raise ConfigError(loc.file, exc.message, loc.line, loc.column) from None
+
+
+def load_config(
+    config_flag: str | None = None, env: Mapping[str, str] | None = None, *, track: bool = False
+) -> LoadedConfig:
+    """Load the config OpenClaw would load. `env` defaults to a copy of os.environ (never mutated).
+
+    With `track`, `positions` holds where every key stands (for `config check`).
+    """
+    env_map: dict[str, str] = dict(os.environ if env is None else env)
+    source = resolve_config_source(config_flag, env_map)
+    state_dir = resolve_state_dir(env_map)
+    file = str(source.path)
+
+    if not source.exists:
+        if source.explicit:
+            raise ConfigError(file, f"config file not found (given by {source.reason})")
+        return LoadedConfig(source, {}, env_map, state_dir, [], None, [])
+
+    try:
+        raw, pos = _resolve(source.path, track=track)
+        if isinstance(raw, list):
+            line, column = (pos.loc.line, pos.loc.column) if pos is not None else (None, None)
+            if line is None:
+                _, first = parse_config_file(source.path, track=True)
+                line, column = (first.loc.line, first.loc.column) if first is not None else (1, 1)
+            raise ConfigError(file, "the top-level value must be an object, not an array", line, column)
+        if not isinstance(raw, dict):
+            # A top-level null, number, string or boolean gives an empty config, as in OpenClaw.
+            return LoadedConfig(source, {}, env_map, state_dir, [], None, [])
+        applied = apply_config_env_vars(raw, env_map)
+        data, warnings = substitute_env(raw, pos, env_map, file)
+    except RecursionError:
+        raise ConfigError(file, "the config is nested too deeply") from None
+    return LoadedConfig(source, data, env_map, state_dir, warnings, pos, applied)

@@ -1,0 +1,192 @@
+"""Home, state dir and config file discovery (config.md §6.1, §6.2).
+
+Pure functions of an environment mapping; the only side effects are `exists` checks on the file system.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from memwarm_cli.jsstring import js_trim
+
+CONFIG_FILENAMES = ("openclaw.json", "clawdbot.json", "moldbot.json", "moltbot.json")
+STATE_DIRNAMES = (".openclaw", ".clawdbot", ".moldbot", ".moltbot")
+LEGACY_STATE_DIRNAMES = STATE_DIRNAMES[1:]
+_PROFILE_NAME = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+@dataclass(frozen=True)
+class ConfigSource:
+    path: Path  # absolute path of the config file chosen
+    reason: (
+        str  # why this file: "--config", "OPENCLAW_CONFIG_PATH", "state dir (...)", "legacy ...", "default"
+    )
+    exists: bool
+    explicit: bool  # given by --config or OPENCLAW_CONFIG_PATH: a missing file is then an error
+
+
+def _env_value(env: Mapping[str, str], name: str, *, sdk_nullish: bool = False) -> str | None:
+    """The trimmed value of `name`, or None when it is unset or empty."""
+    raw = env.get(name)
+    if raw is None:
+        return None
+    value = js_trim(raw)
+    if not value:
+        return None
+    if sdk_nullish and value in ("undefined", "null"):
+        return None
+    return value
+
+
+def _node_resolve(value: str) -> str:
+    """`path.resolve(value)` on POSIX: absolute against the cwd, normalized, no trailing slash."""
+    result = os.path.abspath(value)
+    # os.path keeps exactly two leading slashes (POSIX allows it); Node collapses them.
+    if result.startswith("//") and not result.startswith("///"):
+        result = result[1:]
+    return result
+
+
+def _os_home(env: Mapping[str, str]) -> str | None:
+    """HOME → USERPROFILE → os.homedir() (the password database), each trimmed; None when none exists."""
+    for name in ("HOME", "USERPROFILE"):
+        value = _env_value(env, name)
+        if value:
+            return value
+    try:
+        import pwd
+
+        home = js_trim(pwd.getpwuid(os.getuid()).pw_dir)
+    except (ImportError, KeyError, OSError):
+        return None
+    return home or None
+
+
+def resolve_home_dir(env: Mapping[str, str]) -> Path:
+    """`resolveRequiredHomeDir(env)`: OPENCLAW_HOME (`~` expanded), HOME, USERPROFILE, OS home, cwd."""
+    explicit = _env_value(env, "OPENCLAW_HOME", sdk_nullish=True)
+    if explicit is not None:
+        if explicit == "~" or explicit.startswith(("~/", "~\\")):
+            os_home = _os_home(env)
+            if os_home is None:
+                return Path(os.getcwd())
+            explicit = os_home + explicit[1:]
+        return Path(_node_resolve(explicit))
+    os_home = _os_home(env)
+    if os_home is None:
+        return Path(os.getcwd())
+    return Path(_node_resolve(os_home))
+
+
+def expand_home_prefix(value: str, env: Mapping[str, str]) -> str:
+    """Replace a leading `~` followed by end of string, `/` or `\\` with the home dir (`~user` is kept)."""
+    if value == "~" or value.startswith(("~/", "~\\")):
+        return str(resolve_home_dir(env)) + value[1:]
+    return value
+
+
+def resolve_user_path(value: str, env: Mapping[str, str]) -> Path | None:
+    """`resolveUserPath`: trim; empty gives None; `~` expansion; absolute against the cwd; normalized."""
+    if value is None:
+        return None
+    trimmed = js_trim(value).replace("\0", "")
+    if not trimmed:
+        return None
+    return Path(_node_resolve(expand_home_prefix(trimmed, env)))
+
+
+def profile_name(env: Mapping[str, str]) -> str | None:
+    """OPENCLAW_PROFILE when it is a valid, non-default profile name (letters, digits, `_`, `-`)."""
+    profile = _env_value(env, "OPENCLAW_PROFILE")
+    if profile is None or profile.lower() == "default" or not _PROFILE_NAME.match(profile):
+        return None
+    return profile
+
+
+@dataclass(frozen=True)
+class StateDirChoice:
+    path: Path
+    reason: str
+    from_env: bool
+
+
+def resolve_state_dir_choice(env: Mapping[str, str]) -> StateDirChoice:
+    for name in ("OPENCLAW_STATE_DIR", "CLAWDBOT_STATE_DIR"):
+        value = _env_value(env, name)
+        if value is not None:
+            resolved = resolve_user_path(value, env)
+            if resolved is not None:
+                # Only OPENCLAW_STATE_DIR pins the config file to this directory (§6.2 step 3).
+                return StateDirChoice(resolved, name, name == "OPENCLAW_STATE_DIR")
+    home = resolve_home_dir(env)
+    profile = profile_name(env)
+    if profile is not None:
+        # `openclaw --profile <name>` (applyCliProfileEnv) sets OPENCLAW_STATE_DIR to this directory.
+        return StateDirChoice(home / f".openclaw-{profile}", f"OPENCLAW_PROFILE={profile}", True)
+    default = home / ".openclaw"
+    if default.exists():
+        return StateDirChoice(default, "default", False)
+    for name in LEGACY_STATE_DIRNAMES:
+        candidate = home / name
+        if candidate.exists():
+            return StateDirChoice(candidate, f"legacy state dir ~/{name}", False)
+    return StateDirChoice(default, "default", False)
+
+
+def resolve_state_dir(env: Mapping[str, str]) -> Path:
+    """`resolveStateDir(env)` (§6.2), plus the state dir an `OPENCLAW_PROFILE` implies."""
+    return resolve_state_dir_choice(env).path
+
+
+def resolve_config_source(config_flag: str | None, env: Mapping[str, str]) -> ConfigSource:
+    """Which config file is used and why (§6.2 `resolveConfigPath`, with `--config` first)."""
+    if config_flag is not None:
+        flag_path = resolve_user_path(config_flag, env)
+        if flag_path is None:
+            from memwarm_cli.errors import ConfigError
+
+            raise ConfigError("--config", "empty config path")
+        return ConfigSource(flag_path, "--config", flag_path.exists(), True)
+
+    env_path_value = _env_value(env, "OPENCLAW_CONFIG_PATH")
+    if env_path_value is not None:
+        env_path = resolve_user_path(env_path_value, env)
+        if env_path is not None:
+            return ConfigSource(env_path, "OPENCLAW_CONFIG_PATH", env_path.exists(), True)
+
+    state = resolve_state_dir_choice(env)
+    state_label = "state dir" if state.reason == "default" else f"state dir ({state.reason})"
+    if state.reason.startswith("legacy"):
+        state_label = state.reason
+    for filename in CONFIG_FILENAMES:
+        candidate = state.path / filename
+        if candidate.exists():
+            reason = (
+                state_label if filename == CONFIG_FILENAMES[0] else f"{state_label}, legacy name {filename}"
+            )
+            if reason == "state dir":
+                reason = "default"
+            return ConfigSource(candidate, reason, True, False)
+
+    if state.from_env:
+        return ConfigSource(state.path / CONFIG_FILENAMES[0], state_label, False, False)
+
+    legacy_path_value = _env_value(env, "CLAWDBOT_CONFIG_PATH")
+    if legacy_path_value is not None:
+        legacy_path = resolve_user_path(legacy_path_value, env)
+        if legacy_path is not None:
+            return ConfigSource(legacy_path, "CLAWDBOT_CONFIG_PATH", legacy_path.exists(), False)
+
+    home = resolve_home_dir(env)
+    for dirname in STATE_DIRNAMES:
+        for filename in CONFIG_FILENAMES:
+            candidate = home / dirname / filename
+            if candidate.exists():
+                legacy = dirname != STATE_DIRNAMES[0] or filename != CONFIG_FILENAMES[0]
+                reason = f"legacy location ~/{dirname}/{filename}" if legacy else "default"
+                return ConfigSource(candidate, reason, True, False)
+    return ConfigSource(state.path / CONFIG_FILENAMES[0], "default", False, False)

@@ -1,0 +1,117 @@
+"""The position-tracking JSON5 reader: what the `json5` npm package accepts, and where errors stand."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memwarm_cli.config.json5reader import Json5Error, loads, parse_json5
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("{}", {}),
+        ("[]", []),
+        ("// comment\n{a: 1}", {"a": 1}),
+        ("/* block\n comment */ {a: 1,}", {"a": 1}),
+        ("{a: [1, 2, 3,],}", {"a": [1, 2, 3]}),
+        ("{'single': 'quoted'}", {"single": "quoted"}),
+        ('{"dq": "x\\ty"}', {"dq": "x\ty"}),
+        ("{$id_1: true, _x: false, n: null}", {"$id_1": True, "_x": False, "n": None}),
+        ("{h: 0x1F, m: -0X10}", {"h": 31, "m": -16}),
+        ("{a: .5, b: 5., c: +1, d: 1e3, e: -2.5E-1}", {"a": 0.5, "b": 5.0, "c": 1, "d": 1000.0, "e": -0.25}),
+        ("'line \\\ncontinued'", "line continued"),
+        ("'\\x41\\u00e9\\0'", "Aé\0"),
+        ("'\\q'", "q"),
+        ("\ufeff{a: 1}", {"a": 1}),
+        ("{\u00e9t\u00e9: 1}", {"été": 1}),
+        ("{\\u0061b: 1}", {"ab": 1}),
+        ("{a: 1, a: 2}", {"a": 2}),
+        ("'a\u2028b'", "a\u2028b"),
+    ],
+)
+def test_accepts_json5(text: str, expected: Any) -> None:
+    assert loads(text) == expected
+
+
+def test_special_numbers() -> None:
+    data = loads("[Infinity, -Infinity, NaN, +NaN]")
+    assert data[0] == math.inf and data[1] == -math.inf
+    assert math.isnan(data[2]) and math.isnan(data[3])
+
+
+@pytest.mark.parametrize(
+    ("text", "message", "line", "column"),
+    [
+        ("{", "invalid end of input", 1, 2),
+        ("", "invalid end of input", 1, 1),
+        ("{a: 1 b: 2}", "invalid character 'b'", 1, 7),
+        ("{\n  a: 1,\n  b: [1, 2\n}", "invalid character '}'", 4, 1),
+        ("[1,]x", "invalid character 'x'", 1, 5),
+        ('{"a\n": 1}', "invalid character '\\n'", 1, 4),
+        ("/* never closed", "invalid end of input", 1, 16),
+        ("01", "invalid character '1'", 1, 2),
+        ("{a: tru}", "invalid character '}'", 1, 8),
+        ("{a: 'x\\1'}", "invalid character '1'", 1, 8),
+        ("{a: '\\xZZ'}", "invalid character 'Z'", 1, 8),
+        ("{1a: 2}", "invalid character '1'", 1, 2),
+        ("{a 1}", "invalid character '1'", 1, 4),
+        ("[1 / 2]", "invalid character ' '", 1, 5),
+        ("{a: 1,,}", "invalid character ','", 1, 7),
+        ("\r\n\r\n  @", "invalid character '@'", 3, 3),
+    ],
+)
+def test_errors_carry_line_and_column(text: str, message: str, line: int, column: int) -> None:
+    with pytest.raises(Json5Error) as info:
+        loads(text)
+    assert (info.value.message, info.value.line, info.value.column) == (message, line, column)
+
+
+def test_positions_of_keys_and_items() -> None:
+    text = '{\n  // c\n  agents: {\n    list: [\n      {id: "a"},\n      {id: "b"},\n    ],\n  },\n}\n'
+    data, pos = parse_json5(text, "f.json5", track=True)
+    assert data == {"agents": {"list": [{"id": "a"}, {"id": "b"}]}}
+    assert pos is not None
+    agents = pos.child("agents")
+    assert agents is not None and (agents.loc.line, agents.loc.column) == (3, 3)
+    lst = agents.child("list")
+    assert lst is not None and (lst.loc.line, lst.loc.column) == (4, 5)
+    second = lst.child(1)
+    assert second is not None and (second.loc.line, second.loc.column) == (6, 7)
+    second_id = second.child("id")
+    assert second_id is not None and second_id.loc.file == "f.json5"
+    assert (second_id.loc.line, second_id.loc.column) == (6, 8)
+
+
+def test_deep_nesting_is_a_recursion_error_not_a_crash() -> None:
+    with pytest.raises(RecursionError):
+        loads("[" * 100_000)
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda children: st.lists(children) | st.dictionaries(st.text(), children),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=300)
+@given(json_values)
+def test_reads_all_json(value: Any) -> None:
+    text = json.dumps(value)
+    assert loads(text) == json.loads(text)
+    assert loads(json.dumps(value, indent=2)) == json.loads(text)
+
+
+@settings(max_examples=300)
+@given(st.text())
+def test_never_fails_other_than_json5error(text: str) -> None:
+    with contextlib.suppress(Json5Error, RecursionError):
+        loads(text)

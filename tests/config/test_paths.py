@@ -1,0 +1,143 @@
+"""Home, user paths, state dir and config discovery (config.md §6.1, §6.2)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from memwarm_cli.config import resolve_config_source, resolve_home_dir, resolve_state_dir, resolve_user_path
+from memwarm_cli.errors import ConfigError
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    home = tmp_path / "home"
+    home.mkdir()
+    return home
+
+
+def test_home_order(home: Path, tmp_path: Path) -> None:
+    assert resolve_home_dir({"HOME": str(home)}) == home
+    assert resolve_home_dir({"HOME": "  ", "USERPROFILE": str(home)}) == home
+    assert resolve_home_dir({"HOME": str(home), "OPENCLAW_HOME": str(tmp_path / "oc")}) == tmp_path / "oc"
+    assert resolve_home_dir({"HOME": str(home), "OPENCLAW_HOME": "~/alt"}) == home / "alt"
+    assert resolve_home_dir({"HOME": str(home), "OPENCLAW_HOME": "~"}) == home
+    assert resolve_home_dir({"HOME": str(home), "OPENCLAW_HOME": " undefined "}) == home
+    assert resolve_home_dir({"HOME": str(home) + "/x/../"}) == home
+
+
+def test_home_falls_back_to_the_os_home() -> None:
+    import pwd
+
+    assert resolve_home_dir({}) == Path(pwd.getpwuid(os.getuid()).pw_dir)
+
+
+def test_resolve_user_path(home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    env = {"HOME": str(home)}
+    monkeypatch.chdir(tmp_path)
+    assert resolve_user_path("", env) is None
+    assert resolve_user_path("  \ufeff ", env) is None
+    assert resolve_user_path("~", env) == home
+    assert resolve_user_path(" ~/a/b/ ", env) == home / "a" / "b"
+    assert resolve_user_path("~user/x", env) == tmp_path / "~user" / "x"
+    assert resolve_user_path("rel/./x/../y", env) == tmp_path / "rel" / "y"
+    assert resolve_user_path("//abs//x", env) == Path("/abs/x")
+    assert resolve_user_path("/a/\0b", env) == Path("/a/b")
+
+
+def test_state_dir(home: Path, tmp_path: Path) -> None:
+    env = {"HOME": str(home)}
+    assert resolve_state_dir(env) == home / ".openclaw"
+    (home / ".moltbot").mkdir()
+    assert resolve_state_dir(env) == home / ".moltbot"
+    (home / ".clawdbot").mkdir()
+    assert resolve_state_dir(env) == home / ".clawdbot"
+    (home / ".openclaw").mkdir()
+    assert resolve_state_dir(env) == home / ".openclaw"
+    assert resolve_state_dir({**env, "CLAWDBOT_STATE_DIR": "~/legacy"}) == home / "legacy"
+    assert resolve_state_dir({**env, "OPENCLAW_STATE_DIR": " ~/s ", "CLAWDBOT_STATE_DIR": "x"}) == home / "s"
+    assert resolve_state_dir({**env, "OPENCLAW_PROFILE": "work"}) == home / ".openclaw-work"
+    assert resolve_state_dir({**env, "OPENCLAW_PROFILE": "Default"}) == home / ".openclaw"
+    assert resolve_state_dir({**env, "OPENCLAW_PROFILE": "bad name!"}) == home / ".openclaw"
+
+
+def test_config_flag_first(home: Path, tmp_path: Path) -> None:
+    env = {"HOME": str(home), "OPENCLAW_CONFIG_PATH": str(tmp_path / "env.json")}
+    src = resolve_config_source("~/my.json5", env)
+    assert (src.path, src.reason, src.exists, src.explicit) == (home / "my.json5", "--config", False, True)
+    with pytest.raises(ConfigError):
+        resolve_config_source("  ", env)
+
+
+def test_openclaw_config_path(home: Path, tmp_path: Path) -> None:
+    cfg = tmp_path / "env.json"
+    cfg.write_text("{}")
+    src = resolve_config_source(None, {"HOME": str(home), "OPENCLAW_CONFIG_PATH": f" {cfg} "})
+    assert (src.path, src.reason, src.exists, src.explicit) == (cfg, "OPENCLAW_CONFIG_PATH", True, True)
+
+
+def test_default_missing(home: Path) -> None:
+    src = resolve_config_source(None, {"HOME": str(home)})
+    assert src.path == home / ".openclaw" / "openclaw.json"
+    assert (src.reason, src.exists, src.explicit) == ("default", False, False)
+
+
+def test_default_existing(home: Path) -> None:
+    (home / ".openclaw").mkdir()
+    (home / ".openclaw" / "openclaw.json").write_text("{}")
+    src = resolve_config_source(None, {"HOME": str(home)})
+    assert (src.path, src.reason, src.exists) == (home / ".openclaw" / "openclaw.json", "default", True)
+
+
+def test_legacy_name_in_state_dir(home: Path) -> None:
+    (home / ".openclaw").mkdir()
+    (home / ".openclaw" / "clawdbot.json").write_text("{}")
+    src = resolve_config_source(None, {"HOME": str(home)})
+    assert src.path == home / ".openclaw" / "clawdbot.json"
+    assert "legacy name clawdbot.json" in src.reason and not src.explicit
+
+
+def test_legacy_state_dir(home: Path) -> None:
+    (home / ".clawdbot").mkdir()
+    (home / ".clawdbot" / "moltbot.json").write_text("{}")
+    src = resolve_config_source(None, {"HOME": str(home)})
+    assert src.path == home / ".clawdbot" / "moltbot.json"
+    assert src.reason.startswith("legacy state dir")
+
+
+def test_legacy_dir_scanned_when_the_state_dir_has_no_config(home: Path) -> None:
+    (home / ".openclaw").mkdir()
+    (home / ".moldbot").mkdir()
+    (home / ".moldbot" / "moldbot.json").write_text("{}")
+    src = resolve_config_source(None, {"HOME": str(home)})
+    assert src.path == home / ".moldbot" / "moldbot.json" and src.exists
+    assert src.reason == "legacy location ~/.moldbot/moldbot.json"
+
+
+def test_state_dir_env(home: Path, tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    (home / ".openclaw").mkdir()
+    (home / ".openclaw" / "openclaw.json").write_text("{}")
+    src = resolve_config_source(None, {"HOME": str(home), "OPENCLAW_STATE_DIR": str(state)})
+    # OPENCLAW_STATE_DIR pins the file to that directory even when it does not exist.
+    assert (src.path, src.exists, src.explicit) == (state / "openclaw.json", False, False)
+    assert src.reason == "state dir (OPENCLAW_STATE_DIR)"
+    state.mkdir()
+    (state / "openclaw.json").write_text("{}")
+    src = resolve_config_source(None, {"HOME": str(home), "OPENCLAW_STATE_DIR": str(state)})
+    assert (src.path, src.exists) == (state / "openclaw.json", True)
+
+
+def test_profile(home: Path) -> None:
+    src = resolve_config_source(None, {"HOME": str(home), "OPENCLAW_PROFILE": "work"})
+    assert src.path == home / ".openclaw-work" / "openclaw.json"
+    assert src.reason == "state dir (OPENCLAW_PROFILE=work)" and not src.explicit
+
+
+def test_clawdbot_config_path(home: Path, tmp_path: Path) -> None:
+    legacy = tmp_path / "legacy.json"
+    legacy.write_text("{}")
+    src = resolve_config_source(None, {"HOME": str(home), "CLAWDBOT_CONFIG_PATH": str(legacy)})
+    assert (src.path, src.reason, src.exists, src.explicit) == (legacy, "CLAWDBOT_CONFIG_PATH", True, False)

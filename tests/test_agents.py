@@ -1,0 +1,179 @@
+"""Agent ids, the default agent and workspaces (config.md §8 with the pinned choices)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memwarm_cli.agents import (
+    DEFAULT_AGENT_ID,
+    Agent,
+    find_agent_entry,
+    list_agent_entries,
+    list_agent_ids,
+    normalize_agent_id,
+    resolve_agent_workspace_dir,
+    resolve_agents,
+    resolve_default_agent_id,
+    select_agent,
+)
+from memwarm_cli.errors import UnknownAgentError
+from memwarm_cli.exitcodes import ExitCode
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("Main", "main"),
+        (" Ops Team ", "ops-team"),
+        ("--x--", "x"),
+        ("!!!", "main"),
+        ("_abc", "_abc"),
+        ("Émile", "mile"),
+        ("a" * 70, "a" * 64),
+        (None, "main"),
+        ("", "main"),
+        ("   ", "main"),
+        (42, "main"),
+        ("ok_id-1", "ok_id-1"),
+        ("UPPER", "upper"),
+        ("a b" + "c" * 70, ("a-b" + "c" * 70)[:64]),
+        ("x" * 63 + " -y", "x" * 63 + "-"),  # the slice after the strip can leave a trailing '-'
+        ("\u212aelvin", "kelvin"),  # not a valid id (no ASCII K), but toLowerCase() gives "k"
+        ("a\n", "a"),
+        ("-abc", "abc"),
+    ],
+)
+def test_normalize_agent_id(value: Any, expected: str) -> None:
+    assert normalize_agent_id(value) == expected
+
+
+def test_default_constant() -> None:
+    assert DEFAULT_AGENT_ID == "main"
+
+
+def test_entries_and_ids() -> None:
+    assert list_agent_entries({}) == []
+    assert list_agent_entries({"agents": {"list": {"id": "a"}}}) == []
+    assert list_agent_entries({"agents": []}) == []
+    cfg = {"agents": {"list": [None, "x", {"id": "B"}, {}, {"id": "b"}, {"id": "Ops Team"}, 3]}}
+    assert list_agent_entries(cfg) == [{"id": "B"}, {}, {"id": "b"}, {"id": "Ops Team"}]
+    assert list_agent_ids(cfg) == ["b", "main", "ops-team"]
+    assert list_agent_ids({}) == ["main"]
+    assert list_agent_ids({"agents": {"list": []}}) == ["main"]
+
+
+@pytest.mark.parametrize(
+    ("entries", "expected"),
+    [
+        ([], "main"),
+        ([{"id": "a"}, {"id": "b"}], "a"),
+        ([{"id": "a"}, {"id": "main"}], "a"),  # pinned: first entry, not the `main` variant
+        ([{"id": "a"}, {"id": "B", "default": True}], "b"),
+        ([{"id": "a", "default": True}, {"id": "b", "default": True}], "a"),
+        ([{"id": "a", "default": False}, {"id": "b", "default": "yes"}], "b"),
+        ([{"id": "a", "default": 0}, {"id": "b", "default": ""}], "a"),
+        ([{"id": "a"}, {"id": "b", "default": []}], "b"),
+        ([{"default": True}, {"id": "b"}], "main"),
+        ([{"id": "  "}], "main"),
+    ],
+)
+def test_default_agent(entries: list[dict[str, Any]], expected: str) -> None:
+    assert resolve_default_agent_id({"agents": {"list": entries}}) == expected
+
+
+def test_find_entry() -> None:
+    cfg = {"agents": {"list": [{"id": "Ops Team", "n": 1}, {"id": "ops-team", "n": 2}]}}
+    assert find_agent_entry(cfg, "OPS TEAM") == {"id": "Ops Team", "n": 1}
+    assert find_agent_entry(cfg, "nobody") is None
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    home = tmp_path / "home"
+    home.mkdir()
+    return {"HOME": str(home)}
+
+
+def test_workspaces_default(env: dict[str, str]) -> None:
+    home = Path(env["HOME"])
+    assert resolve_agent_workspace_dir({}, "main", env) == home / ".openclaw" / "workspace"
+    # an unknown, non-default agent: <stateDir>/workspace-<id>
+    assert resolve_agent_workspace_dir({}, "Other One", env) == home / ".openclaw" / "workspace-other-one"
+
+
+def test_workspaces_profile_and_override(env: dict[str, str], tmp_path: Path) -> None:
+    home = Path(env["HOME"])
+    work = {**env, "OPENCLAW_PROFILE": "Work"}
+    assert resolve_agent_workspace_dir({}, "main", work) == home / ".openclaw" / "workspace-Work"
+    assert resolve_agent_workspace_dir({}, "main", {**env, "OPENCLAW_PROFILE": "DEFAULT"}) == (
+        home / ".openclaw" / "workspace"
+    )
+    override = {**env, "OPENCLAW_WORKSPACE_DIR": str(tmp_path / "ws")}
+    assert resolve_agent_workspace_dir({}, "main", override) == tmp_path / "ws"
+    # the override is the default workspace only: defaults.workspace still wins
+    cfg = {"agents": {"defaults": {"workspace": "~/shared"}}}
+    assert resolve_agent_workspace_dir(cfg, "main", override) == home / "shared"
+
+
+def test_workspaces_with_defaults(env: dict[str, str]) -> None:
+    home = Path(env["HOME"])
+    cfg = {
+        "agents": {
+            "defaults": {"workspace": " ~/shared "},
+            "list": [{"id": "main"}, {"id": "support"}, {"id": "own", "workspace": "~/own\0/x"}],
+        }
+    }
+    assert resolve_agent_workspace_dir(cfg, "main", env) == home / "shared"
+    assert resolve_agent_workspace_dir(cfg, "support", env) == home / "shared" / "support"
+    assert resolve_agent_workspace_dir(cfg, "own", env) == home / "own" / "x"
+
+
+def test_workspaces_without_defaults(env: dict[str, str], tmp_path: Path) -> None:
+    home = Path(env["HOME"])
+    cfg = {"agents": {"list": [{"id": "a", "default": True}, {"id": "b", "workspace": "  "}]}}
+    assert resolve_agent_workspace_dir(cfg, "a", env) == home / ".openclaw" / "workspace"
+    assert resolve_agent_workspace_dir(cfg, "b", env) == home / ".openclaw" / "workspace-b"
+    state = {**env, "OPENCLAW_STATE_DIR": str(tmp_path / "state")}
+    assert resolve_agent_workspace_dir(cfg, "b", state) == tmp_path / "state" / "workspace-b"
+    # the default workspace is not affected by OPENCLAW_STATE_DIR in the pinned version
+    assert resolve_agent_workspace_dir(cfg, "a", state) == home / ".openclaw" / "workspace"
+
+
+def test_wrong_types_count_as_absent(env: dict[str, str]) -> None:
+    home = Path(env["HOME"])
+    cfg: dict[str, Any] = {
+        "agents": {"defaults": {"workspace": 5}, "list": [{"id": "a", "workspace": ["x"]}]}
+    }
+    assert resolve_agent_workspace_dir(cfg, "a", env) == home / ".openclaw" / "workspace"
+    assert resolve_agent_workspace_dir({"agents": "x"}, "main", env) == home / ".openclaw" / "workspace"
+
+
+def test_resolve_agents_and_select(env: dict[str, str]) -> None:
+    home = Path(env["HOME"])
+    cfg = {
+        "agents": {"list": [{"id": "A"}, {"id": "Ops", "default": True, "workspace": "~/ops"}, {"id": "a"}]}
+    }
+    agents = resolve_agents(cfg, env)
+    assert [a.id for a in agents] == ["a", "ops"]
+    assert [a.is_default for a in agents] == [False, True]
+    assert agents[1] == Agent("ops", True, home / "ops", {"id": "Ops", "default": True, "workspace": "~/ops"})
+    assert agents[0].workspace == home / ".openclaw" / "workspace-a"
+    assert select_agent(cfg, env, None).id == "ops"
+    assert select_agent(cfg, env, " OPS ").id == "ops"
+    assert select_agent(cfg, env, "A").entry == {"id": "A"}
+    with pytest.raises(UnknownAgentError) as info:
+        select_agent(cfg, env, "nobody")
+    assert info.value.known == ["a", "ops"]
+    assert info.value.exit_code == ExitCode.USAGE
+    assert "nobody" in str(info.value) and "a, ops" in str(info.value)
+
+
+def test_select_without_list(env: dict[str, str]) -> None:
+    agent = select_agent({}, env, None)
+    assert (agent.id, agent.is_default, agent.entry) == ("main", True, None)
+    assert select_agent({}, env, "Main").id == "main"
+    with pytest.raises(UnknownAgentError):
+        select_agent({}, env, "other")
