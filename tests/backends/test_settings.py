@@ -1,0 +1,193 @@
+"""Pure settings resolution (memory-backends.md §3, §4, §5.1)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memwarm_cli.backends.settings import (
+    agent_qmd_paths,
+    ensure_unique_name,
+    parse_duration_ms,
+    qmd_child_env,
+    resolve_agent_backend,
+    resolve_backend_choice,
+    sanitize_collection_name,
+    split_command,
+)
+
+STATE = Path("/state")
+WS = Path("/ws/main")
+ENV = {"HOME": "/home/u"}
+
+
+def resolve(cfg: dict[str, Any], agent_id: str = "main", entry: dict[str, Any] | None = None) -> Any:
+    return resolve_agent_backend(cfg, agent_id, entry, WS, STATE, ENV)
+
+
+def test_builtin_by_default() -> None:
+    settings = resolve({})
+    assert settings.choice.backend == "builtin"
+    assert settings.choice.backend_source == "default"
+    assert settings.qmd is None
+    assert settings.skip_reason == "builtin"
+
+
+def test_disabled_memory_search_wins_over_qmd() -> None:
+    cfg = {"memory": {"backend": "qmd"}, "agents": {"defaults": {"memorySearch": {"enabled": False}}}}
+    settings = resolve(cfg)
+    assert settings.memory_search is None
+    assert settings.skip_reason == "memory search disabled"
+    entry = {"id": "main", "memorySearch": {"enabled": True}}
+    assert resolve(cfg, entry=entry).skip_reason is None
+
+
+def test_memory_backend_upstream_spelling() -> None:
+    choice = resolve_backend_choice({"memory": {"backend": "qmd", "qmd": {"command": "/opt/qmd"}}}, None)
+    got = (choice.backend, choice.backend_source, choice.qmd_source)
+    assert got == ("qmd", "memory.backend", "memory.qmd")
+    assert choice.warnings == ()
+    assert choice.uses_upstream_spelling
+
+
+def test_memory_search_spelling_wins_and_warns() -> None:
+    cfg = {
+        "memory": {"backend": "builtin", "qmd": {"searchMode": "query"}},
+        "agents": {"defaults": {"memorySearch": {"backend": "qmd", "qmd": {"searchMode": "vsearch"}}}},
+    }
+    choice = resolve_backend_choice(cfg, None)
+    assert choice.backend == "qmd"
+    assert choice.backend_source == "agents.defaults.memorySearch.backend"
+    assert choice.qmd_source == "agents.defaults.memorySearch.qmd"
+    assert len(choice.warnings) == 2
+    assert "memory.backend" in choice.warnings[0]
+    entry = {"id": "ops", "memorySearch": {"backend": "builtin"}}
+    per_agent = resolve_backend_choice(cfg, entry)
+    assert per_agent.backend == "builtin"
+    assert per_agent.backend_source == "agents.list[ops].memorySearch.backend"
+    assert resolve(cfg).qmd is not None and resolve(cfg).qmd.search_mode == "vsearch"  # type: ignore[union-attr]
+
+
+def test_unknown_backend_is_builtin() -> None:
+    choice = resolve_backend_choice({"memory": {"backend": "lancedb"}}, None)
+    assert choice.backend == "builtin"
+    assert choice.configured == "lancedb"
+
+
+def test_qmd_defaults_and_collections() -> None:
+    settings = resolve({"memory": {"backend": "qmd"}})
+    qmd = settings.qmd
+    assert qmd is not None
+    assert qmd.command == "qmd"
+    assert qmd.search_mode == "search"
+    assert qmd.update.command_timeout_ms == 30000
+    assert qmd.update.update_timeout_ms == 120000
+    assert qmd.update.embed_timeout_ms == 120000
+    assert qmd.update.interval_ms == 300000
+    assert [(c.name, str(c.path), c.pattern) for c in qmd.collections] == [
+        ("memory-root-main", "/ws/main", "MEMORY.md"),
+        ("memory-dir-main", "/ws/main/memory", "**/*.md"),
+    ]
+
+
+def test_custom_paths_and_extra_paths() -> None:
+    cfg = {
+        "memory": {
+            "backend": "qmd",
+            "qmd": {
+                "command": "  /opt/bin/qmd --index x ",
+                "searchMode": "nonsense",
+                "update": {"commandTimeoutMs": 0, "updateTimeoutMs": 1500.7, "interval": "bad"},
+                "paths": [
+                    {"path": "notes", "name": "Notes Dir"},
+                    {"path": "  "},
+                    {"path": "~/docs", "pattern": "*.txt"},
+                    {"path": "/abs/x", "name": "notes dir"},
+                    {"path": "memory"},  # same path+pattern as memory-dir: skipped
+                ],
+            },
+        },
+        "agents": {"defaults": {"memorySearch": {"extraPaths": [" /extra ", "", "/extra"]}}},
+    }
+    entry = {"id": "Ops Team", "memorySearch": {"extraPaths": ["/more"]}}
+    settings = resolve(cfg, "ops-team", entry)
+    qmd = settings.qmd
+    assert qmd is not None
+    assert qmd.command == "/opt/bin/qmd"
+    assert qmd.search_mode == "search"
+    assert qmd.update.command_timeout_ms == 30000
+    assert qmd.update.update_timeout_ms == 1500
+    assert qmd.update.interval_ms == 300000
+    got = [(c.name, str(c.path), c.pattern, c.kind) for c in qmd.collections]
+    assert got == [
+        ("memory-root-ops-team", "/ws/main", "MEMORY.md", "default"),
+        ("memory-dir-ops-team", "/ws/main/memory", "**/*.md", "default"),
+        ("notes-dir-ops-team", "/ws/main/notes", "**/*.md", "custom"),
+        ("custom-3-ops-team", "/home/u/docs", "*.txt", "custom"),
+        ("notes-dir-ops-team-2", "/abs/x", "**/*.md", "custom"),
+        ("custom-6-ops-team", "/extra", "**/*.md", "extra"),
+        ("custom-7-ops-team", "/more", "**/*.md", "extra"),
+    ]
+    assert len(qmd.skipped_paths) == 2
+
+
+def test_include_default_memory_false() -> None:
+    cfg = {"memory": {"backend": "qmd", "qmd": {"includeDefaultMemory": False, "paths": [{"path": "/n"}]}}}
+    qmd = resolve(cfg).qmd
+    assert qmd is not None
+    assert [c.name for c in qmd.collections] == ["custom-1-main"]
+
+
+def test_names_and_commands() -> None:
+    assert sanitize_collection_name("  Hello World!! ") == "hello-world"
+    assert sanitize_collection_name("***") == "collection"
+    taken: set[str] = set()
+    assert [ensure_unique_name("a", taken) for _ in range(3)] == ["a", "a-2", "a-3"]
+    assert split_command('"/opt/my qmd/qmd" --x') == "/opt/my qmd/qmd"
+    assert split_command("qmd 'unclosed") == "qmd"
+
+
+def test_durations() -> None:
+    assert parse_duration_ms("5", "m") == 300000
+    assert parse_duration_ms("1.5s") == 1500
+    assert parse_duration_ms("0") == 0
+    with pytest.raises(ValueError, match="empty"):
+        parse_duration_ms(" ")
+    with pytest.raises(ValueError, match="too small"):
+        parse_duration_ms("0.1ms")
+
+
+def test_paths_and_env() -> None:
+    paths = agent_qmd_paths(STATE, "ops")
+    assert paths.index_path == Path("/state/agents/ops/qmd/xdg-cache/qmd/index.sqlite")
+    assert paths.index_yml == Path("/state/agents/ops/qmd/xdg-config/qmd/index.yml")
+    env = qmd_child_env({"PATH": "/bin", "NO_COLOR": ""}, paths)
+    assert env["XDG_CONFIG_HOME"] == "/state/agents/ops/qmd/xdg-config"
+    assert env["XDG_CACHE_HOME"] == "/state/agents/ops/qmd/xdg-cache"
+    assert env["QMD_CONFIG_DIR"] == "/state/agents/ops/qmd/xdg-config/qmd"
+    assert env["NO_COLOR"] == "1"
+    assert env["PATH"] == "/bin"
+
+
+def test_memory_search_fields() -> None:
+    cfg = {
+        "agents": {
+            "defaults": {
+                "memorySearch": {
+                    "sources": ["sessions", "memory", "memory"],
+                    "store": {"path": "~/idx/{agentId}.db"},
+                    "chunking": {"tokens": 10, "overlap": 50},
+                    "provider": "openai",
+                }
+            }
+        }
+    }
+    ms = resolve(cfg, "ops").memory_search
+    assert ms is not None
+    assert ms.sources == ("memory",)
+    assert ms.store_path == Path("/home/u/idx/ops.db")
+    assert (ms.chunk_tokens, ms.chunk_overlap) == (10, 9)
+    assert ms.model == "text-embedding-3-small"
+    assert resolve({}, "ops").memory_search.store_path == Path("/state/memory/ops.sqlite")  # type: ignore[union-attr]
