@@ -216,23 +216,22 @@ def _render_table(console: Console, record: dict[str, Any]) -> None:
     from rich.text import Text
 
     wide = console.width >= 120
-    table = Table(
-        title=f"agent {escape(record['agent'])}", title_justify="left", expand=False, pad_edge=False
-    )
+    table = Table(title=f"agent {escape(record['agent'])}", title_justify="left", expand=True, pad_edge=False)
     table.add_column("date", no_wrap=True)
-    table.add_column("file", overflow="fold", ratio=1)
-    table.add_column("kind", no_wrap=True)
+    table.add_column("file in memory/", overflow="fold", ratio=3, min_width=16)
+    table.add_column("kind", no_wrap=True, max_width=7)
     table.add_column("bytes", justify="right", no_wrap=True)
     if wide:
         table.add_column("modified", no_wrap=True)
-    table.add_column("status", no_wrap=False, min_width=12, overflow="fold")
+    table.add_column("status", overflow="fold", ratio=2, min_width=14)
     table.add_column("chars read/trim/cap/block" if wide else "block", justify="right", no_wrap=True)
     for file in record["files"]:
         chars = file["chars"]
         stamp = file["stamp"] or "-"
         if file["clock"] == "utc":
             stamp += " utc"
-        status = Text(file["statusText"], style=_STATUS_STYLE.get(file["status"], ""))
+        style = "" if console.no_color else _STATUS_STYLE.get(file["status"], "")
+        status = Text(file["statusText"], style=style)
         if file["detail"]:
             status.append(f" ({file['detail']})")
         char_text = (
@@ -240,9 +239,11 @@ def _render_table(console: Console, record: dict[str, Any]) -> None:
             if wide
             else _cell(chars["block"])
         )
-        cells: list[Any] = [stamp, Text(file["path"]), file["kind"] or "-", _cell(file["bytes"])]
+        name = file["path"].removeprefix("memory/")
+        cells: list[Any] = [stamp, Text(name), file["kind"] or "-", _cell(file["bytes"])]
         if wide:
-            cells.append(_cell(file["mtime"]))
+            mtime = file["mtime"]
+            cells.append(mtime[:16].replace("T", " ") if mtime else "-")
         cells += [status, char_text]
         table.add_row(*cells)
     console.print(table)

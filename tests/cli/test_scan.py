@@ -1,0 +1,345 @@
+"""`memwarm scan`: the status vocabulary (a workspace per status), views, --all, --all-agents, terminals."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import select
+import subprocess
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memwarm_cli.cli.scan import PLAIN_COLUMNS
+from memwarm_cli.startup import plan as plan_module
+from memwarm_cli.startup.plan import STATUS_DESCRIPTIONS, Status, build_plan
+from tests.conftest import MEMWARM, RunCli, isolated_env
+
+AT = "2026-04-11T18:00:00Z"
+AT_MS = 1775930400000
+CHICAGO = {"agents": {"defaults": {"userTimezone": "America/Chicago"}}}
+
+
+def make_config(tmp_path: Path, cfg: dict[str, Any]) -> Path:
+    path = tmp_path / "openclaw.json"
+    path.write_text(json.dumps(cfg), encoding="utf-8")
+    return path
+
+
+def scan_json(run_cli: RunCli, config: Path, *args: str) -> Any:
+    result = run_cli(["--config", str(config), "scan", "--at", AT, "--json", *args])
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def statuses(report: dict[str, Any]) -> dict[str, str]:
+    return {f["path"]: f["status"] for f in report["files"]}
+
+
+def mem(ws: Path, name: str, data: str | bytes = "note", mtime: float | None = None) -> Path:
+    path = ws / "memory" / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data.encode() if isinstance(data, str) else data)
+    if mtime is not None:
+        os.utime(path, (mtime, mtime))
+    return path
+
+
+Builder = Callable[[Path, Path], dict[str, Any]]
+
+
+def _included(ws: Path, out: Path) -> dict[str, Any]:
+    mem(ws, "2026-04-11.md", "hello")
+    return {}
+
+
+def _truncated(ws: Path, out: Path) -> dict[str, Any]:
+    mem(ws, "2026-04-11.md", "y" * 50)
+    return {"maxFileChars": 10}
+
+
+def _shrunk(ws: Path, out: Path) -> dict[str, Any]:
+    mem(ws, "2026-04-11.md", "x" * 500)
+    return {"maxFileChars": 500, "maxTotalChars": 180}
+
+
+def _budget(ws: Path, out: Path) -> dict[str, Any]:
+    mem(ws, "2026-04-11.md", "a" * 100)
+    mem(ws, "2026-04-10.md", "b" * 100)
+    return {"maxTotalChars": 250}
+
+
+def _empty(ws: Path, out: Path) -> dict[str, Any]:
+    mem(ws, "2026-04-11.md", " \n\t\ufeff ")
+    return {}
+
+
+def _missing(ws: Path, out: Path) -> dict[str, Any]:
+    (ws / "memory").mkdir()
+    return {}
+
+
+def _oversize(ws: Path, out: Path) -> dict[str, Any]:
+    mem(ws, "2026-04-11.md", "z" * 65)
+    return {"maxFileBytes": 64}
+
+
+def _symlink_escape(ws: Path, out: Path) -> dict[str, Any]:
+    (ws / "memory").mkdir()
+    target = out / "secret.md"
+    target.write_text("outside", encoding="utf-8")
+    (ws / "memory" / "2026-04-11.md").symlink_to(target)
+    return {}
+
+
+def _hardlink(ws: Path, out: Path) -> dict[str, Any]:
+    source = mem(ws, "2026-04-11.md", "linked")
+    os.link(source, ws / "copy.md")
+    return {}
+
+
+def _not_regular(ws: Path, out: Path) -> dict[str, Any]:
+    (ws / "memory" / "2026-04-11.md").mkdir(parents=True)
+    return {}
+
+
+def _slug_cap(ws: Path, out: Path) -> dict[str, Any]:
+    for index in range(5):
+        mem(ws, f"2026-04-11-s{index}.md", f"slug {index}", mtime=1775900000 + index)
+    return {}
+
+
+def _slug_symlink(ws: Path, out: Path) -> dict[str, Any]:
+    real = mem(ws, "2026-04-11.md", "real")
+    (ws / "memory" / "2026-04-11-alias.md").symlink_to(real)
+    return {}
+
+
+def _outside_window(ws: Path, out: Path) -> dict[str, Any]:
+    mem(ws, "2026-04-01.md", "old")
+    return {}
+
+
+def _name_mismatch(ws: Path, out: Path) -> dict[str, Any]:
+    mem(ws, "2026-4-11.md", "misnamed")
+    return {}
+
+
+STATUS_CASES: dict[Status, tuple[Builder, str]] = {
+    Status.INCLUDED: (_included, "memory/2026-04-11.md"),
+    Status.TRUNCATED: (_truncated, "memory/2026-04-11.md"),
+    Status.SHRUNK: (_shrunk, "memory/2026-04-11.md"),
+    Status.BUDGET_EXHAUSTED: (_budget, "memory/2026-04-10.md"),
+    Status.EMPTY: (_empty, "memory/2026-04-11.md"),
+    Status.MISSING: (_missing, "memory/2026-04-11.md"),
+    Status.OVERSIZE: (_oversize, "memory/2026-04-11.md"),
+    Status.SYMLINK_ESCAPE: (_symlink_escape, "memory/2026-04-11.md"),
+    Status.HARDLINK: (_hardlink, "memory/2026-04-11.md"),
+    Status.NOT_REGULAR: (_not_regular, "memory/2026-04-11.md"),
+    Status.SLUG_CAP: (_slug_cap, "memory/2026-04-11-s0.md"),
+    Status.SLUG_SYMLINK: (_slug_symlink, "memory/2026-04-11-alias.md"),
+    Status.OUTSIDE_WINDOW: (_outside_window, "memory/2026-04-01.md"),
+    Status.NAME_MISMATCH: (_name_mismatch, "memory/2026-4-11.md"),
+}
+
+
+@pytest.mark.parametrize("status", list(STATUS_CASES), ids=[s.value for s in STATUS_CASES])
+def test_each_status_through_the_cli(run_cli: RunCli, tmp_path: Path, status: Status) -> None:
+    build, path = STATUS_CASES[status]
+    ws, out = tmp_path / "ws", tmp_path / "outside"
+    ws.mkdir()
+    out.mkdir()
+    limits = build(ws, out)
+    config = make_config(
+        tmp_path, {"agents": {"defaults": {"userTimezone": "America/Chicago", "startupContext": limits}}}
+    )
+    report = scan_json(run_cli, config, "--workspace", str(ws), "--all")
+    assert statuses(report)[path] == status.value
+    row = next(f for f in report["files"] if f["path"] == path)
+    assert row["statusText"] == STATUS_DESCRIPTIONS[status]
+
+
+def test_status_vocabulary_is_covered() -> None:
+    """Every status has a CLI case above, or (vanished, unreadable) an in-process fault test below."""
+    assert set(Status) == set(STATUS_CASES) | {Status.VANISHED, Status.UNREADABLE}
+
+
+def test_vanished_between_listing_and_stat(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A real deletion race: the file is listed, then removed just before its stat.
+    mem(tmp_path, "2026-04-11-gone.md", "soon gone")
+    real_stat = os.stat
+
+    def deleting_stat(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+        if str(path).endswith("2026-04-11-gone.md"):
+            os.unlink(path)
+        return real_stat(path, *args, **kwargs)
+
+    monkeypatch.setattr(plan_module.os, "stat", deleting_stat)
+    plan = build_plan(tmp_path, CHICAGO, AT_MS)
+    assert {r.name: r.status for r in plan.rows}["2026-04-11-gone.md"] is Status.VANISHED
+
+
+def test_unreadable_reports_the_os_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Permission errors cannot be produced as root (CI), so the open is made to fail as it would for a user.
+    from memwarm_cli.startup import reading
+
+    mem(tmp_path, "2026-04-11.md", "private")
+    real_open = os.open
+
+    def denied(path: Any, *args: Any, **kwargs: Any) -> int:
+        if str(path).endswith("2026-04-11.md"):
+            raise PermissionError(13, "Permission denied")
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(reading.os, "open", denied)
+    row = build_plan(tmp_path, CHICAGO, AT_MS).rows[0]
+    assert (row.status, row.detail) == (Status.UNREADABLE, "Permission denied")
+
+
+def test_json_summary_fields(run_cli: RunCli, tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    mem(ws, "2026-04-11.md", "hello world")
+    config = make_config(
+        tmp_path,
+        {"agents": {"defaults": {"userTimezone": "Mars/Olympus", "startupContext": {"dailyMemoryDays": 99}}}},
+    )
+    report = scan_json(run_cli, config, "-w", str(ws))
+    assert report["schema"] == 1
+    assert report["timezone"] == {
+        "configured": "Mars/Olympus",
+        "used": "UTC",
+        "fellBack": True,
+        "reason": 'unknown time zone "Mars/Olympus"; using the host zone UTC',
+    }
+    assert report["limits"]["dailyMemoryDays"] == {
+        "value": 14,
+        "source": "clamped",
+        "configured": 99,
+        "note": "clamped from 99",
+    }
+    assert report["limits"]["maxTotalChars"]["source"] == "default"
+    assert len(report["window"]["days"]) == 14
+    included = [f for f in report["files"] if f["status"] == "included"]
+    assert report["budget"]["used"] == included[0]["chars"]["block"] == 95 + len("hello world")
+    assert report["counts"] == {"included": 1, "missing": 13}
+    assert report["prelude"] == {
+        "loaded": True,
+        "length": 410 + report["budget"]["used"],
+        "markerEmitted": False,
+    }
+    assert report["gate"]["new"] == {"applied": True, "reason": None}
+
+
+def test_plain_output_is_tsv_with_summary_on_stderr(run_cli: RunCli, tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    mem(ws, "2026-04-11.md", "hello", mtime=AT_MS / 1000 - 3600)
+    config = make_config(tmp_path, CHICAGO)
+    result = run_cli(["--config", str(config), "scan", "--at", AT, "-w", str(ws)])
+    lines = result.stdout.splitlines()
+    assert lines[0].split("\t") == list(PLAIN_COLUMNS)
+    assert all(len(line.split("\t")) == len(PLAIN_COLUMNS) for line in lines)
+    first = dict(zip(PLAIN_COLUMNS, lines[1].split("\t"), strict=True))
+    assert (first["stamp"], first["clock"], first["path"], first["status"]) == (
+        "2026-04-11",
+        "both",
+        "memory/2026-04-11.md",
+        "included",
+    )
+    assert first["mtime"] == "2026-04-11T12:00:00-05:00"  # in the resolved zone (CDT)
+    assert "\x1b" not in result.stdout
+    assert all(line.startswith("# ") for line in result.stderr.splitlines())
+    assert "budget:" in result.stderr
+    quiet = run_cli(["--config", str(config), "scan", "--at", AT, "-w", str(ws), "-q"])
+    assert quiet.stderr == "" and quiet.stdout == result.stdout
+
+
+def test_hostile_names_are_escaped(run_cli: RunCli, tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    mem(ws, "2026-04-11-a\tb\nc\x1b[31mred\u202e.md", "hostile")
+    config = make_config(tmp_path, CHICAGO)
+    plain = run_cli(["--config", str(config), "scan", "--at", AT, "-w", str(ws)])
+    assert "\x1b" not in plain.stdout and "\u202e" not in plain.stdout
+    assert "memory/2026-04-11-a\\tb\\nc\\x1b[31mred\\u202e.md" in plain.stdout
+    assert len(plain.stdout.splitlines()) == 4  # header, 04-11, its slugged file, 04-10
+    report = scan_json(run_cli, config, "-w", str(ws))
+    labels = [f["label"] for f in report["files"]]
+    assert "memory/2026-04-11-a b c__31mred_.md" in labels  # ESC -> _, then [ -> _
+
+
+def test_all_agents_gives_a_list(run_cli: RunCli, tmp_path: Path) -> None:
+    one, two = tmp_path / "one", tmp_path / "two"
+    mem(one, "2026-04-11.md", "first")
+    mem(two, "2026-04-10.md", "second")
+    cfg = {
+        "agents": {
+            "defaults": {"userTimezone": "America/Chicago"},
+            "list": [{"id": "one", "workspace": str(one)}, {"id": "two", "workspace": str(two)}],
+        }
+    }
+    reports = scan_json(run_cli, make_config(tmp_path, cfg), "--all-agents")
+    assert [r["agent"] for r in reports] == ["one", "two"]
+    assert statuses(reports[0])["memory/2026-04-11.md"] == "included"
+    assert statuses(reports[1])["memory/2026-04-10.md"] == "included"
+    both = run_cli(["--config", str(make_config(tmp_path, cfg)), "scan", "--all-agents", "--agent", "one"])
+    assert both.returncode == 2
+
+
+def _run_in_terminal(args: list[str], env: dict[str, str], columns: int = 80) -> str:
+    """Run the CLI on a pseudo-terminal of the given width and return what it drew."""
+    master, slave = pty.openpty()
+    env = {**env, "COLUMNS": str(columns), "LINES": "50", "TERM": "xterm-256color"}
+    proc = subprocess.Popen([MEMWARM, *args], stdout=slave, stderr=slave, stdin=slave, env=env)
+    os.close(slave)
+    chunks: list[bytes] = []
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([master], [], [], 0.5)
+        if ready:
+            try:
+                data = os.read(master, 65536)
+            except OSError:
+                break
+            if not data:
+                break
+            chunks.append(data)
+        elif proc.poll() is not None:
+            break
+    proc.wait(timeout=10)
+    os.close(master)
+    return b"".join(chunks).decode("utf-8", "replace")
+
+
+@pytest.fixture
+def terminal_case(tmp_path: Path, home_dir: Path) -> tuple[list[str], dict[str, str]]:
+    ws = tmp_path / "ws"
+    mem(ws, "2026-04-11.md", "hello")
+    mem(ws, "2026-04-11-a-rather-long-slug-name-that-needs-wrapping-in-narrow-terminals.md", "slug")
+    config = make_config(tmp_path, {"agents": {"defaults": {"userTimezone": "America/Chicago"}}})
+    return ["--config", str(config), "scan", "--at", AT, "-w", str(ws)], isolated_env(home_dir)
+
+
+def test_terminal_gets_a_table_with_colour(terminal_case: tuple[list[str], dict[str, str]]) -> None:
+    args, env = terminal_case
+    screen = _run_in_terminal(args, env)
+    assert "┃" in screen or "│" in screen, screen
+    assert "\x1b[" in screen  # styled
+    assert "included" in screen and "budget:" in screen
+    assert all(len(line.rstrip("\r")) <= 80 for line in _strip_ansi(screen).splitlines())
+
+
+def test_no_color_on_a_terminal(terminal_case: tuple[list[str], dict[str, str]]) -> None:
+    args, env = terminal_case
+    screen = _run_in_terminal(args, {**env, "NO_COLOR": "1"})
+    assert "│" in screen or "┃" in screen
+    colour_codes = [code for code in ("\x1b[32m", "\x1b[31m", "\x1b[33m", "\x1b[2m") if code in screen]
+    assert colour_codes == []
+
+
+def _strip_ansi(text: str) -> str:
+    import re
+
+    return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", text)
