@@ -1,0 +1,250 @@
+"""Fingerprints for the "fresh" path: what qmd would index, the settings, the qmd version.
+
+A fingerprint is recorded next to the index (`<xdg-cache>/qmd/memwarm-fingerprint.json`) after a
+successful run. When a later run computes the same digest and the index file is there, `qmd update` is
+skipped. The file walk mirrors qmd 2.8.3's indexer (fast-glob, `onlyFiles`, no symlinked directories,
+hidden entries and `node_modules`, `.git`, `.cache`, `vendor`, `dist`, `build` skipped); where the glob
+translation is unsure it matches more files, never fewer, so a change is never missed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from memwarm_cli.backends.settings import CollectionSpec
+
+FINGERPRINT_NAME = "memwarm-fingerprint.json"
+FINGERPRINT_VERSION = 1
+EXCLUDED_DIRS = frozenset({"node_modules", ".git", ".cache", "vendor", "dist", "build"})
+
+
+def split_glob_mask(mask: str) -> list[str]:
+    """qmd's `splitGlobMask`: commas outside `{}` / `[]` separate patterns; empty parts dropped."""
+    parts: list[str] = []
+    current = ""
+    brace = bracket = 0
+    for ch in mask:
+        if ch == "{":
+            brace += 1
+        elif ch == "}" and brace > 0:
+            brace -= 1
+        elif ch == "[":
+            bracket += 1
+        elif ch == "]" and bracket > 0:
+            bracket -= 1
+        elif ch == "," and brace == 0 and bracket == 0:
+            if current.strip():
+                parts.append(current.strip())
+            current = ""
+            continue
+        current += ch
+    if current.strip():
+        parts.append(current.strip())
+    return parts
+
+
+def _segment_regex(segment: str) -> str:
+    out = ""
+    i = 0
+    while i < len(segment):
+        ch = segment[i]
+        if ch == "*":
+            out += "[^/]*"
+        elif ch == "?":
+            out += "[^/]"
+        elif ch == "[":
+            end = segment.find("]", i + 1)
+            if end == -1:
+                out += re.escape(ch)
+            else:
+                body = segment[i + 1 : end]
+                if body.startswith("!"):
+                    body = "^" + body[1:]
+                out += f"[{body}]"
+                i = end
+        elif ch == "{":
+            end = segment.find("}", i + 1)
+            if end == -1:
+                out += re.escape(ch)
+            else:
+                options = segment[i + 1 : end].split(",")
+                out += "(?:" + "|".join(_segment_regex(o) for o in options) + ")"
+                i = end
+        else:
+            out += re.escape(ch)
+        i += 1
+    return out
+
+
+def glob_regex(pattern: str) -> re.Pattern[str] | None:
+    """A regex for relative POSIX paths matching `pattern`, or None to mean "anything" (unsure)."""
+    pattern = pattern.removeprefix("./")
+    if not pattern or pattern.startswith("/") or "!" in pattern.replace("[!", ""):
+        return None
+    pieces: list[str] = []
+    segments = pattern.split("/")
+    for index, segment in enumerate(segments):
+        last = index == len(segments) - 1
+        if segment == "**":
+            pieces.append(".*" if last else "(?:[^/]+/)*")
+        else:
+            pieces.append(_segment_regex(segment) + ("" if last else "/"))
+    try:
+        return re.compile("".join(pieces) + r"\Z")
+    except re.error:
+        return None
+
+
+def _walk(root: str, recursive: bool) -> Iterable[tuple[str, os.stat_result]]:
+    """(relative POSIX path, stat) of the non-hidden files under root, pruning what qmd skips."""
+    stack = [""]
+    while stack:
+        rel_dir = stack.pop()
+        try:
+            entries = list(os.scandir(os.path.join(root, rel_dir) if rel_dir else root))
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    if recursive and entry.name not in EXCLUDED_DIRS:
+                        stack.append(rel)
+                    continue
+                st = entry.stat(follow_symlinks=True)
+            except OSError:
+                continue
+            if os.path.isdir(entry.path):
+                continue  # a symlink to a directory: not followed
+            yield rel, st
+
+
+def collection_files(spec: CollectionSpec) -> list[tuple[str, int, int]]:
+    """(path, size, mtime_ns) of the files of a collection as qmd would index them, sorted."""
+    root = str(spec.path)
+    patterns = split_glob_mask(spec.pattern) or [spec.pattern]
+    regexes = [glob_regex(p) for p in patterns]
+    match_all = any(r is None for r in regexes)
+    recursive = match_all or any("/" in p or "**" in p for p in patterns)
+    files: list[tuple[str, int, int]] = []
+    for rel, st in _walk(root, recursive):
+        if match_all or any(r is not None and r.match(rel) for r in regexes):
+            files.append((rel, st.st_size, st.st_mtime_ns))
+    files.sort()
+    return files
+
+
+def file_digest(path: Path) -> str | None:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What the fingerprint covers, taken before qmd runs (a file changed meanwhile is caught next time)."""
+
+    settings: Mapping[str, Any]
+    qmd_version: str
+    files: Mapping[str, list[tuple[str, int, int]]]  # collection name -> files
+
+    def digest(self, index_yml_digest: str | None) -> str:
+        payload = {
+            "v": FINGERPRINT_VERSION,
+            "settings": self.settings,
+            "qmdVersion": self.qmd_version,
+            "files": {name: [list(f) for f in files] for name, files in sorted(self.files.items())},
+            "indexYml": index_yml_digest,
+        }
+        text = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+    @property
+    def file_count(self) -> int:
+        return sum(len(files) for files in self.files.values())
+
+
+def take_snapshot(
+    settings: Mapping[str, Any], qmd_version: str, collections: Iterable[CollectionSpec]
+) -> Snapshot:
+    return Snapshot(
+        settings=settings,
+        qmd_version=qmd_version,
+        files={spec.name: collection_files(spec) for spec in collections},
+    )
+
+
+@dataclass(frozen=True)
+class StoredFingerprint:
+    digest: str
+    recorded_at: float
+    vectors_current: bool  # False when the last embed failed (the agent was degraded)
+    embed_failures: int
+    managed_collections: tuple[str, ...]  # names memwarm created or manages for this agent
+    file_count: int
+
+
+def read_fingerprint(path: Path) -> StoredFingerprint | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("version") != FINGERPRINT_VERSION:
+        return None
+    digest = data.get("digest")
+    if not isinstance(digest, str):
+        return None
+    managed = data.get("managedCollections")
+    names = tuple(x for x in managed if isinstance(x, str)) if isinstance(managed, list) else ()
+    return StoredFingerprint(
+        digest=digest,
+        recorded_at=float(data.get("recordedAt") or 0),
+        vectors_current=bool(data.get("vectorsCurrent", True)),
+        embed_failures=int(data.get("embedFailures") or 0),
+        managed_collections=names,
+        file_count=int(data.get("fileCount") or 0),
+    )
+
+
+def write_fingerprint(path: Path, stored: StoredFingerprint) -> None:
+    """Atomically replace the fingerprint file."""
+    data = {
+        "version": FINGERPRINT_VERSION,
+        "digest": stored.digest,
+        "recordedAt": stored.recorded_at,
+        "vectorsCurrent": stored.vectors_current,
+        "embedFailures": stored.embed_failures,
+        "managedCollections": list(stored.managed_collections),
+        "fileCount": stored.file_count,
+    }
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def remove_fingerprint(path: Path) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()
+
+
+def embed_backoff_seconds(failures: int) -> float:
+    """Upstream's embed backoff: min(1h, 60 s · 2^(n-1)) after n consecutive failures."""
+    if failures <= 0:
+        return 0.0
+    return float(min(3600, 60 * 2 ** (failures - 1)))
+
+
+def now() -> float:
+    return time.time()

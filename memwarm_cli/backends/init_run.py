@@ -1,0 +1,857 @@
+"""`init-backends`: prepare every qmd agent's index the way the gateway's start-up does, on demand.
+
+Per agent, in config order (memory-backends.md §2 Version B, §5.1-§5.5, issue 4):
+1. memory search disabled or backend not qmd: skipped, with the reason;
+2. the workspace must exist, and the qmd command must start (`qmd binary unavailable (<cmd>): <error>`);
+3. per-agent dirs, the shared-models symlink, the per-agent lock (held by another run: "busy");
+4. the fingerprint: nothing changed and the index is there → "fresh", no qmd command;
+5. collections listed, added when missing, rebound when their path or pattern changed; a conflicting
+   collection is taken over only when memwarm manages it; nothing else is ever removed;
+6. `qmd update` with the boot retry rule; 7. `qmd embed` (machine-wide lock; a failure is "degraded");
+8. `--probe`: one `qmd search`; 9. the fingerprint is recorded.
+
+The core reports through events and returns an `InitReport`; it never prints, never exits, and never
+installs signal handlers (the CLI wires SIGINT/SIGTERM to `CancelToken.cancel`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from memwarm_cli.agents import Agent, resolve_agents, select_agent
+from memwarm_cli.backends import fingerprint as fp
+from memwarm_cli.backends import qmdcli
+from memwarm_cli.backends.locks import FileLock, agent_lock_path, embed_lock_path
+from memwarm_cli.backends.process import (
+    Cancelled,
+    CancelToken,
+    CommandResult,
+    probe_command,
+    resolve_executable,
+    run_command,
+)
+from memwarm_cli.backends.settings import (
+    AgentBackendSettings,
+    CollectionSpec,
+    QmdSettings,
+    qmd_child_env,
+    qmd_env_overrides,
+    resolve_agent_backend,
+    scope_collection_base,
+    shared_models_dir,
+)
+from memwarm_cli.config import LoadedConfig
+from memwarm_cli.exitcodes import ExitCode
+
+Status = Literal["armed", "fresh", "degraded", "failed", "skipped", "busy", "planned"]
+STATUSES: tuple[Status, ...] = ("armed", "fresh", "degraded", "failed", "skipped", "busy", "planned")
+UPDATE_RETRY_DELAYS = (0.5, 1.0)
+DEFAULT_PROBE_QUERY = "memory"
+_GLOB_CHARS = ("*", "?", "[")
+
+
+@dataclass(frozen=True)
+class InitOptions:
+    agents: tuple[str, ...] = ()  # requested ids (normalized like the gateway); empty: every agent
+    dry_run: bool = False
+    force: bool = False
+    embed: bool | None = None  # None: embed when searchMode is not "search"
+    probe: bool = False
+    concurrency: int | None = None  # None: CPU count, at most the number of agents to prepare
+    timeout_ms: int | None = None  # overrides every qmd command timeout
+    probe_query: str = DEFAULT_PROBE_QUERY
+
+
+@dataclass(frozen=True)
+class CommandRecord:
+    argv: tuple[str, ...]
+    exit_code: int | None
+    duration_ms: int
+    timed_out: bool = False
+    error: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "argv": list(self.argv),
+            "exitCode": self.exit_code,
+            "durationMs": self.duration_ms,
+            "timedOut": self.timed_out,
+            "error": self.error,
+        }
+
+
+@dataclass(frozen=True)
+class CollectionOutcome:
+    name: str
+    path: str
+    pattern: str
+    kind: str
+    action: str  # kept, added, rebound, missing, conflict, failed; dry run: keep, add, rebind
+    detail: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "path": self.path,
+            "pattern": self.pattern,
+            "kind": self.kind,
+            "action": self.action,
+            "detail": self.detail,
+        }
+
+
+@dataclass(frozen=True)
+class ProbeOutcome:
+    answered: bool
+    latency_ms: int
+    hits: int | None
+    error: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "answered": self.answered,
+            "latencyMs": self.latency_ms,
+            "hits": self.hits,
+            "error": self.error,
+        }
+
+
+@dataclass(frozen=True)
+class PlannedCommand:
+    argv: tuple[str, ...]
+    cwd: str
+    env: Mapping[str, str]  # only what memwarm sets on top of the inherited environment
+    note: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"argv": list(self.argv), "cwd": self.cwd, "env": dict(self.env), "note": self.note}
+
+
+@dataclass(frozen=True)
+class AgentOutcome:
+    agent_id: str
+    status: Status
+    reason: str | None
+    workspace: Path
+    index_path: Path
+    backend: str
+    backend_source: str
+    qmd_source: str
+    search_mode: str | None
+    collections: tuple[CollectionOutcome, ...] = ()
+    commands: tuple[CommandRecord, ...] = ()
+    probe: ProbeOutcome | None = None
+    planned: tuple[PlannedCommand, ...] = ()
+    duration_ms: int = 0
+    warnings: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "agentId": self.agent_id,
+            "status": self.status,
+            "reason": self.reason,
+            "workspace": str(self.workspace),
+            "indexPath": str(self.index_path),
+            "backend": self.backend,
+            "backendSource": self.backend_source,
+            "qmdSource": self.qmd_source,
+            "searchMode": self.search_mode,
+            "collections": [c.to_json() for c in self.collections],
+            "commands": [c.to_json() for c in self.commands],
+            "probe": self.probe.to_json() if self.probe else None,
+            "durationMs": self.duration_ms,
+            "warnings": list(self.warnings),
+        }
+        if self.planned:
+            data["planned"] = [p.to_json() for p in self.planned]
+        return data
+
+
+@dataclass(frozen=True)
+class InitReport:
+    agents: tuple[AgentOutcome, ...]
+    duration_ms: int
+    dry_run: bool
+    signum: int | None  # SIGINT/SIGTERM when the run was interrupted
+    config_path: str
+    state_dir: str
+
+    def counts(self) -> dict[str, int]:
+        counts: dict[str, int] = dict.fromkeys(STATUSES, 0)
+        for agent in self.agents:
+            counts[agent.status] += 1
+        return counts
+
+    @property
+    def exit_code(self) -> ExitCode:
+        """130/143 when interrupted; 1 any failed; 4 none failed but some degraded; else 0."""
+        import signal
+
+        if self.signum == signal.SIGINT:
+            return ExitCode.INTERRUPTED
+        if self.signum is not None:
+            return ExitCode.TERMINATED
+        counts = self.counts()
+        if counts["failed"]:
+            return ExitCode.FINDINGS
+        if counts["degraded"]:
+            return ExitCode.DEGRADED
+        return ExitCode.OK
+
+    def to_json(self) -> dict[str, Any]:
+        import signal
+
+        return {
+            "command": "init-backends",
+            "configPath": self.config_path,
+            "stateDir": self.state_dir,
+            "dryRun": self.dry_run,
+            "interrupted": signal.Signals(self.signum).name if self.signum is not None else None,
+            "exitCode": int(self.exit_code),
+            "durationMs": self.duration_ms,
+            "summary": self.counts(),
+            "agents": [a.to_json() for a in self.agents],
+        }
+
+
+# --------------------------------------------------------------------------------------------------------
+# Events (called from worker threads: sinks must be thread-safe)
+
+
+@dataclass(frozen=True)
+class LogEvent:
+    level: Literal["info", "warn"]
+    message: str
+    agent_id: str | None = None
+
+
+@dataclass(frozen=True)
+class StepEvent:
+    agent_id: str
+    step: str  # "probing qmd", "collections", "qmd update", "waiting for the embed lock", "qmd embed", ...
+
+
+@dataclass(frozen=True)
+class AgentStartEvent:
+    agent_id: str
+
+
+@dataclass(frozen=True)
+class AgentDoneEvent:
+    outcome: AgentOutcome
+
+
+Event = LogEvent | StepEvent | AgentStartEvent | AgentDoneEvent
+EventSink = Callable[[Event], None]
+
+
+def _ignore(_event: Event) -> None:
+    return None
+
+
+def final_log_line(outcome: AgentOutcome) -> str:
+    """OpenClaw's start-up wording for one agent (`armed` / `failed`), with memwarm's extra states."""
+    agent = f'agent "{outcome.agent_id}"'
+    prefix = "qmd memory startup initialization"
+    if outcome.status == "armed":
+        return f"{prefix} armed for {agent}"
+    if outcome.status == "fresh":
+        return f"{prefix} armed for {agent} (fresh: nothing changed since the last run)"
+    if outcome.status == "degraded":
+        return f"{prefix} armed for {agent} (degraded: {outcome.reason})"
+    if outcome.status == "failed":
+        return f"{prefix} failed for {agent}: {outcome.reason or 'unknown error'}"
+    if outcome.status == "busy":
+        return f"{prefix} skipped for {agent}: busy ({outcome.reason})"
+    if outcome.status == "planned":
+        return f"{prefix} planned for {agent} (dry run)"
+    return f"{prefix} skipped for {agent}: {outcome.reason}"
+
+
+def summary_line(report: InitReport) -> str:
+    counts = report.counts()
+    parts = []
+    for status in STATUSES:
+        if counts[status]:
+            ids = ", ".join(f'"{a.agent_id}"' for a in report.agents if a.status == status)
+            parts.append(f"{counts[status]} {status} ({ids})")
+    total = len(report.agents)
+    noun = "agent" if total == 1 else "agents"
+    body = "; ".join(parts) if parts else "nothing to do"
+    tail = ""
+    if report.signum is not None:
+        import signal
+
+        tail = f"; interrupted by {signal.Signals(report.signum).name}"
+    return f"init-backends: {total} {noun} in {report.duration_ms / 1000:.2f}s: {body}{tail}"
+
+
+# --------------------------------------------------------------------------------------------------------
+# Selecting agents
+
+
+def select_agents(loaded: LoadedConfig, requested: Sequence[str]) -> list[Agent]:
+    """Every agent in config order, or the requested ones (unknown ids raise UnknownAgentError)."""
+    everyone = resolve_agents(loaded.data, loaded.env)
+    if not requested:
+        return everyone
+    wanted = {select_agent(loaded.data, loaded.env, raw).id for raw in requested}
+    return [agent for agent in everyone if agent.id in wanted]
+
+
+def default_concurrency(eligible: int) -> int:
+    return max(1, min(os.cpu_count() or 1, eligible))
+
+
+# --------------------------------------------------------------------------------------------------------
+# The run
+
+
+class _Shared:
+    """State shared by the agent workers of one run."""
+
+    def __init__(
+        self, loaded: LoadedConfig, options: InitOptions, token: CancelToken, sink: EventSink
+    ) -> None:
+        self.loaded = loaded
+        self.options = options
+        self.token = token
+        self.sink = sink
+        self._versions: dict[str, str] = {}
+        self._version_lock = threading.Lock()
+
+    def qmd_version(
+        self, command: str, env: Mapping[str, str], cwd: Path, timeout_ms: int
+    ) -> tuple[str, CommandResult | None]:
+        """`qmd --version`, once per executable per run (the fingerprint depends on it)."""
+        key = resolve_executable(command, env, cwd) or command
+        with self._version_lock:
+            if key in self._versions:
+                return self._versions[key], None
+            result = run_command(
+                command, ["--version"], env=env, cwd=cwd, timeout_ms=timeout_ms, token=self.token
+            )
+            if result.ok:
+                version = qmdcli.parse_version(result.stdout)
+            else:
+                version = f"unknown ({result.error_message()})"
+            self._versions[key] = version
+            return version, result
+
+
+class _AgentFailed(Exception):
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class _AgentRun:
+    """One agent's pass. `run()` always returns an outcome (Cancelled included)."""
+
+    def __init__(self, shared: _Shared, settings: AgentBackendSettings, qmd: QmdSettings) -> None:
+        self.shared = shared
+        self.options = shared.options
+        self.token = shared.token
+        self.settings = settings
+        self.qmd = qmd
+        self.paths = settings.paths
+        self.workspace = settings.workspace
+        self.env = qmd_child_env(shared.loaded.env, settings.paths)
+        self.commands: list[CommandRecord] = []
+        self.collections: list[CollectionOutcome] = []
+        self.warnings: list[str] = []
+        self.probe: ProbeOutcome | None = None
+        self.started = time.monotonic()
+        self.failure: str | None = None  # first non-fatal failure (a collection that could not be added)
+        self.fingerprint_path = self.paths.index_path.parent / fp.FINGERPRINT_NAME
+
+    # -- helpers ----------------------------------------------------------------------------------------
+    def _timeout(self, configured_ms: int) -> int:
+        return self.options.timeout_ms if self.options.timeout_ms is not None else configured_ms
+
+    def _step(self, step: str) -> None:
+        self.shared.sink(StepEvent(self.settings.agent_id, step))
+
+    def _warn(self, message: str) -> None:
+        self.warnings.append(message)
+        self.shared.sink(LogEvent("warn", message, self.settings.agent_id))
+
+    def _run(self, args: Sequence[str], timeout_ms: int) -> CommandResult:
+        result = run_command(
+            self.qmd.command, args, env=self.env, cwd=self.workspace, timeout_ms=timeout_ms, token=self.token
+        )
+        self._record(result)
+        return result
+
+    def _record(self, result: CommandResult) -> None:
+        self.commands.append(
+            CommandRecord(
+                argv=result.argv,
+                exit_code=result.exit_code,
+                duration_ms=result.duration_ms,
+                timed_out=result.timed_out,
+                error=None if result.ok else result.error_message(),
+            )
+        )
+
+    def _outcome(
+        self, status: Status, reason: str | None, planned: Sequence[PlannedCommand] = ()
+    ) -> AgentOutcome:
+        return AgentOutcome(
+            agent_id=self.settings.agent_id,
+            status=status,
+            reason=reason,
+            workspace=self.workspace,
+            index_path=self.paths.index_path,
+            backend="qmd",
+            backend_source=self.settings.choice.backend_source,
+            qmd_source=self.settings.choice.qmd_source,
+            search_mode=self.qmd.search_mode,
+            collections=tuple(self.collections),
+            commands=tuple(self.commands),
+            probe=self.probe,
+            planned=tuple(planned),
+            duration_ms=round((time.monotonic() - self.started) * 1000),
+            warnings=tuple(self.warnings),
+        )
+
+    @property
+    def want_embed(self) -> bool:
+        if self.options.embed is not None:
+            return self.options.embed
+        return self.qmd.search_mode != "search"
+
+    # -- the pass -------------------------------------------------------------------------------------
+    def run(self) -> AgentOutcome:
+        try:
+            self.token.check()
+        except Cancelled as exc:
+            return self._outcome("skipped", f"interrupted before start ({_signame(exc.signum)})")
+        self.shared.sink(AgentStartEvent(self.settings.agent_id))
+        try:
+            if self.options.dry_run:
+                return self._dry_run()
+            return self._run_locked()
+        except Cancelled as exc:
+            return self._outcome("failed", f"interrupted ({_signame(exc.signum)})")
+        except _AgentFailed as exc:
+            return self._outcome("failed", exc.reason)
+
+    def _preflight(self) -> None:
+        if not self.workspace.is_dir():
+            raise _AgentFailed(f"qmd workspace unavailable ({self.workspace}): no such directory")
+        self._step("probing qmd")
+        error = probe_command(self.qmd.command, self.env, self.workspace, self.token)
+        if error is not None:
+            raise _AgentFailed(f"qmd binary unavailable ({self.qmd.command}): {error}")
+
+    def _run_locked(self) -> AgentOutcome:
+        self._preflight()
+        for directory in (self.paths.qmd_config_dir, self.paths.index_path.parent):
+            directory.mkdir(parents=True, exist_ok=True)
+        lock = FileLock(agent_lock_path(self.paths.qmd_dir))
+        if not lock.try_acquire():
+            return self._outcome("busy", f"another memwarm run holds {lock.path}")
+        try:
+            return self._prepare()
+        finally:
+            lock.release()
+
+    def _link_models(self) -> None:
+        source = shared_models_dir(self.shared.loaded.env)
+        target = self.paths.models_dir
+        if not source.is_dir() or os.path.lexists(target):
+            return
+        try:
+            target.symlink_to(source, target_is_directory=True)
+        except OSError as exc:
+            self._warn(f"failed to symlink qmd models directory: {exc}")
+
+    def _prepare(self) -> AgentOutcome:
+        self._link_models()
+        version, version_result = self.shared.qmd_version(
+            self.qmd.command, self.env, self.workspace, self._timeout(self.qmd.update.command_timeout_ms)
+        )
+        if version_result is not None:
+            self._record(version_result)
+        stored = fp.read_fingerprint(self.fingerprint_path)
+        snapshot = fp.take_snapshot(self.qmd.as_dict(), version, self.qmd.collections)
+        if stored is not None and not self.options.force and self.paths.index_path.is_file():
+            index_yml = fp.file_digest(self.paths.index_yml)
+            if stored.digest == snapshot.digest(index_yml):
+                return self._unchanged(stored, snapshot)
+
+        fp.remove_fingerprint(self.fingerprint_path)  # unfinished work leaves no fingerprint
+        managed = set(stored.managed_collections) if stored else set()
+        self._ensure_collections(managed)
+        self._update()
+        vectors, embed_failures, degraded = self._maybe_embed(stored)
+        if self.options.probe:
+            self._probe()
+        self._record_fingerprint(snapshot, vectors, embed_failures)
+        return self._final(degraded)
+
+    def _final(self, degraded: str | None) -> AgentOutcome:
+        if self.failure is not None:
+            return self._outcome("failed", self.failure)
+        if self.probe is not None and not self.probe.answered:
+            return self._outcome("failed", f"qmd search probe failed: {self.probe.error}")
+        if degraded is not None:
+            return self._outcome("degraded", degraded)
+        return self._outcome("armed", None)
+
+    def _unchanged(self, stored: fp.StoredFingerprint, snapshot: fp.Snapshot) -> AgentOutcome:
+        """Nothing changed since the last successful run: no update; embed only if vectors are owed."""
+        self.collections = [
+            CollectionOutcome(c.name, str(c.path), c.pattern, c.kind, "kept", "unchanged since the last run")
+            for c in self.qmd.collections
+        ]
+        degraded: str | None = None
+        embedded = False
+        if self.want_embed and not stored.vectors_current:
+            wait_s = fp.embed_backoff_seconds(stored.embed_failures) - (fp.now() - stored.recorded_at)
+            if wait_s > 0:
+                degraded = f"vectors stale: the last qmd embed failed; next attempt in {wait_s:.0f}s"
+            else:
+                fp.remove_fingerprint(self.fingerprint_path)  # unfinished work leaves no fingerprint
+                vectors, failures, degraded = self._maybe_embed(stored)
+                self._record_fingerprint(snapshot, vectors, failures)
+                embedded = True
+        if self.options.probe:
+            self._probe()
+        if self.probe is not None and not self.probe.answered:
+            return self._outcome("failed", f"qmd search probe failed: {self.probe.error}")
+        if degraded is not None:
+            return self._outcome("degraded", degraded)
+        return self._outcome("armed" if embedded else "fresh", None)
+
+    # -- collections -------------------------------------------------------------------------------
+    def _managed_names(self, recorded: set[str]) -> set[str]:
+        """Names memwarm may remove to resolve a conflict: its own, and the gateway's default names."""
+        agent = self.settings.agent_id
+        defaults = {scope_collection_base(b, agent) for b in ("memory-root", "memory-alt", "memory-dir")}
+        return {c.name for c in self.qmd.collections} | recorded | defaults
+
+    def _ensure_collections(self, recorded: set[str]) -> None:
+        self._step("collections")
+        timeout = self._timeout(self.qmd.update.command_timeout_ms)
+        listing = self._run(["collection", "list", "--json"], timeout)
+        if not listing.ok:
+            raise _AgentFailed(f"qmd collection list failed: {listing.error_message()}")
+        listed = qmdcli.merge_listing(
+            qmdcli.parse_collection_list(listing.stdout), qmdcli.read_index_yml(self.paths.index_yml)
+        )
+        managed = self._managed_names(recorded)
+        for spec in self.qmd.collections:
+            self.token.check()
+            self.collections.append(self._ensure_one(spec, listed.get(spec.name), managed, timeout))
+
+    def _ensure_one(
+        self, spec: CollectionSpec, entry: qmdcli.ListedCollection | None, managed: set[str], timeout: int
+    ) -> CollectionOutcome:
+        def outcome(action: str, detail: str | None = None) -> CollectionOutcome:
+            return CollectionOutcome(spec.name, str(spec.path), spec.pattern, spec.kind, action, detail)
+
+        if entry is not None:
+            if entry.path is None:
+                return outcome("kept", "path unknown to memwarm: never rebound")
+            if _same_path(entry.path, spec.path) and (entry.pattern or "") == spec.pattern:
+                return outcome("kept")
+            removed = self._run(["collection", "remove", spec.name], timeout)
+            if not removed.ok and not qmdcli.is_not_found(removed.error_message()):
+                message = f"qmd collection remove failed for {spec.name}: {removed.error_message()}"
+                self._warn(message)
+                self.failure = self.failure or message
+                return outcome("failed", message)
+            detail = f"was {entry.path} ({entry.pattern})"
+            added = self._add(spec, managed, timeout, outcome)
+            if added.action == "added":
+                return outcome("rebound", detail)
+            return added
+        return self._add(spec, managed, timeout, outcome)
+
+    def _add(
+        self,
+        spec: CollectionSpec,
+        managed: set[str],
+        timeout: int,
+        outcome: Callable[..., CollectionOutcome],
+    ) -> CollectionOutcome:
+        if not spec.path.is_dir():
+            if any(ch in spec.pattern for ch in _GLOB_CHARS) and _inside(spec.path, self.workspace):
+                # As the gateway does: `memory/` is created so the collection exists before notes do.
+                spec.path.mkdir(parents=True, exist_ok=True)
+            else:
+                message = f"qmd collection add skipped for {spec.name}: path does not exist ({spec.path})"
+                self._warn(message)
+                return outcome("missing", message)
+        args = ["collection", "add", str(spec.path), "--name", spec.name, "--mask", spec.pattern]
+        first = self._run(args, timeout)
+        if first.ok:
+            return outcome("added")
+        message = first.error_message()
+        other = qmdcli.conflicting_collection(first.stderr + "\n" + first.stdout)
+        if other is not None and other != spec.name:
+            if other not in managed:
+                reason = (
+                    f"qmd collection add conflict for {spec.name}: path+pattern already bound by {other}, "
+                    "which memwarm does not manage (left in place; remove or rename it)"
+                )
+                self._warn(reason)
+                self.failure = self.failure or reason
+                return outcome("conflict", reason)
+            bound = f"path+pattern already bound by {other}"
+            self._warn(f"qmd collection add conflict for {spec.name}: {bound}; rebinding")
+            self._run(["collection", "remove", other], timeout)
+            second = self._run(args, timeout)
+            if second.ok:
+                return outcome("rebound", f"took over path+pattern from {other}")
+            reason = (
+                f"qmd collection add failed for {spec.name} after rebinding {other}: "
+                f"{second.error_message()} (initial: {message})"
+            )
+            self._warn(reason)
+            self.failure = self.failure or reason
+            return outcome("failed", reason)
+        if qmdcli.is_name_taken(message):
+            return outcome("kept", "created meanwhile")
+        reason = f"qmd collection add failed for {spec.name}: {message}"
+        self._warn(reason)
+        self.failure = self.failure or reason
+        return outcome("failed", reason)
+
+    # -- update, embed, probe -----------------------------------------------------------------------
+    def _update(self) -> None:
+        self._step("qmd update")
+        timeout = self._timeout(self.qmd.update.update_timeout_ms)
+        attempts = len(UPDATE_RETRY_DELAYS) + 1
+        for attempt in range(1, attempts + 1):
+            result = self._run(["update"], timeout)
+            if result.ok:
+                return
+            message = result.error_message()
+            if attempt < attempts and qmdcli.is_retryable_update_error(message):
+                self._warn(f"qmd update retry {attempt}/{attempts - 1} after failure (boot): {message}")
+                self.token.sleep(UPDATE_RETRY_DELAYS[attempt - 1])
+                continue
+            self._warn(f"qmd boot update failed: Error: {message}")
+            raise _AgentFailed(f"qmd boot update failed: Error: {message}")
+
+    def _maybe_embed(self, stored: fp.StoredFingerprint | None) -> tuple[bool, int, str | None]:
+        """(vectors current, consecutive embed failures, degraded reason)."""
+        if not self.want_embed:
+            return False, 0, None
+        self._step("waiting for the embed lock")
+        lock = FileLock(embed_lock_path(self.shared.loaded.state_dir))
+        lock.acquire(self.token)
+        try:
+            self._step("qmd embed")
+            result = self._run(["embed"], self._timeout(self.qmd.update.embed_timeout_ms))
+        finally:
+            lock.release()
+        if result.ok:
+            return True, 0, None
+        failures = (stored.embed_failures if stored else 0) + 1
+        reason = f"qmd embed failed (boot): Error: {result.error_message()}"
+        self._warn(reason)
+        return False, failures, f"{reason} (searchable with BM25; vectors stale)"
+
+    def _probe(self) -> None:
+        self._step("probe")
+        names = [c.name for c in (self.collections or []) if c.action in ("kept", "added", "rebound")] or [
+            c.name for c in self.qmd.collections
+        ]
+        args = ["search", self.options.probe_query, "--json", "-n", "1"]
+        for name in names:
+            args += ["-c", name]
+        result = self._run(args, self._timeout(self.qmd.limits.timeout_ms))
+        hits: int | None = None
+        if result.ok:
+            try:
+                data = json.loads(result.stdout or "[]")
+                hits = len(data) if isinstance(data, list) else None
+            except ValueError:
+                hits = None
+        self.probe = ProbeOutcome(
+            answered=result.ok,
+            latency_ms=result.duration_ms,
+            hits=hits,
+            error=None if result.ok else result.error_message(),
+        )
+
+    def _record_fingerprint(self, snapshot: fp.Snapshot, vectors: bool, embed_failures: int) -> None:
+        if self.failure is not None:
+            return
+        self.token.check()
+        managed = tuple(c.name for c in self.qmd.collections)
+        fp.write_fingerprint(
+            self.fingerprint_path,
+            fp.StoredFingerprint(
+                digest=snapshot.digest(fp.file_digest(self.paths.index_yml)),
+                recorded_at=fp.now(),
+                vectors_current=vectors,
+                embed_failures=embed_failures,
+                managed_collections=managed,
+                file_count=snapshot.file_count,
+            ),
+        )
+
+    # -- dry run ----------------------------------------------------------------------------------------
+    def _dry_run(self) -> AgentOutcome:
+        env = qmd_env_overrides(self.paths)
+        cwd = str(self.workspace)
+        planned: list[PlannedCommand] = []
+
+        def plan(args: Sequence[str], note: str | None = None) -> None:
+            planned.append(PlannedCommand((self.qmd.command, *args), cwd, env, note))
+
+        if not self.workspace.is_dir():
+            raise _AgentFailed(f"qmd workspace unavailable ({self.workspace}): no such directory")
+        if resolve_executable(self.qmd.command, self.env, self.workspace) is None:
+            raise _AgentFailed(
+                f"qmd binary unavailable ({self.qmd.command}): spawn {self.qmd.command} ENOENT"
+            )
+        plan(["--version"], "skipped when already run for this executable")
+        plan(["collection", "list", "--json"], "all qmd commands are skipped when the fingerprint matches")
+        recorded = qmdcli.read_index_yml(self.paths.index_yml)
+        for spec in self.qmd.collections:
+            entry = recorded.get(spec.name)
+            add = ["collection", "add", str(spec.path), "--name", spec.name, "--mask", spec.pattern]
+            if (
+                entry is not None
+                and entry.path is not None
+                and (not _same_path(entry.path, spec.path) or entry.pattern != spec.pattern)
+            ):
+                plan(["collection", "remove", spec.name])
+                plan(add)
+                action = "rebind"
+            elif entry is not None:
+                action = "keep"
+            else:
+                plan(add)
+                action = "add"
+            self.collections.append(
+                CollectionOutcome(spec.name, str(spec.path), spec.pattern, spec.kind, action)
+            )
+        plan(["update"], "retried after 500 ms and 1000 ms on a locked database or a timeout")
+        if self.want_embed:
+            plan(["embed"], "one at a time machine-wide")
+        if self.options.probe:
+            args = ["search", self.options.probe_query, "--json", "-n", "1"]
+            for spec in self.qmd.collections:
+                args += ["-c", spec.name]
+            plan(args)
+        return self._outcome("planned", None, planned)
+
+
+def _signame(signum: int) -> str:
+    import signal
+
+    return signal.Signals(signum).name
+
+
+def _same_path(listed: str, wanted: Path) -> bool:
+    if os.path.normpath(listed) == os.path.normpath(str(wanted)):
+        return True
+    return os.path.realpath(listed) == os.path.realpath(str(wanted))
+
+
+def _inside(path: Path, root: Path) -> bool:
+    try:
+        path.resolve().relative_to(root.resolve())
+    except ValueError:
+        return False
+    return True
+
+
+def _static_outcome(settings: AgentBackendSettings, status: Status, reason: str) -> AgentOutcome:
+    return AgentOutcome(
+        agent_id=settings.agent_id,
+        status=status,
+        reason=reason,
+        workspace=settings.workspace,
+        index_path=settings.paths.index_path,
+        backend=settings.choice.backend,
+        backend_source=settings.choice.backend_source,
+        qmd_source=settings.choice.qmd_source,
+        search_mode=settings.qmd.search_mode if settings.qmd else None,
+    )
+
+
+@dataclass
+class _Slot:
+    settings: AgentBackendSettings
+    outcome: AgentOutcome | None = None
+    future: Future[AgentOutcome] | None = field(default=None)
+
+
+def run_init_backends(
+    loaded: LoadedConfig,
+    options: InitOptions,
+    *,
+    token: CancelToken | None = None,
+    on_event: EventSink = _ignore,
+) -> InitReport:
+    """Prepare every selected agent's qmd backend. Raises UnknownAgentError for an unknown `--agent`."""
+    started = time.monotonic()
+    token = token or CancelToken()
+    agents = select_agents(loaded, options.agents)
+    shared = _Shared(loaded, options, token, on_event)
+    slots = [
+        _Slot(resolve_agent_backend(loaded.data, a.id, a.entry, a.workspace, loaded.state_dir, loaded.env))
+        for a in agents
+    ]
+    runnable: list[_Slot] = []
+    for slot in slots:
+        reason = slot.settings.skip_reason
+        if reason is not None:
+            slot.outcome = _static_outcome(slot.settings, "skipped", reason)
+            on_event(AgentDoneEvent(slot.outcome))
+        else:
+            runnable.append(slot)
+
+    if runnable:
+        workers = options.concurrency or default_concurrency(len(runnable))
+        workers = max(1, min(workers, len(runnable)))
+        executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="init-backends")
+        try:
+            for slot in runnable:
+                qmd = slot.settings.qmd
+                assert qmd is not None
+                slot.future = executor.submit(_AgentRun(shared, slot.settings, qmd).run)
+            pending = {slot.future for slot in runnable if slot.future is not None}
+            while pending:
+                # Poll, so the main thread stays free to run signal handlers.
+                done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+                for slot in runnable:
+                    if slot.future in done and slot.outcome is None:
+                        slot.outcome = _result(slot)
+                        on_event(AgentDoneEvent(slot.outcome))
+        finally:
+            executor.shutdown(wait=True, cancel_futures=True)
+
+    outcomes = tuple(slot.outcome for slot in slots if slot.outcome is not None)
+    return InitReport(
+        agents=outcomes,
+        duration_ms=round((time.monotonic() - started) * 1000),
+        dry_run=options.dry_run,
+        signum=token.signum,
+        config_path=str(loaded.source.path),
+        state_dir=str(loaded.state_dir),
+    )
+
+
+def _result(slot: _Slot) -> AgentOutcome:
+    assert slot.future is not None
+    try:
+        return slot.future.result()
+    except Exception as exc:  # a bug or an OS error in one agent must not lose the others' results
+        return _static_outcome(slot.settings, "failed", f"{type(exc).__name__}: {exc}")

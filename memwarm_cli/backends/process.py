@@ -1,0 +1,253 @@
+"""Running qmd: one child per command, in its own process group, with a timeout and cancellation.
+
+A timeout kills the whole process group with SIGKILL (qmd may have children of its own, and a node
+process stuck downloading a model ignores nothing else). Cancellation (SIGINT/SIGTERM received by
+memwarm) stops every running group through the shared `CancelToken`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import shutil
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+MAX_OUTPUT_CHARS = 200_000
+TERM_GRACE_SECONDS = 1.0
+
+
+class Cancelled(Exception):
+    """The run was interrupted (SIGINT/SIGTERM); the agent stops where it is."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(f"interrupted by {signal.Signals(signum).name}")
+        self.signum = signum
+
+
+class CancelToken:
+    """Shared between the workers and the signal handler: the signal received, and the live children."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._groups: set[int] = set()
+        self._event = threading.Event()
+        self.signum: int | None = None
+
+    @property
+    def cancelled(self) -> bool:
+        return self._event.is_set()
+
+    def check(self) -> None:
+        if self.signum is not None:
+            raise Cancelled(self.signum)
+
+    def sleep(self, seconds: float) -> None:
+        """Sleep, waking at once on cancellation (then raising Cancelled)."""
+        self._event.wait(seconds)
+        self.check()
+
+    def cancel(self, signum: int) -> None:
+        """Record the signal and stop every running child group (safe to call from a signal handler)."""
+        if self.signum is None:
+            self.signum = signum
+        self._event.set()
+        for pgid in self._snapshot():
+            _killpg(pgid, signal.SIGTERM)
+        # Anything still alive after the grace period gets SIGKILL (from a helper thread: a signal handler
+        # must not block).
+        threading.Thread(target=self._kill_stragglers, daemon=True).start()
+
+    def _kill_stragglers(self) -> None:
+        time.sleep(TERM_GRACE_SECONDS)
+        for pgid in self._snapshot():
+            _killpg(pgid, signal.SIGKILL)
+
+    def _snapshot(self) -> list[int]:
+        # Never block in a signal handler: if a worker holds the lock, the straggler pass catches up.
+        if not self._lock.acquire(timeout=0.05):
+            return []
+        try:
+            return list(self._groups)
+        finally:
+            self._lock.release()
+
+    def register(self, pgid: int) -> None:
+        with self._lock:
+            self._groups.add(pgid)
+        if self.cancelled:
+            _killpg(pgid, signal.SIGKILL)
+
+    def unregister(self, pgid: int) -> None:
+        with self._lock:
+            self._groups.discard(pgid)
+
+
+def _killpg(pgid: int, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    """One qmd command as it ran: for the report and for error messages."""
+
+    argv: tuple[str, ...]  # as shown: the configured command first, then the arguments
+    exit_code: int | None  # None when it did not start, timed out or was cancelled
+    duration_ms: int
+    stdout: str
+    stderr: str
+    timed_out: bool = False
+    spawn_error: str | None = None  # Node-style `spawn <cmd> ENOENT`
+    timeout_ms: int | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code == 0
+
+    @property
+    def label(self) -> str:
+        """`qmd <args…>` as upstream names a command in its errors."""
+        return " ".join(["qmd", *self.argv[1:]])
+
+    def error_message(self) -> str:
+        """Upstream's runCliCommand rejection message for a command that did not succeed."""
+        if self.spawn_error is not None:
+            return self.spawn_error
+        if self.timed_out:
+            return f"{self.label} timed out after {self.timeout_ms}ms"
+        output = (self.stderr.strip() or self.stdout.strip())[:MAX_OUTPUT_CHARS]
+        return f"{self.label} failed (code {self.exit_code}): {output}"
+
+
+def spawn_error_message(command: str, exc: OSError) -> str:
+    """Node's spawn error text: `spawn qmd ENOENT`, `spawn /x/qmd EACCES`."""
+    code = errno.errorcode.get(exc.errno or 0, "EUNKNOWN")
+    return f"spawn {command} {code}"
+
+
+def resolve_executable(command: str, env: Mapping[str, str], cwd: Path) -> str | None:
+    """Where exec would find `command`: relative paths against cwd, bare names on the child's PATH."""
+    if "/" in command:
+        path = command if os.path.isabs(command) else os.path.join(str(cwd), command)
+        return path if os.path.isfile(path) and os.access(path, os.X_OK) else None
+    return shutil.which(command, path=env.get("PATH", os.defpath))
+
+
+def _spawn(
+    command: str, args: Sequence[str], env: Mapping[str, str], cwd: Path, capture: bool
+) -> subprocess.Popen[bytes]:
+    executable = command
+    if "/" not in command:
+        # Popen searches the parent's PATH; qmd must be found on the child's PATH, like Node's spawn.
+        found = shutil.which(command, path=env.get("PATH", os.defpath))
+        if found is None:
+            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), command)
+        executable = found
+    elif not os.path.isabs(command):
+        executable = os.path.join(str(cwd), command)
+    out = subprocess.PIPE if capture else subprocess.DEVNULL
+    return subprocess.Popen(
+        [command, *args],
+        executable=executable,
+        env=dict(env),
+        cwd=str(cwd),
+        stdin=subprocess.DEVNULL,
+        stdout=out,
+        stderr=out,
+        start_new_session=True,
+    )
+
+
+def probe_command(
+    command: str, env: Mapping[str, str], cwd: Path, token: CancelToken, timeout_ms: int = 2000
+) -> str | None:
+    """`checkQmdBinaryAvailability`: spawn with no args; started means available (then killed).
+
+    Returns None when the binary starts, else the error (`spawn qmd ENOENT`).
+    """
+    token.check()
+    try:
+        proc = _spawn(command, [], env, cwd, capture=False)
+    except OSError as exc:
+        return spawn_error_message(command, exc)
+    _killpg(proc.pid, signal.SIGKILL)
+    try:
+        proc.wait(timeout=timeout_ms / 1000)
+    except subprocess.TimeoutExpired:
+        return f"spawn {command} timed out after {timeout_ms}ms"
+    return None
+
+
+def run_command(
+    command: str,
+    args: Sequence[str],
+    *,
+    env: Mapping[str, str],
+    cwd: Path,
+    timeout_ms: int,
+    token: CancelToken,
+) -> CommandResult:
+    """Run `command args…` in its own process group; kill the group on timeout or cancellation.
+
+    Raises Cancelled when the run is interrupted (before or while the command runs).
+    """
+    token.check()
+    argv = (command, *args)
+    started = time.monotonic()
+    try:
+        proc = _spawn(command, args, env, cwd, capture=True)
+    except OSError as exc:
+        return CommandResult(
+            argv=argv,
+            exit_code=None,
+            duration_ms=_ms_since(started),
+            stdout="",
+            stderr="",
+            spawn_error=spawn_error_message(command, exc),
+        )
+    token.register(proc.pid)
+    timed_out = False
+    try:
+        try:
+            out, err = proc.communicate(timeout=timeout_ms / 1000)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            _killpg(proc.pid, signal.SIGKILL)
+            out, err = _drain(proc)
+    finally:
+        # Nothing of the group may outlive the command (a grandchild holding our pipes, say).
+        _killpg(proc.pid, signal.SIGKILL)
+        token.unregister(proc.pid)
+    token.check()
+    return CommandResult(
+        argv=argv,
+        exit_code=None if timed_out else proc.returncode,
+        duration_ms=_ms_since(started),
+        stdout=_decode(out),
+        stderr=_decode(err),
+        timed_out=timed_out,
+        timeout_ms=timeout_ms,
+    )
+
+
+def _drain(proc: subprocess.Popen[bytes]) -> tuple[bytes, bytes]:
+    try:
+        return proc.communicate(timeout=5)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        return proc.communicate()
+
+
+def _decode(data: bytes | None) -> str:
+    return (data or b"").decode("utf-8", "replace")
+
+
+def _ms_since(started: float) -> int:
+    return round((time.monotonic() - started) * 1000)

@@ -1,0 +1,141 @@
+"""What memwarm reads from qmd 2.8.3: `collection list` text, `index.yml`, and its error messages.
+
+qmd 2.8.3 ignores `collection list --json` and prints text blocks (`<name> (qmd://<name>/)` then indented
+`Pattern:` / `Files:` / `Updated:` lines) without the path; the path and pattern of each collection are in
+`$QMD_CONFIG_DIR/index.yml` (`collections: {name: {path, pattern}}`). Both are read; a collection whose
+path cannot be learnt is never rebound (the destructive-rebind bug of upstream #36870).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+_LIST_HEADER = re.compile(r"^\s*([a-z0-9._-]+)\s+\(qmd://[^)]+\)\s*$", re.IGNORECASE)
+_LIST_FIELD = re.compile(r"^\s*(pattern|mask|path)\s*:\s*(.*?)\s*$", re.IGNORECASE)
+_CONFLICT_NAME = re.compile(r"^\s*Name:\s*(\S+)", re.MULTILINE)
+
+RETRYABLE_UPDATE_ERRORS = ("sqlite_busy", "database is locked", "timed out")
+
+
+@dataclass(frozen=True)
+class ListedCollection:
+    name: str
+    path: str | None  # None when neither the listing nor index.yml says
+    pattern: str | None
+
+
+def parse_collection_list(text: str) -> dict[str, ListedCollection]:
+    """Parse `qmd collection list [--json]` output: a JSON array (names or objects) or qmd's text blocks."""
+    stripped = text.strip()
+    if stripped.startswith("["):
+        try:
+            data = json.loads(stripped)
+        except ValueError:
+            data = None
+        if isinstance(data, list):
+            return _from_json(data)
+    found: dict[str, dict[str, str | None]] = {}
+    current: dict[str, str | None] | None = None
+    for line in text.splitlines():
+        header = _LIST_HEADER.match(line)
+        if header:
+            current = {"name": header.group(1), "path": None, "pattern": None}
+            found[header.group(1)] = current
+            continue
+        field = _LIST_FIELD.match(line)
+        if field and current is not None:
+            key = "path" if field.group(1).lower() == "path" else "pattern"
+            current[key] = field.group(2)
+    return {
+        name: ListedCollection(name=name, path=entry["path"], pattern=entry["pattern"])
+        for name, entry in found.items()
+    }
+
+
+def _from_json(data: list[Any]) -> dict[str, ListedCollection]:
+    result: dict[str, ListedCollection] = {}
+    for item in data:
+        if isinstance(item, str):
+            result[item] = ListedCollection(name=item, path=None, pattern=None)
+        elif isinstance(item, dict) and isinstance(item.get("name"), str):
+            pattern = item.get("pattern", item.get("mask"))
+            path = item.get("path")
+            result[item["name"]] = ListedCollection(
+                name=item["name"],
+                path=path if isinstance(path, str) else None,
+                pattern=pattern if isinstance(pattern, str) else None,
+            )
+    return result
+
+
+def read_index_yml(path: Path) -> dict[str, ListedCollection]:
+    """Collections recorded in qmd's `index.yml`; empty when the file is missing or unreadable."""
+    import yaml
+
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return {}
+    collections = data.get("collections") if isinstance(data, dict) else None
+    if not isinstance(collections, dict):
+        return {}
+    result: dict[str, ListedCollection] = {}
+    for name, entry in collections.items():
+        if not isinstance(name, str) or not isinstance(entry, dict):
+            continue
+        path_value = entry.get("path")
+        pattern = entry.get("pattern", entry.get("mask"))
+        result[name] = ListedCollection(
+            name=name,
+            path=str(path_value) if isinstance(path_value, str) else None,
+            pattern=str(pattern) if isinstance(pattern, str) else None,
+        )
+    return result
+
+
+def merge_listing(
+    listed: dict[str, ListedCollection], recorded: dict[str, ListedCollection]
+) -> dict[str, ListedCollection]:
+    """The listing, with path/pattern filled in from index.yml where the listing lacks them."""
+    merged: dict[str, ListedCollection] = {}
+    for name, entry in listed.items():
+        extra = recorded.get(name)
+        merged[name] = ListedCollection(
+            name=name,
+            path=entry.path or (extra.path if extra else None),
+            pattern=entry.pattern or (extra.pattern if extra else None),
+        )
+    return merged
+
+
+def conflicting_collection(message: str) -> str | None:
+    """The other collection's name in `A collection already exists for this path and pattern: Name: <n>`."""
+    if "already exists for this path and pattern" not in message:
+        return None
+    match = _CONFLICT_NAME.search(message)
+    return match.group(1) if match else None
+
+
+def is_name_taken(message: str) -> bool:
+    """`Collection '<n>' already exists.`"""
+    return "already exists" in message and "path and pattern" not in message
+
+
+def is_not_found(message: str) -> bool:
+    lowered = message.lower()
+    return any(s in lowered for s in ("not found", "does not exist", "missing"))
+
+
+def is_retryable_update_error(message: str) -> bool:
+    lowered = message.lower()
+    return any(s in lowered for s in RETRYABLE_UPDATE_ERRORS)
+
+
+def parse_version(text: str) -> str:
+    """`qmd 2.8.3 (facd35e)` → the whole first line, trimmed (kept verbatim in fingerprints)."""
+    lines = text.strip().splitlines()
+    return lines[0].strip() if lines else ""

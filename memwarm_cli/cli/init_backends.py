@@ -1,0 +1,233 @@
+"""`memwarm init-backends`: pre-warm every agent's qmd index, as the gateway's start-up would.
+
+Log lines go to stderr with OpenClaw's wording, then one summary line; `--json` prints the report on
+stdout; `--dry-run` prints the plan on stdout. A progress display is shown only when stderr is a
+terminal. SIGINT/SIGTERM stop the children, release the locks and exit 130/143.
+"""
+
+from __future__ import annotations
+
+import shlex
+import signal
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from types import FrameType
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from memwarm_cli.cli.context import global_options
+
+if TYPE_CHECKING:
+    from memwarm_cli.backends.init_run import AgentOutcome, Event, InitReport
+    from memwarm_cli.backends.process import CancelToken
+
+
+def init_backends_command(
+    ctx: typer.Context,
+    agent: Annotated[
+        list[str] | None,
+        typer.Option("--agent", "-a", metavar="ID", help="Only this agent (repeatable; default: all)."),
+    ] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Print the commands, env and cwd per agent; touch nothing.")
+    ] = False,
+    force: Annotated[
+        bool, typer.Option("--force", help="Run qmd update even when nothing changed since the last run.")
+    ] = False,
+    embed: Annotated[
+        bool | None,
+        typer.Option(
+            "--embed/--no-embed", help="Run qmd embed (default: when memory.qmd.searchMode is not search)."
+        ),
+    ] = None,
+    probe: Annotated[
+        bool, typer.Option("--probe", help="Run one qmd search per agent: answered? how fast?")
+    ] = False,
+    concurrency: Annotated[
+        int | None,
+        typer.Option(
+            "--concurrency", "-j", metavar="N", min=1, help="Agents prepared at once (default: CPU count)."
+        ),
+    ] = None,
+    timeout: Annotated[
+        float | None,
+        typer.Option(
+            "--timeout",
+            metavar="SECONDS",
+            min=0.001,
+            help="Timeout for every qmd command (default: memory.qmd.update.*TimeoutMs).",
+        ),
+    ] = None,
+    json_output: Annotated[bool, typer.Option("--json", help="Print the report as JSON on stdout.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only failures.")] = False,
+) -> None:
+    """Prepare each agent's qmd index where the gateway looks for it (collections, update, embed)."""
+    from memwarm_cli.backends.init_run import InitOptions, run_init_backends
+    from memwarm_cli.backends.process import CancelToken
+    from memwarm_cli.cli.output import warn, write_json
+    from memwarm_cli.config import load_config
+
+    loaded = load_config(global_options(ctx).config_path)
+    if not quiet:
+        for warning in loaded.warnings:
+            warn(warning.message)
+
+    options = InitOptions(
+        agents=tuple(agent or ()),
+        dry_run=dry_run,
+        force=force,
+        embed=embed,
+        probe=probe,
+        concurrency=concurrency,
+        timeout_ms=max(1, round(timeout * 1000)) if timeout is not None else None,
+    )
+    token = CancelToken()
+    renderer = _Renderer(quiet=quiet)
+    with _signals_cancel(token), renderer.live():
+        report = run_init_backends(loaded, options, token=token, on_event=renderer.handle)
+
+    if dry_run and not json_output:
+        _print_plan(report)
+    if json_output:
+        write_json(report.to_json())
+    renderer.finish(report)
+    raise typer.Exit(int(report.exit_code))
+
+
+@contextmanager
+def _signals_cancel(token: CancelToken) -> Iterator[None]:
+    """SIGINT/SIGTERM → stop the children (the run then winds down and reports); restored afterwards."""
+
+    def handler(signum: int, _frame: FrameType | None) -> None:
+        token.cancel(signum)
+
+    previous: dict[int, Any] = {}
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        previous[sig] = signal.signal(sig, handler)
+    try:
+        yield
+    finally:
+        for signum, old in previous.items():
+            signal.signal(signum, old)
+
+
+class _Renderer:
+    """Turns core events into stderr lines (thread-safe), with a Rich progress display on a terminal."""
+
+    def __init__(self, *, quiet: bool) -> None:
+        self.quiet = quiet
+        self._lock = threading.Lock()
+        self._progress: Any = None
+        self._task: Any = None
+        self._steps: dict[str, str] = {}
+        self._print: Callable[[str], None] = _plain_line
+
+    @contextmanager
+    def live(self) -> Iterator[None]:
+        if self.quiet or not sys.stderr.isatty():
+            yield
+            return
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn
+
+        from memwarm_cli.cli.output import make_console
+
+        console = make_console(stderr=True)
+        progress = Progress(
+            SpinnerColumn(),
+            TextColumn("init-backends"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.description}"),
+            console=console,
+            transient=True,
+        )
+        self._progress = progress
+        self._task = progress.add_task("", total=None)
+
+        def printer(line: str) -> None:
+            console.print(line, markup=False, highlight=False, soft_wrap=True)
+
+        self._print = printer
+        with progress:
+            yield
+        self._progress = None
+        self._print = _plain_line
+
+    def handle(self, event: Event) -> None:
+        from memwarm_cli.backends.init_run import (
+            AgentDoneEvent,
+            AgentStartEvent,
+            LogEvent,
+            StepEvent,
+            final_log_line,
+        )
+
+        with self._lock:
+            if isinstance(event, LogEvent):
+                if not self.quiet:
+                    who = f"[{event.agent_id}] " if event.agent_id else ""
+                    self._print(f"{who}{event.message}")
+            elif isinstance(event, StepEvent | AgentStartEvent):
+                step = event.step if isinstance(event, StepEvent) else "starting"
+                self._steps[event.agent_id] = step
+                self._refresh()
+            elif isinstance(event, AgentDoneEvent):
+                outcome = event.outcome
+                self._steps.pop(outcome.agent_id, None)
+                if self._progress is not None:
+                    self._progress.advance(self._task)
+                self._refresh()
+                if outcome.status == "planned":
+                    return
+                if not self.quiet or outcome.status == "failed":
+                    self._print(final_log_line(outcome))
+
+    def _refresh(self) -> None:
+        if self._progress is None:
+            return
+        text = ", ".join(f"{agent}: {step}" for agent, step in self._steps.items())
+        self._progress.update(self._task, description=text)
+
+    def finish(self, report: InitReport) -> None:
+        from memwarm_cli.backends.init_run import summary_line
+
+        if not self.quiet:
+            _plain_line(summary_line(report))
+
+
+def _plain_line(line: str) -> None:
+    from memwarm_cli.cli.output import write_stderr
+
+    write_stderr(line)
+
+
+def _print_plan(report: InitReport) -> None:
+    from memwarm_cli.cli.output import write_stdout
+
+    lines: list[str] = []
+    for outcome in report.agents:
+        lines.extend(_plan_lines(outcome))
+    write_stdout("\n".join(lines) + ("\n" if lines else ""))
+
+
+def _plan_lines(outcome: AgentOutcome) -> list[str]:
+    head = f'agent "{outcome.agent_id}"'
+    if outcome.status != "planned":
+        return [f"{head}: {outcome.status}: {outcome.reason}"]
+    lines = [
+        f"{head}: index {outcome.index_path} (backend from {outcome.backend_source})",
+        f"  cwd: {outcome.workspace}",
+    ]
+    if outcome.planned:
+        env = outcome.planned[0].env
+        lines.append("  env: " + " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items()))
+    for collection in outcome.collections:
+        where = f"{collection.path} ({collection.pattern})"
+        lines.append(f"  collection {collection.name}: {collection.action} {where}")
+    for command in outcome.planned:
+        note = f"  # {command.note}" if command.note else ""
+        lines.append(f"  $ {shlex.join(command.argv)}{note}")
+    return lines
