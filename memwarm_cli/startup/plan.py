@@ -7,7 +7,7 @@ so they cannot disagree. Reference: OpenClaw `startup-context.ts` (V3; see the s
 from __future__ import annotations
 
 import os
-import unicodedata
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta, tzinfo
@@ -183,45 +183,41 @@ class _Listing:
     error: str | None
 
 
-def _slug_stamp(name: str, stamps: set[str]) -> str | None:
-    """The window stamp a `YYYY-MM-DD-<slug>.md` name belongs to (case-sensitive), else None."""
-    if not name.endswith(".md"):
-        return None
-    stamp = name[:10]
-    if stamp in stamps and name != stamp + ".md" and name.startswith(stamp + "-"):
-        return stamp
-    return None
+def _is_slugged_name(name: str, stamp: str) -> bool:
+    """`YYYY-MM-DD-<slug>.md` for `stamp` (case-sensitive); `2026-04-11-.md` qualifies, as upstream."""
+    return name.endswith(".md") and name != stamp + ".md" and name.startswith(stamp + "-")
 
 
 def _list_memory_dir(memory_dir: str, stamps: set[str], include_others: bool) -> _Listing:
+    """List memory/ once; lstat only the window's slugged candidates.
+
+    Upstream keeps `Dirent.isFile()` entries, then stats them (following links). For an entry that is a
+    regular file the lstat result is that stat, so one lstat per candidate answers both questions.
+    """
     listing = _Listing({s: [] for s in stamps}, {s: [] for s in stamps}, [], None)
     try:
-        entries = os.scandir(memory_dir)
+        names = os.listdir(memory_dir)
     except OSError as exc:
         listing.error = exc.strerror or str(exc)
         return listing
-    with entries:
-        for entry in entries:
-            name = entry.name
-            stamp = _slug_stamp(name, stamps)
-            if stamp is None:
-                if include_others and name.endswith(".md") and name[:-3] not in stamps:
-                    listing.others.append(name)
-                continue
-            try:
-                regular = entry.is_file(follow_symlinks=False)
-                symlink = not regular and entry.is_symlink()
-            except OSError:
-                regular, symlink = False, False
-            if not regular:
-                listing.ignored[stamp].append((name, Status.SLUG_SYMLINK if symlink else Status.NOT_REGULAR))
-                continue
-            try:
-                mtime_ms = os.stat(os.path.join(memory_dir, name)).st_mtime_ns / 1e6
-            except OSError:
-                listing.ignored[stamp].append((name, Status.VANISHED))
-                continue
-            listing.slugged[stamp].append((name, mtime_ms))
+    for name in [n for n in names if n[:10] in stamps]:
+        stamp = name[:10]
+        if not _is_slugged_name(name, stamp):
+            if include_others and name.endswith(".md") and name != stamp + ".md":
+                listing.others.append(name)
+            continue
+        try:
+            st = os.lstat(os.path.join(memory_dir, name))
+        except OSError:
+            listing.ignored[stamp].append((name, Status.VANISHED))
+            continue
+        if stat.S_ISREG(st.st_mode):
+            listing.slugged[stamp].append((name, st.st_mtime_ns / 1e6))
+        else:
+            kind = Status.SLUG_SYMLINK if stat.S_ISLNK(st.st_mode) else Status.NOT_REGULAR
+            listing.ignored[stamp].append((name, kind))
+    if include_others:
+        listing.others += [n for n in names if n.endswith(".md") and n[:10] not in stamps]
     return listing
 
 
@@ -231,6 +227,8 @@ _ICU_PUNCTUATION = "_-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$"
 
 
 def _collation_key(name: str) -> tuple[tuple[tuple[int, int | str], ...], tuple[bool, ...]]:
+    import unicodedata  # only on mtime ties: keep it off the start-up path
+
     primary: list[tuple[int, int | str]] = []
     for ch in unicodedata.normalize("NFD", name):
         if unicodedata.combining(ch):
@@ -249,7 +247,9 @@ def _collation_key(name: str) -> tuple[tuple[tuple[int, int | str], ...], tuple[
 
 
 def _rank_slugged(names: list[tuple[str, float]]) -> list[tuple[str, float]]:
-    """mtime descending, then descending `localeCompare` (stable)."""
+    """mtime descending, then descending `localeCompare` (stable); collation is paid only on mtime ties."""
+    if len({mtime for _, mtime in names}) == len(names):
+        return sorted(names, key=lambda item: item[1], reverse=True)
     return sorted(names, key=lambda item: (item[1], _collation_key(item[0])), reverse=True)
 
 

@@ -171,14 +171,14 @@ def test_status_vocabulary_is_covered() -> None:
 def test_vanished_between_listing_and_stat(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # A real deletion race: the file is listed, then removed just before its stat.
     mem(tmp_path, "2026-04-11-gone.md", "soon gone")
-    real_stat = os.stat
+    real_stat = os.lstat
 
     def deleting_stat(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
         if str(path).endswith("2026-04-11-gone.md"):
             os.unlink(path)
         return real_stat(path, *args, **kwargs)
 
-    monkeypatch.setattr(plan_module.os, "stat", deleting_stat)
+    monkeypatch.setattr(plan_module.os, "lstat", deleting_stat)
     plan = build_plan(tmp_path, CHICAGO, AT_MS)
     assert {r.name: r.status for r in plan.rows}["2026-04-11-gone.md"] is Status.VANISHED
 

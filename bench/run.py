@@ -1,0 +1,20 @@
+"""`make bench`: every benchmark, one after the other."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SCRIPTS = ["bench.bench_prelude", "bench.bench_init_backends"]
+
+if __name__ == "__main__":
+    status = 0
+    for module in SCRIPTS:
+        if not (ROOT / (module.replace(".", "/") + ".py")).exists():
+            print(f"(skipping {module}: not present)")
+            continue
+        print(f"==> {module}", flush=True)
+        status |= subprocess.call([sys.executable, "-m", module], cwd=ROOT)
+    sys.exit(status)
