@@ -53,6 +53,9 @@ def _register() -> None:
 
     app.command("prelude")(prelude.prelude_command)
     app.command("scan")(scan.scan_command)
+    from memwarm_cli.cli.config_cmd import config_app
+
+    app.add_typer(config_app, name="config")
     from memwarm_cli.cli.init_backends import init_backends_command
 
     app.command("init-backends")(init_backends_command)

@@ -22,6 +22,7 @@ class ConfigWarning:
     file: str | None = None
     line: int | None = None
     column: int | None = None
+    variable: str | None = None  # for a missing `${VAR}`: its name
 
 
 def _env_text(value: Any) -> str | None:
@@ -147,6 +148,7 @@ def substitute_env(
                         loc.file if loc else None,
                         loc.line if loc else None,
                         loc.column if loc else None,
+                        name,
                     )
                 )
             return result

@@ -25,6 +25,7 @@ class IncludeError(Exception):
         super().__init__(message)
         self.message = message
         self.loc = loc
+        self.path = ""  # dotted path of the `$include` key (set where the error is recovered)
         self.cause: Exception | None = None
 
 
@@ -55,6 +56,10 @@ def js_string(value: Any) -> str:
     if isinstance(value, list):
         return ",".join("" if v is None else js_string(v) for v in value)
     return str(value)
+
+
+def _join(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
 
 
 def _is_inside(root: str, target: str) -> bool:
@@ -108,20 +113,37 @@ def deep_merge(
 
 
 class IncludeProcessor:
-    def __init__(self, base_path: str, root_dir: str | None = None, *, track: bool = False) -> None:
+    def __init__(
+        self,
+        base_path: str,
+        root_dir: str | None = None,
+        *,
+        track: bool = False,
+        errors: list[IncludeError] | None = None,
+    ) -> None:
         self.base_path = base_path
         self.visited: list[str] = [os.path.normpath(base_path)]
         self.depth = 0
         self.root_dir = os.path.normpath(root_dir if root_dir is not None else os.path.dirname(base_path))
         self.root_real_dir = os.path.normpath(_safe_realpath(self.root_dir))
         self.track = track
+        # When a list is given, include errors are collected there (for `config check`) and the failing
+        # include counts as an empty object; otherwise the first error is raised, as upstream does.
+        self.errors = errors
 
-    def process(self, obj: Any, pos: PNode | None) -> tuple[Any, PNode | None]:
+    def _recover(self, exc: IncludeError, path: str) -> None:
+        if self.errors is None:
+            raise exc
+        if not exc.path:
+            exc.path = path
+        self.errors.append(exc)
+
+    def process(self, obj: Any, pos: PNode | None, path: str = "") -> tuple[Any, PNode | None]:
         if isinstance(obj, list):
             items: list[Any] = []
             item_pos: list[PNode] = []
             for i, item in enumerate(obj):
-                value, sub = self.process(item, pos.child(i) if pos is not None else None)
+                value, sub = self.process(item, pos.child(i) if pos is not None else None, f"{path}[{i}]")
                 items.append(value)
                 if sub is not None:
                     item_pos.append(sub)
@@ -129,56 +151,67 @@ class IncludeProcessor:
         if not isinstance(obj, dict):
             return obj, pos
         if INCLUDE_KEY not in obj:
-            return self._process_object(obj, pos)
-        return self._process_include(obj, pos)
+            return self._process_object(obj, pos, path)
+        return self._process_include(obj, pos, path)
 
-    def _process_object(self, obj: dict[str, Any], pos: PNode | None) -> tuple[Any, PNode | None]:
+    def _process_object(self, obj: dict[str, Any], pos: PNode | None, path: str) -> tuple[Any, PNode | None]:
         result: dict[str, Any] = {}
         children: dict[str, PNode] = {}
         for key, value in obj.items():
             child_pos = pos.child(key) if pos is not None else None
-            result[key], sub = self.process(value, child_pos)
+            result[key], sub = self.process(value, child_pos, _join(path, key))
             if sub is not None:
                 children[key] = sub
         return result, (PNode(pos.loc, children) if pos is not None else None)
 
-    def _process_include(self, obj: dict[str, Any], pos: PNode | None) -> tuple[Any, PNode | None]:
+    def _process_include(self, obj: dict[str, Any], pos: PNode | None, path: str) -> tuple[Any, PNode | None]:
+        include_path = _join(path, INCLUDE_KEY)
         include_value = obj[INCLUDE_KEY]
         include_pos = pos.child(INCLUDE_KEY) if pos is not None else None
         include_loc = include_pos.loc if include_pos is not None else None
         other_keys = [k for k in obj if k != INCLUDE_KEY]
-        included, included_pos = self._resolve_include(include_value, include_pos)
+        try:
+            included, included_pos = self._resolve_include(include_value, include_pos, path)
+        except IncludeError as exc:
+            self._recover(exc, include_path)
+            included, included_pos = {}, (PNode(include_loc, {}) if include_loc is not None else None)
         if not other_keys:
             return included, included_pos
         if not isinstance(included, dict):
-            raise IncludeError("Sibling keys require included content to be an object", include_loc)
-        rest, rest_pos = self._process_object({k: obj[k] for k in other_keys}, pos)
+            error = IncludeError("Sibling keys require included content to be an object", include_loc)
+            self._recover(error, include_path)
+            included, included_pos = {}, (PNode(include_loc, {}) if include_loc is not None else None)
+        rest, rest_pos = self._process_object({k: obj[k] for k in other_keys}, pos, path)
         if included_pos is None and rest_pos is not None:
             included_pos = PNode(rest_pos.loc, {})
         return deep_merge(included, included_pos, rest, rest_pos)
 
-    def _resolve_include(self, value: Any, pos: PNode | None) -> tuple[Any, PNode | None]:
+    def _resolve_include(self, value: Any, pos: PNode | None, path: str) -> tuple[Any, PNode | None]:
         loc = pos.loc if pos is not None else None
         if isinstance(value, str):
-            return self._load_file(value, loc)
+            return self._load_file(value, loc, path)
         if isinstance(value, list):
             merged: Any = {}
             merged_pos: PNode | None = PNode(loc, {}) if loc is not None else None
             for i, item in enumerate(value):
                 item_pos = pos.child(i) if pos is not None else None
                 item_loc = item_pos.loc if item_pos is not None else loc
-                if not isinstance(item, str):
-                    raise IncludeError(
-                        f"Invalid $include array item: expected string, got {js_typeof(item)}", item_loc
-                    )
-                loaded, loaded_pos = self._load_file(item, item_loc)
+                try:
+                    if not isinstance(item, str):
+                        raise IncludeError(
+                            f"Invalid $include array item: expected string, got {js_typeof(item)}", item_loc
+                        )
+                    loaded, loaded_pos = self._load_file(item, item_loc, path)
+                except IncludeError as exc:
+                    self._recover(exc, f"{_join(path, INCLUDE_KEY)}[{i}]")
+                    continue
                 merged, merged_pos = deep_merge(merged, merged_pos, loaded, loaded_pos)
             return merged, merged_pos
         raise IncludeError(
             f"Invalid $include value: expected string or array of strings, got {js_typeof(value)}", loc
         )
 
-    def _load_file(self, include_path: str, loc: Loc | None) -> tuple[Any, PNode | None]:
+    def _load_file(self, include_path: str, loc: Loc | None, path: str) -> tuple[Any, PNode | None]:
         resolved = self._resolve_path(include_path, loc)
         if resolved in self.visited:
             chain = " -> ".join([*self.visited, resolved])
@@ -189,10 +222,10 @@ class IncludeProcessor:
             )
         raw = self._read_file(include_path, resolved, loc)
         parsed, parsed_pos = self._parse_file(include_path, resolved, raw, loc)
-        nested = IncludeProcessor(resolved, self.root_dir, track=self.track)
+        nested = IncludeProcessor(resolved, self.root_dir, track=self.track, errors=self.errors)
         nested.visited = [*self.visited, resolved]
         nested.depth = self.depth + 1
-        return nested.process(parsed, parsed_pos)
+        return nested.process(parsed, parsed_pos, path)
 
     def _resolve_path(self, include_path: str, loc: Loc | None) -> str:
         config_dir = os.path.dirname(self.base_path)
@@ -254,7 +287,15 @@ class IncludeProcessor:
 
 
 def resolve_includes(
-    data: Any, pos: PNode | None, config_path: str, *, track: bool = False
+    data: Any,
+    pos: PNode | None,
+    config_path: str,
+    *,
+    track: bool = False,
+    errors: list[IncludeError] | None = None,
 ) -> tuple[Any, PNode | None]:
-    """Resolve every `$include` in a parsed config whose file is `config_path`."""
-    return IncludeProcessor(config_path, track=track).process(data, pos)
+    """Resolve every `$include` in a parsed config whose file is `config_path`.
+
+    With `errors`, failures are collected there instead of raised (the failing include counts as `{}`).
+    """
+    return IncludeProcessor(config_path, track=track, errors=errors).process(data, pos)

@@ -10,12 +10,19 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memwarm_cli.config.envsubst import ConfigWarning, apply_config_env_vars, substitute_env
 from memwarm_cli.config.paths import ConfigSource, resolve_config_source, resolve_state_dir
 from memwarm_cli.config.positions import PNode
 from memwarm_cli.errors import ConfigError
+
+if TYPE_CHECKING:
+    from memwarm_cli.config.includes import IncludeError
+
+
+class TopLevelArrayError(ConfigError):
+    """The document is an array: upstream's schema validation rejects it (config check reports it)."""
 
 
 @dataclass
@@ -62,12 +69,14 @@ def parse_config_file(path: Path, *, track: bool = False) -> tuple[Any, PNode | 
         raise ConfigError(file, exc.message, exc.line, exc.column) from None
 
 
-def _resolve(path: Path, *, track: bool) -> tuple[Any, PNode | None]:
+def _resolve(
+    path: Path, *, track: bool, include_errors: list[IncludeError] | None = None
+) -> tuple[Any, PNode | None]:
     from memwarm_cli.config.includes import IncludeError, resolve_includes
 
     parsed, pos = parse_config_file(path, track=track)
     try:
-        return resolve_includes(parsed, pos, str(path), track=track)
+        return resolve_includes(parsed, pos, str(path), track=track, errors=include_errors)
     except IncludeError as exc:
         if exc.loc is None and not track:
             # Errors are rare: find where the failing `$include` stands by loading again with positions.
@@ -79,11 +88,16 @@ def _resolve(path: Path, *, track: bool) -> tuple[Any, PNode | None]:
 
 
 def load_config(
-    config_flag: str | None = None, env: Mapping[str, str] | None = None, *, track: bool = False
+    config_flag: str | None = None,
+    env: Mapping[str, str] | None = None,
+    *,
+    track: bool = False,
+    include_errors: list[IncludeError] | None = None,
 ) -> LoadedConfig:
     """Load the config OpenClaw would load. `env` defaults to a copy of os.environ (never mutated).
 
-    With `track`, `positions` holds where every key stands (for `config check`).
+    With `track`, `positions` holds where every key stands (for `config check`). With `include_errors`,
+    `$include` failures are collected there instead of raised, and the failing include counts as `{}`.
     """
     env_map: dict[str, str] = dict(os.environ if env is None else env)
     source = resolve_config_source(config_flag, env_map)
@@ -96,16 +110,29 @@ def load_config(
         return LoadedConfig(source, {}, env_map, state_dir, [], None, [])
 
     try:
-        raw, pos = _resolve(source.path, track=track)
+        raw, pos = _resolve(source.path, track=track, include_errors=include_errors)
         if isinstance(raw, list):
             line, column = (pos.loc.line, pos.loc.column) if pos is not None else (None, None)
             if line is None:
                 _, first = parse_config_file(source.path, track=True)
                 line, column = (first.loc.line, first.loc.column) if first is not None else (1, 1)
-            raise ConfigError(file, "the top-level value must be an object, not an array", line, column)
+            raise TopLevelArrayError(
+                file, "the top-level value must be an object, not an array", line, column
+            )
         if not isinstance(raw, dict):
             # A top-level null, number, string or boolean gives an empty config, as in OpenClaw.
-            return LoadedConfig(source, {}, env_map, state_dir, [], None, [])
+            from memwarm_cli.config.includes import js_typeof
+
+            kind = "null" if raw is None else js_typeof(raw)
+            loc = pos.loc if pos is not None else None
+            warning = ConfigWarning(
+                f"the top-level value of {file} is {kind}, not an object: it is read as an empty config",
+                None,
+                loc.file if loc else file,
+                loc.line if loc else None,
+                loc.column if loc else None,
+            )
+            return LoadedConfig(source, {}, env_map, state_dir, [warning], None, [])
         applied = apply_config_env_vars(raw, env_map)
         data, warnings = substitute_env(raw, pos, env_map, file)
     except RecursionError:

@@ -1,0 +1,342 @@
+"""`config check`: every finding about a config, each with the file, line and column where it stands.
+
+Errors are what makes upstream OpenClaw refuse the config (include errors, and in the sections memwarm
+reads: wrong types, out-of-range values, unknown keys, list entries that are not objects). Warnings are
+valid but surprising settings. Only an unreadable or unparsable top-level file raises (ConfigError,
+exit 3); everything else is a finding.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from memwarm_cli.config.includes import IncludeError
+from memwarm_cli.config.loader import LoadedConfig, TopLevelArrayError, load_config
+from memwarm_cli.config.paths import ConfigSource, resolve_config_source
+from memwarm_cli.config.positions import Loc, PNode
+
+Severity = Literal["error", "warning"]
+
+
+@dataclass(frozen=True)
+class Finding:
+    file: str
+    line: int
+    column: int
+    severity: Severity
+    path: str  # dotted path, `[i]` for array items; "" for the document itself
+    message: str
+
+    def format(self) -> str:
+        path = self.path or "(top level)"
+        return f"{self.file}:{self.line}:{self.column}: {self.severity}: {path}: {self.message}"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "file": self.file,
+            "line": self.line,
+            "column": self.column,
+            "severity": self.severity,
+            "path": self.path,
+            "message": self.message,
+        }
+
+
+@dataclass
+class CheckReport:
+    source: ConfigSource
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def errors(self) -> int:
+        return sum(1 for f in self.findings if f.severity == "error")
+
+    @property
+    def warnings(self) -> int:
+        return sum(1 for f in self.findings if f.severity == "warning")
+
+    def failed(self, strict: bool = False) -> bool:
+        return self.errors > 0 or (strict and self.warnings > 0)
+
+
+class _Collector:
+    def __init__(self, main_file: str) -> None:
+        self.main_file = main_file
+        self.findings: list[Finding] = []
+
+    def add(self, severity: Severity, path: str, message: str, loc: Loc | None) -> None:
+        if loc is None:
+            loc = Loc(self.main_file, 1, 1)
+        self.findings.append(Finding(loc.file, loc.line, loc.column, severity, path, message))
+
+    def sorted(self) -> list[Finding]:
+        return sorted(
+            self.findings, key=lambda f: (f.file != self.main_file, f.file, f.line, f.column, f.path)
+        )
+
+
+def _node_at(root: PNode | None, *keys: str | int) -> PNode | None:
+    node = root
+    for key in keys:
+        if node is None:
+            return None
+        node = node.child(key)
+    return node
+
+
+def _loc_at(root: PNode | None, *keys: str | int) -> Loc | None:
+    """The position of the deepest existing node along `keys`."""
+    node = root
+    best = root.loc if root is not None else None
+    for key in keys:
+        if node is None:
+            break
+        node = node.child(key)
+        if node is not None:
+            best = node.loc
+    return best
+
+
+def _include_findings(errors: list[IncludeError], out: _Collector) -> None:
+    from memwarm_cli.config.formats import ParseError
+
+    for exc in errors:
+        out.add("error", exc.path, exc.message, exc.loc)
+        cause = exc.cause
+        if isinstance(cause, ParseError):
+            resolved = exc.message.rsplit("(resolved: ", 1)[-1].rstrip(")")
+            out.add("error", exc.path, cause.message, Loc(resolved, cause.line, cause.column))
+
+
+def _agent_findings(
+    loaded: LoadedConfig,
+    out: _Collector,
+    host_zone: str | None,
+    which: Callable[[str, str | None], str | None],
+) -> None:
+    from memwarm_cli.agents import js_truthy, normalize_agent_id, resolve_agents
+    from memwarm_cli.backends.settings import UPSTREAM_SPELLING_WARNING, resolve_agent_backend
+    from memwarm_cli.startup.settings import MISSING, host_timezone_name, resolve_startup_settings
+
+    data = loaded.data
+    pos = loaded.positions
+    agents_cfg = data.get("agents")
+    raw_list = agents_cfg.get("list") if isinstance(agents_cfg, dict) else None
+    indexed = [(i, e) for i, e in enumerate(raw_list)] if isinstance(raw_list, list) else []
+    entries = [(i, e) for i, e in indexed if isinstance(e, dict)]
+
+    # Ids: normalisation, duplicates, several defaults.
+    first_by_id: dict[str, int] = {}
+    first_default: tuple[int, str] | None = None
+    for i, entry in entries:
+        raw_id = entry.get("id")
+        norm = normalize_agent_id(raw_id)
+        id_loc = _loc_at(pos, "agents", "list", i, "id")
+        id_path = f"agents.list[{i}].id"
+        if isinstance(raw_id, str) and norm != raw_id:
+            out.add("warning", id_path, f'id "{raw_id}" is used as "{norm}"', id_loc)
+        if norm in first_by_id:
+            j = first_by_id[norm]
+            out.add(
+                "warning",
+                id_path,
+                f'normalises to "{norm}", the same agent id as agents.list[{j}]: '
+                f"OpenClaw uses agents.list[{j}] for this agent and ignores this entry",
+                id_loc,
+            )
+        else:
+            first_by_id[norm] = i
+        if js_truthy(entry.get("default")):
+            if first_default is None:
+                first_default = (i, norm)
+            else:
+                j, first_id = first_default
+                out.add(
+                    "warning",
+                    f"agents.list[{i}].default",
+                    f'more than one agent is marked default; the first one (agents.list[{j}], "{first_id}") '
+                    "is the default agent",
+                    _loc_at(pos, "agents", "list", i, "default"),
+                )
+
+    # Time zone.
+    startup = resolve_startup_settings(
+        data, host_zone if host_zone is not None else host_timezone_name(loaded.env)
+    )
+    zone = startup.timezone
+    if zone.fell_back and zone.configured is not MISSING and isinstance(zone.configured, str):
+        out.add(
+            "warning",
+            "agents.defaults.userTimezone",
+            f'"{zone.configured}" is not a time zone OpenClaw knows; it falls back to the host zone '
+            f"({zone.used})",
+            _loc_at(pos, "agents", "defaults", "userTimezone"),
+        )
+
+    # Workspaces, backends.
+    index_of = {id(e): i for i, e in entries}
+    qmd_users: dict[tuple[str, str], list[str]] = {}
+    qmd_where: dict[tuple[str, str], tuple[str, Loc | None]] = {}
+    spelling_users: dict[str, list[str]] = {}
+    for agent in resolve_agents(data, loaded.env):
+        entry_index = index_of.get(id(agent.entry)) if agent.entry is not None else None
+        ws_path, ws_loc = _workspace_origin(data, pos, agent.entry, entry_index)
+        if not agent.workspace.is_dir():
+            out.add(
+                "warning",
+                ws_path,
+                f'workspace of agent "{agent.id}" does not exist: {agent.workspace}',
+                ws_loc,
+            )
+        elif not (agent.workspace / "memory").is_dir():
+            out.add(
+                "warning",
+                ws_path,
+                f'agent "{agent.id}" has no memory/ directory in its workspace: {agent.workspace / "memory"}',
+                ws_loc,
+            )
+        settings = resolve_agent_backend(
+            data, agent.id, agent.entry, agent.workspace, loaded.state_dir, loaded.env
+        )
+        for source in (settings.choice.backend_source, settings.choice.qmd_source):
+            if "memorySearch" in source:
+                key = _index_path(source, entry_index)
+                spelling_users.setdefault(key, []).append(agent.id)
+        if settings.qmd is not None:
+            command = settings.qmd.command
+            if not _command_exists(command, agent.workspace, loaded.env, which):
+                qmd_source = settings.choice.qmd_source
+                if qmd_source != "default" and "command" in settings.choice.qmd_block:
+                    where = _index_path(qmd_source, entry_index) + ".command"
+                else:
+                    where = _index_path(settings.choice.backend_source, entry_index)
+                key2 = (command, where)
+                qmd_users.setdefault(key2, []).append(agent.id)
+                qmd_where[key2] = (where, _loc_at(pos, *_keys_of(where)))
+
+    for key2, users in qmd_users.items():
+        command, _ = key2
+        where, loc = qmd_where[key2]
+        out.add(
+            "warning",
+            where,
+            f'qmd command "{command}" not found (on PATH or relative to the workspace); '
+            f"agents using qmd: {', '.join(users)}",
+            loc,
+        )
+
+    # The memorySearch.backend / memorySearch.qmd spelling, wherever it stands.
+    blocks: list[tuple[str, Any]] = []
+    defaults = agents_cfg.get("defaults") if isinstance(agents_cfg, dict) else None
+    if isinstance(defaults, dict):
+        blocks.append(("agents.defaults.memorySearch", defaults.get("memorySearch")))
+    blocks.extend((f"agents.list[{i}].memorySearch", e.get("memorySearch")) for i, e in entries)
+    for prefix, block in blocks:
+        if not isinstance(block, dict):
+            continue
+        for name, upstream in (("backend", "memory.backend"), ("qmd", "memory.qmd")):
+            if name not in block:
+                continue
+            dotted = f"{prefix}.{name}"
+            users = spelling_users.get(dotted, [])
+            used = f"used for agents: {', '.join(users)}" if users else "not used: overridden for every agent"
+            message = UPSTREAM_SPELLING_WARNING.format(path="this key", upstream=upstream)
+            out.add("warning", dotted, f"{message} ({used})", _loc_at(pos, *_keys_of(dotted)))
+
+
+def _index_path(source: str, entry_index: int | None) -> str:
+    """backends.settings labels a list entry by its raw id (`agents.list[ops]`); findings use its index."""
+    if source.startswith("agents.list[") and entry_index is not None:
+        rest = source.split("]", 1)[1] if "]" in source else ""
+        return f"agents.list[{entry_index}]{rest}"
+    return source
+
+
+def _keys_of(dotted: str) -> list[str | int]:
+    keys: list[str | int] = []
+    for part in dotted.split("."):
+        while "[" in part:
+            head, _, tail = part.partition("[")
+            if head:
+                keys.append(head)
+            index, _, part = tail.partition("]")
+            keys.append(int(index) if index.isdigit() else index)
+        if part:
+            keys.append(part)
+    return keys
+
+
+def _workspace_origin(
+    data: Mapping[str, Any], pos: PNode | None, entry: Mapping[str, Any] | None, index: int | None
+) -> tuple[str, Loc | None]:
+    """The config key an agent's workspace comes from (or would be set at) and where it stands."""
+    from memwarm_cli.jsstring import js_trim
+
+    if entry is not None and index is not None:
+        own = entry.get("workspace")
+        if isinstance(own, str) and js_trim(own):
+            return f"agents.list[{index}].workspace", _loc_at(pos, "agents", "list", index, "workspace")
+    agents_cfg = data.get("agents")
+    defaults = agents_cfg.get("defaults") if isinstance(agents_cfg, dict) else None
+    fallback = defaults.get("workspace") if isinstance(defaults, dict) else None
+    if isinstance(fallback, str) and js_trim(fallback):
+        return "agents.defaults.workspace", _loc_at(pos, "agents", "defaults", "workspace")
+    if index is not None:
+        return f"agents.list[{index}].workspace", _loc_at(pos, "agents", "list", index)
+    return "agents.defaults.workspace", _loc_at(pos, "agents", "defaults")
+
+
+def _command_exists(
+    command: str, workspace: Path, env: Mapping[str, str], which: Callable[[str, str | None], str | None]
+) -> bool:
+    if os.sep in command:
+        candidate = command if os.path.isabs(command) else os.path.join(str(workspace), command)
+        return os.path.isfile(candidate) and os.access(candidate, os.X_OK)
+    return which(command, env.get("PATH")) is not None
+
+
+def _default_which(command: str, path: str | None) -> str | None:
+    return shutil.which(command, path=path)
+
+
+def check_config(
+    config_flag: str | None = None,
+    env: Mapping[str, str] | None = None,
+    *,
+    host_zone: str | None = None,
+    which: Callable[[str, str | None], str | None] = _default_which,
+) -> CheckReport:
+    """Check a config. Raises ConfigError only when the top-level file cannot be read or parsed."""
+    from memwarm_cli.config.schema import check_schema
+
+    include_errors: list[IncludeError] = []
+    try:
+        loaded = load_config(config_flag, env, track=True, include_errors=include_errors)
+    except TopLevelArrayError as exc:
+        source = resolve_config_source(config_flag, dict(os.environ if env is None else env))
+        out = _Collector(str(source.path))
+        _include_findings(include_errors, out)
+        out.add("error", "", exc.detail, Loc(exc.file, exc.line or 1, exc.column or 1))
+        return CheckReport(source, out.sorted())
+
+    out = _Collector(str(loaded.source.path))
+    _include_findings(include_errors, out)
+    for warning in loaded.warnings:
+        loc = Loc(warning.file, warning.line, warning.column or 1) if warning.file and warning.line else None
+        message = warning.message
+        if warning.variable is not None:
+            message = (
+                f'missing env var "{warning.variable}": the placeholder is kept, '
+                "and the feature using this value will be unavailable"
+            )
+        out.add("warning", warning.dotted_path or "", message, loc)
+    for issue in check_schema(loaded.data, loaded.positions):
+        out.add(issue.severity, issue.path, issue.message, issue.node.loc if issue.node else None)  # type: ignore[arg-type]
+    if loaded.source.exists:
+        _agent_findings(loaded, out, host_zone, which)
+    return CheckReport(loaded.source, out.sorted())

@@ -1,0 +1,169 @@
+"""The data `config path` and `config show` print: plain JSON-ready dicts, no formatting here."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from memwarm_cli.agents import Agent, resolve_agents, select_agent
+from memwarm_cli.config.loader import LoadedConfig
+
+
+def _source_data(loaded: LoadedConfig) -> dict[str, Any]:
+    source = loaded.source
+    return {
+        "path": str(source.path),
+        "reason": source.reason,
+        "exists": source.exists,
+        "explicit": source.explicit,
+    }
+
+
+def path_data(loaded: LoadedConfig) -> dict[str, Any]:
+    """Which config file and why, the state dir, and each agent's workspace and qmd index path."""
+    from memwarm_cli.backends.settings import agent_qmd_paths, resolve_backend_choice, resolve_memory_search
+    from memwarm_cli.config.paths import resolve_state_dir_choice
+
+    state = resolve_state_dir_choice(loaded.env)
+    agents = []
+    for agent in resolve_agents(loaded.data, loaded.env):
+        choice = resolve_backend_choice(loaded.data, agent.entry)
+        enabled = resolve_memory_search(loaded.data, agent.id, agent.entry, loaded.state_dir, loaded.env)
+        agents.append(
+            {
+                "id": agent.id,
+                "default": agent.is_default,
+                "workspace": str(agent.workspace),
+                "workspaceExists": agent.workspace.is_dir(),
+                "backend": choice.backend if enabled is not None else "none (memory search disabled)",
+                "qmdIndex": str(agent_qmd_paths(loaded.state_dir, agent.id).index_path),
+            }
+        )
+    return {
+        "config": _source_data(loaded),
+        "stateDir": {"path": str(loaded.state_dir), "reason": state.reason},
+        "agents": agents,
+    }
+
+
+def _json_value(value: Any) -> Any:
+    """Config values as JSON can carry them (non-finite numbers as their JS text)."""
+    from memwarm_cli.startup.settings import MISSING
+
+    if value is MISSING:
+        return None
+    if isinstance(value, float) and not math.isfinite(value):
+        from memwarm_cli.config.includes import js_string
+
+        return js_string(value)
+    if isinstance(value, dict):
+        return {str(k): _json_value(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_json_value(v) for v in value]
+    return value
+
+
+def _agent_show(loaded: LoadedConfig, agent: Agent, host_zone: str | None) -> dict[str, Any]:
+    from memwarm_cli.backends.settings import resolve_agent_backend
+    from memwarm_cli.startup.settings import (
+        host_timezone_name,
+        resolve_startup_settings,
+        should_apply_startup_context,
+    )
+
+    data = loaded.data
+    startup = resolve_startup_settings(
+        data, host_zone if host_zone is not None else host_timezone_name(loaded.env)
+    )
+    zone = startup.timezone
+    gates = {action: should_apply_startup_context(data, action) for action in ("new", "reset")}
+    limits = {
+        limit.name: {
+            "value": limit.value,
+            "source": limit.source,
+            "configured": _json_value(limit.configured),
+            "note": limit.note,
+        }
+        for limit in startup.limits
+    }
+    backend = resolve_agent_backend(
+        data, agent.id, agent.entry, agent.workspace, loaded.state_dir, loaded.env
+    )
+    search = backend.memory_search
+    memory_search: dict[str, Any] | None = None
+    if search is not None:
+        memory_search = {
+            "enabled": search.enabled,
+            "sources": list(search.sources),
+            "extraPaths": list(search.extra_paths),
+            "provider": search.provider,
+            "fallback": search.fallback,
+            "model": search.model,
+            "storePath": str(search.store_path),
+            "chunking": {"tokens": search.chunk_tokens, "overlap": search.chunk_overlap},
+            "query": {"maxResults": search.max_results, "minScore": search.min_score},
+            "sessionMemory": search.session_memory,
+        }
+    choice = backend.choice
+    qmd: dict[str, Any] | None = None
+    if backend.qmd is not None:
+        qmd = backend.qmd.as_dict()
+        qmd["commandConfigured"] = backend.qmd.command_raw
+        qmd["skippedPaths"] = list(backend.qmd.skipped_paths)
+    paths = backend.paths
+    return {
+        "id": agent.id,
+        "default": agent.is_default,
+        "workspace": str(agent.workspace),
+        "workspaceExists": agent.workspace.is_dir(),
+        "timezone": {
+            "configured": _json_value(zone.configured),
+            "used": zone.used,
+            "fellBack": zone.fell_back,
+            "reason": zone.reason,
+        },
+        "startupContext": {
+            "applies": {action: gate.applied for action, gate in gates.items()},
+            "reasons": {action: gate.reason for action, gate in gates.items()},
+            "limits": limits,
+        },
+        "memorySearch": memory_search,
+        "backend": {
+            "backend": choice.backend if search is not None else None,
+            "configured": _json_value(choice.configured),
+            "source": choice.backend_source,
+            "qmdSource": choice.qmd_source,
+            "citations": choice.citations,
+            "usesUpstreamSpelling": choice.uses_upstream_spelling,
+        },
+        "qmd": qmd,
+        "qmdPaths": {
+            "qmdDir": str(paths.qmd_dir),
+            "indexPath": str(paths.index_path),
+            "indexYml": str(paths.index_yml),
+        },
+    }
+
+
+def show_data(
+    loaded: LoadedConfig, agent_id: str | None = None, host_zone: str | None = None
+) -> dict[str, Any]:
+    """The effective settings per agent (one agent with `agent_id`; UnknownAgentError if unknown)."""
+    if agent_id is not None:
+        agents = [select_agent(loaded.data, loaded.env, agent_id)]
+    else:
+        agents = resolve_agents(loaded.data, loaded.env)
+    return {
+        "config": _source_data(loaded),
+        "stateDir": str(loaded.state_dir),
+        "agents": [_agent_show(loaded, agent, host_zone) for agent in agents],
+    }
+
+
+def drop_nulls(value: Any) -> Any:
+    """The same data without nulls (TOML has none): null object keys and null array items are left out."""
+    if isinstance(value, dict):
+        return {k: drop_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [drop_nulls(v) for v in value if v is not None]
+    return value
