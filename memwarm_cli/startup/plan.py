@@ -188,6 +188,17 @@ def _is_slugged_name(name: str, stamp: str) -> bool:
     return name.endswith(".md") and name != stamp + ".md" and name.startswith(stamp + "-")
 
 
+def _node_can_name(name: str) -> bool:
+    """Node decodes directory entries as UTF-8 with U+FFFD, so a name with invalid bytes cannot be stat-ed."""
+    if name.isascii():
+        return True
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _list_memory_dir(memory_dir: str, stamps: set[str], include_others: bool) -> _Listing:
     """List memory/ once; lstat only the window's slugged candidates.
 
@@ -205,6 +216,9 @@ def _list_memory_dir(memory_dir: str, stamps: set[str], include_others: bool) ->
         if not _is_slugged_name(name, stamp):
             if include_others and name.endswith(".md") and name != stamp + ".md":
                 listing.others.append(name)
+            continue
+        if not _node_can_name(name):
+            listing.ignored[stamp].append((name, Status.VANISHED))
             continue
         try:
             st = os.lstat(os.path.join(memory_dir, name))

@@ -183,6 +183,16 @@ def test_vanished_between_listing_and_stat(tmp_path: Path, monkeypatch: pytest.M
     assert {r.name: r.status for r in plan.rows}["2026-04-11-gone.md"] is Status.VANISHED
 
 
+def test_slugged_name_with_invalid_utf8_is_dropped_as_node_does(tmp_path: Path) -> None:
+    (tmp_path / "memory").mkdir()
+    raw = os.path.join(os.fsencode(tmp_path / "memory"), b"2026-04-11-caf\xe9.md")
+    with open(raw, "wb") as handle:
+        handle.write(b"latin-1 name")
+    plan = build_plan(tmp_path, CHICAGO, AT_MS)
+    row = next(r for r in plan.rows if r.name.startswith("2026-04-11-caf"))
+    assert row.status is Status.VANISHED and plan.prelude is None
+
+
 def test_unreadable_reports_the_os_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # Permission errors cannot be produced as root (CI), so the open is made to fail as it would for a user.
     from memwarm_cli.startup import reading
