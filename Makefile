@@ -19,19 +19,21 @@ $(VENV_STAMP): pyproject.toml
 # then tools/bin/{node,qmd}. The stamp makes a second `make tools` free while toolchain/ is unchanged.
 TOOLS_STAMP := tools/.installed
 
-tools: $(TOOLS_STAMP)
+tools: $(TOOLS_STAMP) tools/bin/qmd
 
-$(TOOLS_STAMP): toolchain/package.json toolchain/package-lock.json toolchain/qmd
-	rm -rf tools/node_modules tools/bin $@
+$(TOOLS_STAMP): toolchain/package.json toolchain/package-lock.json
+	rm -rf tools/node_modules tools/bin tools/.node-compile-cache $@
 	mkdir -p tools/bin
 	cp toolchain/package.json toolchain/package-lock.json tools/
 	cd tools && npm ci --no-audit --no-fund --loglevel=error
 	ln -sf ../node_modules/node/bin/node tools/bin/node
-	cp toolchain/qmd tools/bin/qmd
-	chmod +x tools/bin/qmd
 	@v=$$(tools/bin/node --version); case "$$v" in v22.*) ;; *) echo "tools: expected Node 22, got $$v" >&2; exit 1;; esac
-	tools/bin/qmd --version
 	touch $@
+
+tools/bin/qmd: toolchain/qmd $(TOOLS_STAMP)
+	cp toolchain/qmd $@
+	chmod +x $@
+	$@ --version
 
 # The main job on sample_workspace/: the exact prelude a new session of the default agent would see at
 # DEMO_AT, then the scan that explains it. stamp_mtimes.py fixes the notes' mtimes (git does not keep them).

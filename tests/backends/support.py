@@ -1,0 +1,203 @@
+"""Helpers for the init-backends tests: scenarios on disk, running memwarm, fake and real qmd."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import MEMWARM, TOOLS_BIN, CliResult, isolated_env
+
+REAL_QMD = TOOLS_BIN / "qmd"
+SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
+
+
+def require_real_qmd() -> Path:
+    """tools/bin/qmd, installed by `make tools`. Under CI a missing qmd is a failure, never a skip."""
+    if REAL_QMD.is_file() and os.access(REAL_QMD, os.X_OK):
+        return REAL_QMD
+    message = f"{REAL_QMD} is missing: run `make tools` (Node.js 22 + the pinned qmd)"
+    if os.environ.get("CI"):
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+@dataclass
+class Scenario:
+    """A home, a state dir with openclaw.json, and agents with their workspaces."""
+
+    root: Path
+    agents: dict[str, Path] = field(default_factory=dict)  # id -> workspace
+    config: dict[str, Any] = field(default_factory=dict)
+    path_dirs: list[Path] = field(default_factory=list)  # put first on PATH (fake qmd, or tools/bin)
+
+    @property
+    def home(self) -> Path:
+        return self.root / "home"
+
+    @property
+    def state(self) -> Path:
+        return self.root / "state"
+
+    @property
+    def config_path(self) -> Path:
+        return self.state / "openclaw.json"
+
+    def workspace(self, agent_id: str) -> Path:
+        return self.agents[agent_id]
+
+    def write_config(self) -> None:
+        self.config_path.write_text(json.dumps(self.config, indent=2), encoding="utf-8")
+
+    def env(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+        path = ":".join([*(str(p) for p in self.path_dirs), SYSTEM_PATH])
+        values = {
+            "OPENCLAW_STATE_DIR": str(self.state),
+            "PATH": path,
+            "XDG_CACHE_HOME": str(self.home / ".cache"),
+            "XDG_CONFIG_HOME": str(self.home / ".config"),
+        }
+        values.update(extra or {})
+        return isolated_env(self.home, values)
+
+    def run(
+        self, args: Sequence[str], *, timeout: float = 120, extra_env: Mapping[str, str] | None = None
+    ) -> CliResult:
+        proc = subprocess.run(
+            [MEMWARM, "init-backends", *args],
+            env=self.env(extra_env),
+            capture_output=True,
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+        )
+        return CliResult(
+            returncode=proc.returncode,
+            stdout=proc.stdout.decode("utf-8"),
+            stderr=proc.stderr.decode("utf-8", "replace"),
+            stdout_bytes=proc.stdout,
+        )
+
+    def run_json(self, args: Sequence[str] = (), **kwargs: Any) -> tuple[CliResult, dict[str, Any]]:
+        result = self.run(["--json", *args], **kwargs)
+        try:
+            report = json.loads(result.stdout)
+        except ValueError as exc:
+            raise AssertionError(f"no JSON report (exit {result.returncode}):\n{result.stderr}") from exc
+        return result, report
+
+    def qmd_dir(self, agent_id: str) -> Path:
+        return self.state / "agents" / agent_id / "qmd"
+
+    def fingerprint(self, agent_id: str) -> Path:
+        return self.qmd_dir(agent_id) / "xdg-cache" / "qmd" / "memwarm-fingerprint.json"
+
+    def agent_env(self, agent_id: str) -> dict[str, str]:
+        """The env the gateway gives qmd for this agent (to query the index the way it would)."""
+        qmd_dir = self.qmd_dir(agent_id)
+        return self.env(
+            {
+                "XDG_CONFIG_HOME": str(qmd_dir / "xdg-config"),
+                "XDG_CACHE_HOME": str(qmd_dir / "xdg-cache"),
+                "QMD_CONFIG_DIR": str(qmd_dir / "xdg-config" / "qmd"),
+                "NO_COLOR": "1",
+            }
+        )
+
+    def qmd(self, agent_id: str, *args: str) -> subprocess.CompletedProcess[str]:
+        """Run the real qmd with an agent's env and workspace, as the gateway would."""
+        return subprocess.run(
+            [str(REAL_QMD), *args],
+            env=self.agent_env(agent_id),
+            cwd=self.workspace(agent_id),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            stdin=subprocess.DEVNULL,
+        )
+
+
+def make_scenario(root: Path, agents: Mapping[str, Mapping[str, str]], config: dict[str, Any]) -> Scenario:
+    """Workspaces `<root>/ws-<id>` holding the given {relative path: text} files; config gets agents.list."""
+    scenario = Scenario(root=root)
+    scenario.home.mkdir(parents=True, exist_ok=True)
+    scenario.state.mkdir(parents=True, exist_ok=True)
+    entries = []
+    for agent_id, files in agents.items():
+        workspace = root / f"ws-{agent_id}"
+        workspace.mkdir(parents=True, exist_ok=True)
+        for rel, text in files.items():
+            target = workspace / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+        scenario.agents[agent_id] = workspace
+        entries.append({"id": agent_id, "workspace": str(workspace)})
+    config = dict(config)
+    agents_section = dict(config.get("agents", {}))
+    extra_entries = {e["id"]: e for e in agents_section.get("list", [])}
+    agents_section["list"] = [{**entry, **extra_entries.get(entry["id"], {})} for entry in entries]
+    config["agents"] = agents_section
+    scenario.config = config
+    scenario.write_config()
+    return scenario
+
+
+def by_agent(report: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    return {agent["agentId"]: agent for agent in report["agents"]}
+
+
+def search_files(proc: subprocess.CompletedProcess[str]) -> list[str]:
+    """The `file` fields of a `qmd search --json` answer."""
+    assert proc.returncode == 0, proc.stderr
+    return [hit["file"] for hit in json.loads(proc.stdout or "[]")]
+
+
+FAKE_QMD = r"""#!/bin/bash
+# A fake qmd for fault tests. Behaviour comes from files in $FAKE_QMD_DIR:
+#   log                 every invocation appended ("<pid> <args>")
+#   update.sh / embed.sh / add.sh   sourced instead of the default behaviour of that subcommand
+dir="${FAKE_QMD_DIR:?}"
+echo "$$ $*" >> "$dir/log"
+case "$1" in
+  "") exit 0 ;;
+  --version) echo "qmd 0.0.0-fake" ;;
+  collection)
+    case "$2" in
+      list) exit 0 ;;
+      add) if [ -f "$dir/add.sh" ]; then . "$dir/add.sh"; fi; exit 0 ;;
+      *) exit 0 ;;
+    esac ;;
+  update)
+    if [ -f "$dir/update.sh" ]; then . "$dir/update.sh"; fi
+    mkdir -p "$XDG_CACHE_HOME/qmd" && touch "$XDG_CACHE_HOME/qmd/index.sqlite"
+    exit 0 ;;
+  embed) if [ -f "$dir/embed.sh" ]; then . "$dir/embed.sh"; fi; exit 0 ;;
+  search) echo "[]" ;;
+  *) echo "fake qmd: unknown command $1" >&2; exit 2 ;;
+esac
+"""
+
+
+def install_fake_qmd(bin_dir: Path, behaviours: Mapping[str, str] | None = None) -> Path:
+    """Write the fake `qmd` into bin_dir (its state dir is bin_dir/state, passed as FAKE_QMD_DIR)."""
+    bin_dir.mkdir(parents=True, exist_ok=True)
+    state = bin_dir / "state"
+    state.mkdir(exist_ok=True)
+    qmd = bin_dir / "qmd"
+    qmd.write_text(FAKE_QMD, encoding="utf-8")
+    qmd.chmod(0o755)
+    for name, body in (behaviours or {}).items():
+        (state / f"{name}.sh").write_text(body, encoding="utf-8")
+    return state
+
+
+def fake_log(state: Path) -> list[str]:
+    log = state / "log"
+    if not log.exists():
+        return []
+    return [line.split(" ", 1)[1] if " " in line else "" for line in log.read_text().splitlines()]

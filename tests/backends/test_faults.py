@@ -1,0 +1,271 @@
+"""init-backends against small fake `qmd` executables: missing binary, hang, crash, locked database,
+busy agent, interruption, the machine-wide embed lock and the exit codes."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memwarm_cli.exitcodes import ExitCode
+from tests.backends.support import (
+    Scenario,
+    by_agent,
+    fake_log,
+    install_fake_qmd,
+    make_scenario,
+)
+from tests.conftest import MEMWARM
+
+NOTES = {"MEMORY.md": "# M\nnotes\n", "memory/a.md": "# A\n"}
+
+
+def fake_scenario(
+    tmp_path: Path, behaviours: dict[str, str] | None = None, **qmd: Any
+) -> tuple[Scenario, Path]:
+    scenario = make_scenario(tmp_path, {"main": NOTES}, {"memory": {"backend": "qmd", "qmd": qmd}})
+    state = install_fake_qmd(tmp_path / "fakebin", behaviours)
+    scenario.path_dirs = [tmp_path / "fakebin"]
+    return scenario, state
+
+
+def run(scenario: Scenario, state: Path, args: list[str] | None = None) -> tuple[Any, dict[str, Any]]:
+    return scenario.run_json(args or [], extra_env={"FAKE_QMD_DIR": str(state)})
+
+
+def test_missing_binary_fails_without_running_anything(tmp_path: Path) -> None:
+    scenario = make_scenario(tmp_path, {"main": NOTES, "ops": NOTES}, {"memory": {"backend": "qmd"}})
+    scenario.path_dirs = [tmp_path / "empty-bin"]
+    result, report = scenario.run_json()
+    assert result.returncode == ExitCode.FINDINGS
+    for agent in report["agents"]:
+        assert agent["status"] == "failed"
+        assert agent["reason"] == "qmd binary unavailable (qmd): spawn qmd ENOENT"
+        assert agent["commands"] == []
+    assert (
+        'qmd memory startup initialization failed for agent "main": qmd binary unavailable (qmd)'
+        in result.stderr
+    )
+    assert not (scenario.state / "agents").exists()
+
+
+def test_configured_command_keeps_only_its_first_token(tmp_path: Path) -> None:
+    scenario, state = fake_scenario(tmp_path, command=f"{tmp_path / 'fakebin' / 'qmd'} --ignored-arg")
+    scenario.path_dirs = []
+    result, report = run(scenario, state)
+    assert result.returncode == 0, result.stderr
+    assert report["agents"][0]["status"] == "armed"
+    assert "collection list --json" in fake_log(state)
+    assert not any("--ignored-arg" in line for line in fake_log(state))
+
+
+def test_hang_is_killed_by_the_timeout_with_its_process_group(tmp_path: Path) -> None:
+    body = 'sleep 60 & echo $! >> "$FAKE_QMD_DIR/children"; wait\n'
+    scenario, state = fake_scenario(tmp_path, {"update": body})
+    started = time.monotonic()
+    result, report = run(scenario, state, ["--timeout", "0.3"])
+    elapsed = time.monotonic() - started
+    assert result.returncode == ExitCode.FINDINGS
+    agent = report["agents"][0]
+    assert agent["status"] == "failed"
+    assert agent["reason"] == "qmd boot update failed: Error: qmd update timed out after 300ms"
+    updates = [c for c in agent["commands"] if c["argv"][1:] == ["update"]]
+    assert len(updates) == 3 and all(c["timedOut"] for c in updates)  # a timeout is retried twice
+    assert "qmd update retry 1/2 after failure (boot): qmd update timed out after 300ms" in result.stderr
+    assert elapsed < 20
+    for pid in (state / "children").read_text().split():
+        assert not _alive(int(pid)), f"grandchild {pid} survived the timeout"
+    assert not scenario.fingerprint("main").exists()
+
+
+def test_crash_reports_its_stderr_and_is_not_retried(tmp_path: Path) -> None:
+    body = 'echo "some progress" ; echo "Error: index corrupted (bad page 7)" >&2; exit 3\n'
+    scenario, state = fake_scenario(tmp_path, {"update": body})
+    result, report = run(scenario, state)
+    assert result.returncode == ExitCode.FINDINGS
+    agent = report["agents"][0]
+    assert agent["reason"] == (
+        "qmd boot update failed: Error: qmd update failed (code 3): Error: index corrupted (bad page 7)"
+    )
+    assert [c["exitCode"] for c in agent["commands"] if c["argv"][1:] == ["update"]] == [3]
+
+
+def test_database_locked_twice_then_success(tmp_path: Path) -> None:
+    body = (
+        'n=$(cat "$FAKE_QMD_DIR/count" 2>/dev/null || echo 0); echo $((n+1)) > "$FAKE_QMD_DIR/count"\n'
+        'if [ "$n" -lt 2 ]; then echo "SqliteError: SQLITE_BUSY: database is locked" >&2; exit 1; fi\n'
+    )
+    scenario, state = fake_scenario(tmp_path, {"update": body})
+    started = time.monotonic()
+    result, report = run(scenario, state)
+    elapsed = time.monotonic() - started
+    assert result.returncode == 0, result.stderr
+    agent = report["agents"][0]
+    assert agent["status"] == "armed"
+    assert [c["exitCode"] for c in agent["commands"] if c["argv"][1:] == ["update"]] == [1, 1, 0]
+    assert "qmd update retry 1/2 after failure (boot)" in result.stderr
+    assert "qmd update retry 2/2 after failure (boot)" in result.stderr
+    assert elapsed >= 1.5  # 500 ms then 1000 ms
+    assert scenario.fingerprint("main").exists()
+
+
+def test_agent_locked_by_another_run_is_busy(tmp_path: Path) -> None:
+    scenario = make_scenario(tmp_path, {"main": NOTES, "ops": NOTES}, {"memory": {"backend": "qmd"}})
+    state = install_fake_qmd(tmp_path / "fakebin")
+    scenario.path_dirs = [tmp_path / "fakebin"]
+    lock_path = scenario.qmd_dir("main") / "memwarm-init.lock"
+    lock_path.parent.mkdir(parents=True)
+    with open(lock_path, "w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        result, report = run(scenario, state)
+    assert result.returncode == 0, result.stderr
+    agents = by_agent(report)
+    assert agents["main"]["status"] == "busy"
+    assert agents["ops"]["status"] == "armed"
+    assert 'skipped for agent "main": busy' in result.stderr
+    # Released: the next run takes it.
+    _, report = run(scenario, state)
+    assert by_agent(report)["main"]["status"] == "armed"
+
+
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_signal_mid_run_stops_children_releases_locks_and_leaves_no_fingerprint(
+    tmp_path: Path, sig: int, code: int
+) -> None:
+    body = 'touch "$FAKE_QMD_DIR/update-started"; sleep 60 & echo $! >> "$FAKE_QMD_DIR/children"; wait\n'
+    scenario, state = fake_scenario(tmp_path, {"update": body})
+    proc = subprocess.Popen(
+        [MEMWARM, "init-backends", "--json"],
+        env=scenario.env({"FAKE_QMD_DIR": str(state)}),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while not (state / "update-started").exists():
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "qmd update never started"
+            time.sleep(0.05)
+        started = time.monotonic()
+        proc.send_signal(sig)
+        out, err = proc.communicate(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == code, err.decode()
+    assert time.monotonic() - started < 5
+    report = json.loads(out)
+    assert report["interrupted"] == signal.Signals(sig).name
+    assert report["agents"][0]["status"] == "failed"
+    assert "interrupted" in report["agents"][0]["reason"]
+    for pid in (state / "children").read_text().split():
+        assert not _alive(int(pid))
+    assert not scenario.fingerprint("main").exists()
+    with open(scenario.qmd_dir("main") / "memwarm-init.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)  # released
+
+
+def test_embed_runs_one_at_a_time_and_a_failure_is_degraded(tmp_path: Path) -> None:
+    agents = {name: NOTES for name in ("a", "b", "c")}
+    scenario = make_scenario(tmp_path, agents, {"memory": {"backend": "qmd", "qmd": {"searchMode": "query"}}})
+    body = (
+        'echo "start $(date +%s%N)" >> "$FAKE_QMD_DIR/embeds"; sleep 0.3; '
+        'echo "end $(date +%s%N)" >> "$FAKE_QMD_DIR/embeds"\n'
+        'if [ "$XDG_CACHE_HOME" = "${FAILING_CACHE:-}" ]; then\n'
+        '  echo "fetch failed: model download" >&2; exit 1\n'
+        "fi\n"
+    )
+    state = install_fake_qmd(tmp_path / "fakebin", {"embed": body})
+    scenario.path_dirs = [tmp_path / "fakebin"]
+    failing = scenario.qmd_dir("b") / "xdg-cache"
+    result, report = scenario.run_json(
+        ["--concurrency", "3"], extra_env={"FAKE_QMD_DIR": str(state), "FAILING_CACHE": str(failing)}
+    )
+    assert result.returncode == ExitCode.DEGRADED, result.stderr
+    statuses = {a["agentId"]: a["status"] for a in report["agents"]}
+    assert statuses == {"a": "armed", "b": "degraded", "c": "armed"}
+    assert (
+        "qmd embed failed (boot): Error: qmd embed failed (code 1): fetch failed"
+        in by_agent(report)["b"]["reason"]
+    )
+    events = (state / "embeds").read_text().split("\n")
+    kinds = [e.split()[0] for e in events if e]
+    assert kinds == ["start", "end"] * 3  # never two embeds at once
+
+    # --no-embed skips it; the other agents are fresh and b retries only after its backoff.
+    result, report = scenario.run_json(["--no-embed", "--force"], extra_env={"FAKE_QMD_DIR": str(state)})
+    assert result.returncode == 0, result.stderr
+    assert not any(c["argv"][1:] == ["embed"] for a in report["agents"] for c in a["commands"])
+
+
+def test_exit_codes_for_config_and_usage_errors(tmp_path: Path) -> None:
+    scenario, state = fake_scenario(tmp_path)
+    missing = subprocess.run(
+        [MEMWARM, "--config", str(tmp_path / "nope.json"), "init-backends"],
+        env=scenario.env(),
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+    )
+    assert missing.returncode == ExitCode.CONFIG
+    unknown = scenario.run(["--agent", "ghost"], extra_env={"FAKE_QMD_DIR": str(state)})
+    assert unknown.returncode == ExitCode.USAGE
+    assert 'unknown agent "ghost"' in unknown.stderr
+
+
+def test_skips_disabled_and_builtin_agents_with_the_reason(tmp_path: Path) -> None:
+    config = {
+        "memory": {"backend": "qmd"},
+        "agents": {
+            "list": [
+                {"id": "off", "memorySearch": {"enabled": False}},
+                {"id": "plain", "memorySearch": {"backend": "builtin"}},
+            ]
+        },
+    }
+    scenario = make_scenario(tmp_path, {"main": NOTES, "off": NOTES, "plain": NOTES}, config)
+    state = install_fake_qmd(tmp_path / "fakebin")
+    scenario.path_dirs = [tmp_path / "fakebin"]
+    result, report = run(scenario, state)
+    assert result.returncode == 0, result.stderr
+    agents = by_agent(report)
+    assert [a["agentId"] for a in report["agents"]] == ["main", "off", "plain"]  # config order
+    assert (agents["off"]["status"], agents["off"]["reason"]) == ("skipped", "memory search disabled")
+    assert (agents["plain"]["status"], agents["plain"]["reason"]) == ("skipped", "builtin")
+    assert agents["plain"]["backendSource"] == "agents.list[plain].memorySearch.backend"
+    assert agents["main"]["status"] == "armed"
+    only_main = scenario.run(["-q", "--agent", "MAIN"], extra_env={"FAKE_QMD_DIR": str(state)})
+    assert only_main.returncode == 0
+    assert only_main.stderr == ""  # -q: only failures
+
+
+def test_quiet_prints_failures_only(tmp_path: Path) -> None:
+    scenario, state = fake_scenario(tmp_path, {"update": "echo broken >&2; exit 9\n"})
+    result = scenario.run(["-q"], extra_env={"FAKE_QMD_DIR": str(state)})
+    assert result.returncode == ExitCode.FINDINGS
+    lines = result.stderr.strip().splitlines()
+    assert lines == [
+        'qmd memory startup initialization failed for agent "main": '
+        "qmd boot update failed: Error: qmd update failed (code 9): broken"
+    ]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie still "exists" until reaped; its state tells.
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().split(") ", 1)[1][0] != "Z"
+    except OSError:
+        return False

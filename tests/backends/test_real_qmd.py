@@ -1,0 +1,301 @@
+"""init-backends with the real qmd 2.8.3 (tools/bin, from `make tools`). Never skipped under CI.
+
+The two-agent scenario is built and run once per module (cold run), then the tests look at it and
+change it in order: a second run is fresh, an edited note is found after the next run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.backends.support import (
+    Scenario,
+    by_agent,
+    make_scenario,
+    require_real_qmd,
+    search_files,
+)
+from tests.conftest import TOOLS_BIN, CliResult
+
+pytestmark = pytest.mark.qmd
+
+
+@pytest.fixture(scope="module")
+def two_agents(tmp_path_factory: pytest.TempPathFactory) -> tuple[Scenario, CliResult, dict[str, Any]]:
+    require_real_qmd()
+    root = tmp_path_factory.mktemp("real-qmd")
+    extra = root / "ops-extra"
+    extra.mkdir()
+    (extra / "runbook.md").write_text("# Runbook\nRestart the walrus scheduler nightly.\n", encoding="utf-8")
+    scenario = make_scenario(
+        root,
+        {
+            "main": {
+                "MEMORY.md": "# Main memory\nThe pelican project ships on Fridays.\n",
+                "memory/2026-01-01.md": "# Day\nQuokka handshake protocol agreed.\n",
+            },
+            "ops": {
+                "memory/ops.md": "# Ops\nZebra failover drill every Tuesday.\n",
+                "notes/custom.md": "# Custom\nThe narwhal dashboard lives in notes.\n",
+            },
+        },
+        {
+            "memory": {"backend": "qmd", "qmd": {"paths": [{"path": "notes", "name": "notes"}]}},
+            "agents": {"list": [{"id": "ops", "memorySearch": {"extraPaths": [str(extra)]}}]},
+        },
+    )
+    scenario.path_dirs = [TOOLS_BIN]
+    result, report = scenario.run_json()
+    return scenario, result, report
+
+
+def test_cold_run_arms_every_agent(two_agents: tuple[Scenario, CliResult, dict[str, Any]]) -> None:
+    scenario, result, report = two_agents
+    assert result.returncode == 0, result.stderr
+    agents = by_agent(report)
+    assert [a["status"] for a in report["agents"]] == ["armed", "armed"]
+    assert 'qmd memory startup initialization armed for agent "main"' in result.stderr
+    assert 'qmd memory startup initialization armed for agent "ops"' in result.stderr
+    assert result.stderr.strip().splitlines()[-1].startswith("init-backends: 2 agents in ")
+    for agent_id in ("main", "ops"):
+        index = Path(agents[agent_id]["indexPath"])
+        assert index == scenario.qmd_dir(agent_id) / "xdg-cache" / "qmd" / "index.sqlite"
+        assert index.is_file()
+        assert scenario.fingerprint(agent_id).is_file()
+        assert all(c["action"] == "added" for c in agents[agent_id]["collections"])
+        argvs = [c["argv"][1:3] for c in agents[agent_id]["commands"]]
+        assert ["collection", "list"] in argvs and ["update"] in argvs
+        assert all(c["exitCode"] == 0 and c["durationMs"] >= 0 for c in agents[agent_id]["commands"])
+    assert [c["name"] for c in agents["main"]["collections"]] == [
+        "memory-root-main",
+        "memory-dir-main",
+        "notes-main",
+    ]
+    assert [c["name"] for c in agents["ops"]["collections"]] == [
+        "memory-root-ops",
+        "memory-dir-ops",
+        "notes-ops",
+        "custom-2-ops",
+    ]
+    assert report["durationMs"] > 0
+    # The workspace is never written, except the empty dirs the gateway also creates for glob collections.
+    assert sorted(p.name for p in scenario.workspace("main").iterdir()) == ["MEMORY.md", "memory", "notes"]
+    assert list((scenario.workspace("main") / "notes").iterdir()) == []
+
+
+def test_collections_live_in_the_agents_own_xdg_home(
+    two_agents: tuple[Scenario, CliResult, dict[str, Any]],
+) -> None:
+    scenario, _, _ = two_agents
+    listing = scenario.qmd("main", "collection", "list")
+    assert listing.returncode == 0, listing.stderr
+    assert "memory-root-main (qmd://memory-root-main/)" in listing.stdout
+    assert "memory-dir-main (qmd://memory-dir-main/)" in listing.stdout
+    assert "-ops" not in listing.stdout
+    index_yml = scenario.qmd_dir("main") / "xdg-config" / "qmd" / "index.yml"
+    assert "memory-dir-main" in index_yml.read_text()
+
+
+def test_search_finds_the_agents_notes_and_not_the_others(
+    two_agents: tuple[Scenario, CliResult, dict[str, Any]],
+) -> None:
+    scenario, _, _ = two_agents
+    assert search_files(scenario.qmd("main", "search", "quokka", "--json", "-n", "5")) == [
+        "qmd://memory-dir-main/2026-01-01.md"
+    ]
+    assert search_files(scenario.qmd("main", "search", "pelican", "--json", "-n", "5")) == [
+        "qmd://memory-root-main/MEMORY.md"
+    ]
+    assert search_files(scenario.qmd("main", "search", "zebra", "--json", "-n", "5")) == []
+    assert search_files(scenario.qmd("ops", "search", "zebra", "--json", "-n", "5")) == [
+        "qmd://memory-dir-ops/ops.md"
+    ]
+    assert search_files(scenario.qmd("ops", "search", "quokka", "--json", "-n", "5")) == []
+
+
+def test_configured_custom_paths_are_indexed(two_agents: tuple[Scenario, CliResult, dict[str, Any]]) -> None:
+    scenario, _, _ = two_agents
+    assert search_files(scenario.qmd("ops", "search", "narwhal", "--json", "-n", "5")) == [
+        "qmd://notes-ops/custom.md"
+    ]
+    assert search_files(scenario.qmd("ops", "search", "walrus", "--json", "-n", "5")) == [
+        "qmd://custom-2-ops/runbook.md"
+    ]
+
+
+def test_second_run_is_fresh_and_cheap(two_agents: tuple[Scenario, CliResult, dict[str, Any]]) -> None:
+    scenario, _, _ = two_agents
+    result, report = scenario.run_json()
+    assert result.returncode == 0, result.stderr
+    assert [a["status"] for a in report["agents"]] == ["fresh", "fresh"]
+    commands = [c["argv"][1:] for a in report["agents"] for c in a["commands"]]
+    assert commands == [["--version"]]  # once per run; nothing else
+    assert "(fresh: nothing changed since the last run)" in result.stderr
+
+    forced, forced_report = scenario.run_json(["--force", "--agent", "ops"])
+    assert forced.returncode == 0, forced.stderr
+    assert [a["status"] for a in forced_report["agents"]] == ["armed"]
+    assert all(c["action"] == "kept" for c in forced_report["agents"][0]["collections"])
+
+
+def test_edited_note_is_found_after_the_next_run(
+    two_agents: tuple[Scenario, CliResult, dict[str, Any]],
+) -> None:
+    scenario, _, _ = two_agents
+    note = scenario.workspace("main") / "memory" / "2026-01-01.md"
+    note.write_text("# Day\nQuokka handshake protocol agreed.\nFlamingo budget approved.\n", encoding="utf-8")
+    os.utime(note, ns=(time.time_ns(), time.time_ns() + 1_000_000))  # mtime moves even on coarse clocks
+    assert search_files(scenario.qmd("main", "search", "flamingo", "--json", "-n", "5")) == []
+    result, report = scenario.run_json(["--probe"])
+    assert result.returncode == 0, result.stderr
+    agents = by_agent(report)
+    assert agents["main"]["status"] == "armed"
+    assert agents["ops"]["status"] == "fresh"
+    assert agents["main"]["probe"]["answered"] is True
+    assert agents["main"]["probe"]["latencyMs"] >= 0
+    assert search_files(scenario.qmd("main", "search", "flamingo", "--json", "-n", "5")) == [
+        "qmd://memory-dir-main/2026-01-01.md"
+    ]
+
+
+def test_moved_workspace_rebinds_the_collections(tmp_path: Path) -> None:
+    require_real_qmd()
+    scenario = make_scenario(tmp_path, {"solo": {"memory/a.md": "# A\nOcelot migration notes.\n"}}, {})
+    scenario.config["memory"] = {"backend": "qmd"}
+    scenario.write_config()
+    scenario.path_dirs = [TOOLS_BIN]
+    first, _ = scenario.run_json()
+    assert first.returncode == 0, first.stderr
+
+    moved = tmp_path / "moved-ws"
+    scenario.workspace("solo").rename(moved)
+    scenario.agents["solo"] = moved
+    scenario.config["agents"]["list"][0]["workspace"] = str(moved)
+    scenario.write_config()
+    second, report = scenario.run_json()
+    assert second.returncode == 0, second.stderr
+    actions = {c["name"]: c["action"] for c in report["agents"][0]["collections"]}
+    assert actions == {"memory-root-solo": "rebound", "memory-dir-solo": "rebound"}
+    assert search_files(scenario.qmd("solo", "search", "ocelot", "--json", "-n", "5")) == [
+        "qmd://memory-dir-solo/a.md"
+    ]
+    show = scenario.qmd("solo", "collection", "show", "memory-dir-solo")
+    assert f"Path:     {moved / 'memory'}" in show.stdout
+
+
+def test_conflicts_unmanaged_collections_are_never_removed(tmp_path: Path) -> None:
+    require_real_qmd()
+    scenario = make_scenario(tmp_path, {"main": {"MEMORY.md": "# M\nKestrel.\n", "memory/x.md": "x"}}, {})
+    scenario.config["memory"] = {"backend": "qmd"}
+    scenario.write_config()
+    scenario.path_dirs = [TOOLS_BIN]
+    workspace = scenario.workspace("main")
+    (scenario.qmd_dir("main") / "xdg-config" / "qmd").mkdir(parents=True)
+    (scenario.qmd_dir("main") / "xdg-cache" / "qmd").mkdir(parents=True)
+    # The user's own collection on the same path and pattern as memory-root-main: left alone, agent failed.
+    made = scenario.qmd("main", "collection", "add", str(workspace), "--name", "mine", "--mask", "MEMORY.md")
+    assert made.returncode == 0, made.stderr
+    result, report = scenario.run_json()
+    assert result.returncode == 1
+    agent = report["agents"][0]
+    assert agent["status"] == "failed"
+    assert "already bound by mine" in agent["reason"]
+    assert by_name(agent["collections"])["memory-root-main"]["action"] == "conflict"
+    assert by_name(agent["collections"])["memory-dir-main"]["action"] == "added"
+    assert "mine (qmd://mine/)" in scenario.qmd("main", "collection", "list").stdout
+    assert not scenario.fingerprint("main").exists()
+
+    # The gateway's old memory-alt-<id> name is managed: it is taken over.
+    removed = scenario.qmd("main", "collection", "remove", "mine")
+    assert removed.returncode == 0, removed.stderr
+    alt = scenario.qmd(
+        "main", "collection", "add", str(workspace), "--name", "memory-alt-main", "--mask", "MEMORY.md"
+    )
+    assert alt.returncode == 0, alt.stderr
+    (scenario.qmd("main", "collection", "remove", "memory-root-main"))
+    result, report = scenario.run_json()
+    assert result.returncode == 0, result.stderr
+    assert by_name(report["agents"][0]["collections"])["memory-root-main"]["action"] == "rebound"
+    assert "memory-alt-main" not in scenario.qmd("main", "collection", "list").stdout
+
+
+def by_name(collections: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    return {c["name"]: c for c in collections}
+
+
+def test_offline_embed_times_out_and_degrades(tmp_path: Path) -> None:
+    """qmd embed cannot download its model here and hangs: the timeout kills it; BM25 still works."""
+    require_real_qmd()
+    scenario = make_scenario(tmp_path, {"main": {"memory/a.md": "# A\nHeron census.\n"}}, {})
+    scenario.config["memory"] = {
+        "backend": "qmd",
+        "qmd": {"searchMode": "vsearch", "update": {"embedTimeoutMs": 1500}},
+    }
+    scenario.write_config()
+    scenario.path_dirs = [TOOLS_BIN]
+    result, report = scenario.run_json()
+    assert result.returncode == 4, result.stderr
+    agent = report["agents"][0]
+    assert agent["status"] == "degraded"
+    assert "qmd embed timed out after 1500ms" in agent["reason"]
+    embed = [c for c in agent["commands"] if c["argv"][1:] == ["embed"]]
+    assert embed and embed[0]["timedOut"] is True
+    assert search_files(scenario.qmd("main", "search", "heron", "--json", "-n", "5")) == [
+        "qmd://memory-dir-main/a.md"
+    ]
+    # The next run does not hang again: the embed is backing off, nothing else changed.
+    again, report = scenario.run_json()
+    assert again.returncode == 4
+    assert report["agents"][0]["status"] == "degraded"
+    assert "next attempt in" in report["agents"][0]["reason"]
+    assert [c["argv"][1:] for c in report["agents"][0]["commands"]] == [["--version"]]
+
+
+def test_dry_run_touches_nothing(tmp_path: Path) -> None:
+    require_real_qmd()
+    scenario = make_scenario(tmp_path, {"main": {"MEMORY.md": "m"}}, {"memory": {"backend": "qmd"}})
+    scenario.path_dirs = [TOOLS_BIN]
+    before = sorted(str(p) for p in tmp_path.rglob("*"))
+    result = scenario.run(["--dry-run", "--embed", "--probe"])
+    assert result.returncode == 0, result.stderr
+    assert sorted(str(p) for p in tmp_path.rglob("*")) == before
+    qmd_dir = scenario.qmd_dir("main")
+    out = result.stdout
+    assert f"cwd: {scenario.workspace('main')}" in out
+    assert f"XDG_CONFIG_HOME={qmd_dir / 'xdg-config'}" in out
+    assert f"XDG_CACHE_HOME={qmd_dir / 'xdg-cache'}" in out
+    assert f"QMD_CONFIG_DIR={qmd_dir / 'xdg-config' / 'qmd'}" in out
+    assert "NO_COLOR=1" in out
+    ws = scenario.workspace("main")
+    assert f"$ qmd collection add {ws} --name memory-root-main --mask MEMORY.md" in out
+    assert "$ qmd update" in out and "$ qmd embed" in out and "$ qmd search memory" in out
+    _, report = scenario.run_json(["--dry-run"])
+    assert report["agents"][0]["status"] == "planned"
+    assert report["agents"][0]["planned"][0]["env"]["NO_COLOR"] == "1"
+    assert sorted(str(p) for p in tmp_path.rglob("*")) == before
+
+
+def test_json_report_shape(two_agents: tuple[Scenario, CliResult, dict[str, Any]]) -> None:
+    _, _, report = two_agents
+    assert set(report) >= {"agents", "durationMs", "summary", "exitCode", "configPath", "stateDir"}
+    agent = report["agents"][0]
+    assert set(agent) >= {
+        "agentId",
+        "status",
+        "reason",
+        "workspace",
+        "indexPath",
+        "collections",
+        "commands",
+        "durationMs",
+        "backendSource",
+    }
+    assert set(agent["commands"][0]) >= {"argv", "exitCode", "durationMs"}
+    assert set(agent["collections"][0]) >= {"name", "path", "pattern", "action"}
+    json.dumps(report)
