@@ -9,6 +9,7 @@ exit 3); everything else is a finding.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -21,6 +22,13 @@ from memwarm_cli.config.paths import ConfigSource, resolve_config_source
 from memwarm_cli.config.positions import Loc, PNode
 
 Severity = Literal["error", "warning"]
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f\u2028\u2029]")
+
+
+def one_line(text: str) -> str:
+    return _CONTROL.sub(
+        lambda m: f"\\x{ord(m.group()):02x}" if m.group() < "\x80" else f"\\u{ord(m.group()):04x}", text
+    )
 
 
 @dataclass(frozen=True)
@@ -33,8 +41,10 @@ class Finding:
     message: str
 
     def format(self) -> str:
-        path = self.path or "(top level)"
-        return f"{self.file}:{self.line}:{self.column}: {self.severity}: {path}: {self.message}"
+        """One line: control characters in keys or messages are shown escaped."""
+        path = one_line(self.path or "(top level)")
+        where = f"{one_line(self.file)}:{self.line}:{self.column}"
+        return f"{where}: {self.severity}: {path}: {one_line(self.message)}"
 
     def as_dict(self) -> dict[str, Any]:
         return {

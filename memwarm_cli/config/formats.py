@@ -110,7 +110,13 @@ def _parse_yaml(text: str, file: str, track: bool) -> tuple[Any, PNode | None]:
             return ParseError(f"YAML: {message}", 1, 1)
         return ParseError(f"YAML: {message}", mark.line + 1, mark.column + 1)
 
-    loader = yaml.SafeLoader(text)
+    try:
+        loader = yaml.SafeLoader(text)
+    except yaml.reader.ReaderError as exc:
+        before = text[: exc.position]
+        line = before.count("\n") + 1
+        column = exc.position - (before.rfind("\n") + 1) + 1
+        raise ParseError(f"YAML: unacceptable character #x{exc.character:04x}", line, column) from None
     try:
         root = loader.get_single_node()
         if root is None:

@@ -81,10 +81,12 @@ def _resolve(
         if exc.loc is None and not track:
             # Errors are rare: find where the failing `$include` stands by loading again with positions.
             return _resolve(path, track=True)
+        from memwarm_cli.config.check import one_line
+
         loc = exc.loc
         if loc is None:
-            raise ConfigError(str(path), exc.message) from None
-        raise ConfigError(loc.file, exc.message, loc.line, loc.column) from None
+            raise ConfigError(str(path), one_line(exc.message)) from None
+        raise ConfigError(loc.file, one_line(exc.message), loc.line, loc.column) from None
 
 
 def load_config(

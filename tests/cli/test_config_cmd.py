@@ -1,0 +1,302 @@
+"""`memwarm config path | check | show` through the installed CLI."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from memwarm_cli.config.report import drop_nulls
+from tests.conftest import RunCli
+
+CONFIG = """// two agents, qmd
+{
+  agents: {
+    defaults: {
+      workspace: "~/ws",
+      userTimezone: "America/Chicago",
+      startupContext: {dailyMemoryDays: 30, maxFileChars: 500},
+    },
+    list: [
+      {id: "main", default: true},
+      {id: "ops", workspace: "~/ops", memorySearch: {extraPaths: ["notes"]}},
+    ],
+  },
+  memory: {backend: "qmd", qmd: {command: "sh", paths: [{path: "docs", name: "Docs"}]}},
+}
+"""
+
+
+@pytest.fixture
+def setup(home_dir: Path) -> Path:
+    for ws in ("ws", "ops"):
+        (home_dir / ws / "memory").mkdir(parents=True)
+    cfg = home_dir / "openclaw.json5"
+    cfg.write_text(CONFIG)
+    return cfg
+
+
+# -- path ------------------------------------------------------------------------------------------------
+
+
+def test_path_text_and_json(run_cli: RunCli, setup: Path, home_dir: Path) -> None:
+    result = run_cli(["--config", str(setup), "config", "path"])
+    assert result.returncode == 0, result.stderr
+    assert f"config:     {setup} (--config; exists)" in result.stdout
+    assert f"state dir:  {home_dir / '.openclaw'} (default)" in result.stdout
+    assert "agent main (default)" in result.stdout and "agent ops\n" in result.stdout
+    data = json.loads(run_cli(["--config", str(setup), "config", "path", "--json"]).stdout)
+    assert data["config"] == {"path": str(setup), "reason": "--config", "exists": True, "explicit": True}
+    assert [a["id"] for a in data["agents"]] == ["main", "ops"]
+    ops = data["agents"][1]
+    assert ops["workspace"] == str(home_dir / "ops") and ops["workspaceExists"] is True
+    assert ops["backend"] == "qmd"
+    assert ops["qmdIndex"] == str(home_dir / ".openclaw/agents/ops/qmd/xdg-cache/qmd/index.sqlite")
+
+
+def test_path_by_environment(run_cli: RunCli, home_dir: Path, tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    data = json.loads(run_cli(["config", "path", "--json"], env={"OPENCLAW_STATE_DIR": str(state)}).stdout)
+    assert data["config"]["path"] == str(state / "openclaw.json")
+    assert data["config"]["reason"] == "state dir (OPENCLAW_STATE_DIR)" and data["config"]["exists"] is False
+    assert data["stateDir"] == {"path": str(state), "reason": "OPENCLAW_STATE_DIR"}
+    assert data["agents"][0]["workspace"] == str(home_dir / ".openclaw" / "workspace")
+
+
+def test_path_explicit_missing_is_exit_3(run_cli: RunCli, tmp_path: Path) -> None:
+    missing = tmp_path / "nope.json"
+    result = run_cli(["config", "path"], env={"OPENCLAW_CONFIG_PATH": str(missing)})
+    assert result.returncode == 3
+    assert result.stderr.strip().splitlines() == [
+        f"memwarm: error: {missing}: config file not found (given by OPENCLAW_CONFIG_PATH)"
+    ]
+    assert f"config:     {missing} (OPENCLAW_CONFIG_PATH; missing)" in result.stdout
+
+
+# -- check -----------------------------------------------------------------------------------------------
+
+
+def test_check_findings_and_exit_1(run_cli: RunCli, setup: Path) -> None:
+    result = run_cli(["--config", str(setup), "config", "check"])
+    assert result.returncode == 1
+    assert result.stdout == (
+        f"{setup}:7:24: error: agents.defaults.startupContext.dailyMemoryDays: "
+        "30 is out of range: must be between 1 and 14\n"
+    )
+    assert result.stderr == f"memwarm: {setup}: 1 error, 0 warnings\n"
+    quiet = run_cli(["--config", str(setup), "config", "check", "-q"])
+    assert quiet.stderr == "" and quiet.stdout == result.stdout
+
+
+def test_check_json(run_cli: RunCli, setup: Path) -> None:
+    result = run_cli(["--config", str(setup), "config", "check", "--json"])
+    assert result.returncode == 1
+    data = json.loads(result.stdout)
+    assert (data["errors"], data["warnings"], data["ok"], data["strict"]) == (1, 0, False, False)
+    assert data["findings"] == [
+        {
+            "file": str(setup),
+            "line": 7,
+            "column": 24,
+            "severity": "error",
+            "path": "agents.defaults.startupContext.dailyMemoryDays",
+            "message": "30 is out of range: must be between 1 and 14",
+        }
+    ]
+
+
+def test_check_warnings_and_strict(run_cli: RunCli, home_dir: Path) -> None:
+    cfg = home_dir / "c.yaml"
+    cfg.write_text("agents:\n  list:\n    - id: Ops Team\n      workspace: ~/ops\n")
+    (home_dir / "ops" / "memory").mkdir(parents=True)
+    result = run_cli(["--config", str(cfg), "config", "check"])
+    assert result.returncode == 0
+    assert result.stdout == f'{cfg}:3:7: warning: agents.list[0].id: id "Ops Team" is used as "ops-team"\n'
+    strict = run_cli(["--config", str(cfg), "config", "check", "--strict"])
+    assert strict.returncode == 1 and strict.stdout == result.stdout
+    data = json.loads(run_cli(["--config", str(cfg), "config", "check", "--strict", "--json"]).stdout)
+    assert (data["ok"], data["warnings"], data["strict"]) == (False, 1, True)
+
+
+def test_check_clean_is_exit_0(run_cli: RunCli, home_dir: Path) -> None:
+    (home_dir / ".openclaw" / "workspace" / "memory").mkdir(parents=True)
+    cfg = home_dir / ".openclaw" / "openclaw.json"
+    cfg.write_text('{"agents": {"defaults": {"userTimezone": "UTC"}}}')
+    result = run_cli(["config", "check", "--strict"])
+    assert (result.returncode, result.stdout) == (0, "")
+    assert result.stderr == f"memwarm: {cfg}: 0 errors, 0 warnings\n"
+
+
+def test_check_without_config(run_cli: RunCli, home_dir: Path) -> None:
+    result = run_cli(["config", "check"])
+    assert result.returncode == 0 and result.stdout == ""
+    assert "no config file" in result.stderr
+
+
+BROKEN = {
+    "c.json5": ("{\n  agents: {\n    list: [\n      {id: 'a'}\n      {id: 'b'},\n    ],\n  },\n}\n", 5, 7),
+    "c.json": ('{\n  "agents": {\n    "list": [1, 2,, 3]\n  }\n}\n', 3, 19),
+    "c.yaml": ("agents:\n  list:\n    - id: a\n  defaults: [\n", 5, 1),
+    "c.toml": ("[agents]\nlist = [\n  { id = 'a' },\n  { id = }\n]\n", 4, 10),
+}
+
+
+@pytest.mark.parametrize("name", list(BROKEN))
+@pytest.mark.parametrize("command", [["config", "check"], ["config", "show"], ["config", "path", "--json"]])
+def test_broken_file_is_exit_3_with_position(
+    run_cli: RunCli, home_dir: Path, name: str, command: list[str]
+) -> None:
+    text, line, column = BROKEN[name]
+    cfg = home_dir / name
+    cfg.write_text(text)
+    result = run_cli(["--config", str(cfg), *command])
+    assert result.returncode == 3, result.stderr
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and "Traceback" not in result.stderr
+    assert lines[0].startswith(f"memwarm: error: {cfg}:{line}:{column}: ")
+    assert result.stdout == ""
+
+
+def test_include_errors_are_findings(run_cli: RunCli, home_dir: Path) -> None:
+    (home_dir / ".openclaw" / "workspace" / "memory").mkdir(parents=True)
+    cfg = home_dir / "c.json5"
+    cfg.write_text("{\n  agents: {$include: 'missing.json5'},\n}\n")
+    result = run_cli(["--config", str(cfg), "config", "check"])
+    assert result.returncode == 1
+    assert result.stdout == (
+        f"{cfg}:2:12: error: agents.$include: Failed to read include file: missing.json5 "
+        f"(resolved: {home_dir / 'missing.json5'})\n"
+    )
+
+
+def test_include_error_elsewhere_is_exit_3(run_cli: RunCli, home_dir: Path) -> None:
+    cfg = home_dir / "c.json5"
+    cfg.write_text("{\n  agents: {$include: 'missing.json5'},\n}\n")
+    result = run_cli(["--config", str(cfg), "config", "show"])
+    assert result.returncode == 3
+    assert result.stderr == (
+        f"memwarm: error: {cfg}:2:12: Failed to read include file: missing.json5 "
+        f"(resolved: {home_dir / 'missing.json5'})\n"
+    )
+
+
+# -- show ------------------------------------------------------------------------------------------------
+
+
+def _show(run_cli: RunCli, cfg: Path, *args: str) -> str:
+    result = run_cli(["--config", str(cfg), "config", "show", *args])
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def test_show_formats_round_trip(run_cli: RunCli, setup: Path) -> None:
+    as_json = json.loads(_show(run_cli, setup, "--format", "json"))
+    assert json.loads(_show(run_cli, setup, "--json")) == as_json
+    as_yaml = yaml.safe_load(_show(run_cli, setup, "--format", "yaml"))
+    assert yaml.safe_load(_show(run_cli, setup)) == as_yaml
+    as_toml = tomllib.loads(_show(run_cli, setup, "--format", "toml"))
+    assert as_yaml == as_json
+    assert as_toml == drop_nulls(as_json)
+    assert "null" not in _show(run_cli, setup, "--format", "toml")
+
+
+def test_show_content(run_cli: RunCli, setup: Path, home_dir: Path) -> None:
+    data: dict[str, Any] = json.loads(_show(run_cli, setup, "--json"))
+    main, ops = data["agents"]
+    assert (main["id"], main["default"], main["workspace"]) == ("main", True, str(home_dir / "ws"))
+    assert main["timezone"] == {
+        "configured": "America/Chicago",
+        "used": "America/Chicago",
+        "fellBack": False,
+        "reason": None,
+    }
+    limits = main["startupContext"]["limits"]
+    assert limits["dailyMemoryDays"] == {
+        "value": 14,
+        "source": "clamped",
+        "configured": 30,
+        "note": "clamped from 30",
+    }
+    assert limits["maxFileChars"]["value"] == 500 and limits["maxFileChars"]["source"] == "config"
+    assert limits["maxTotalChars"] == {"value": 2800, "source": "default", "configured": None, "note": None}
+    assert main["startupContext"]["applies"] == {"new": True, "reset": True}
+    assert main["backend"]["backend"] == "qmd" and main["backend"]["source"] == "memory.backend"
+    assert ops["memorySearch"]["extraPaths"] == ["notes"]
+    names = [c["name"] for c in ops["qmd"]["collections"]]
+    assert names == ["memory-root-ops", "memory-dir-ops", "docs-ops", "custom-2-ops"]
+    assert ops["qmd"]["command"] == "sh"
+    assert ops["qmdPaths"]["indexPath"] == str(
+        home_dir / ".openclaw/agents/ops/qmd/xdg-cache/qmd/index.sqlite"
+    )
+
+
+def test_show_one_agent_and_unknown_agent(run_cli: RunCli, setup: Path) -> None:
+    data = json.loads(_show(run_cli, setup, "--json", "--agent", "OPS"))
+    assert [a["id"] for a in data["agents"]] == ["ops"]
+    result = run_cli(["--config", str(setup), "config", "show", "--agent", "nobody"])
+    assert result.returncode == 2
+    assert result.stderr == 'memwarm: error: unknown agent "nobody" (known agents: main, ops)\n'
+
+
+def test_show_bad_format_is_usage_error(run_cli: RunCli, setup: Path) -> None:
+    result = run_cli(["--config", str(setup), "config", "show", "--format", "xml"])
+    assert result.returncode == 2 and "json, yaml or toml" in result.stderr
+
+
+def test_show_odd_values_round_trip(run_cli: RunCli, home_dir: Path) -> None:
+    cfg = home_dir / "c.json5"
+    cfg.write_text(
+        "{agents: {defaults: {userTimezone: 5, startupContext: {dailyMemoryDays: NaN, maxFileBytes: '5'}},"
+        " list: [{id: 'a', memorySearch: {enabled: false}}]}}"
+    )
+    as_json = json.loads(_show(run_cli, cfg, "--json"))
+    agent = as_json["agents"][0]
+    assert agent["memorySearch"] is None and agent["qmd"] is None and agent["backend"]["backend"] is None
+    assert agent["startupContext"]["limits"]["dailyMemoryDays"]["configured"] == "NaN"
+    assert yaml.safe_load(_show(run_cli, cfg, "--format", "yaml")) == as_json
+    assert tomllib.loads(_show(run_cli, cfg, "--format", "toml")) == drop_nulls(as_json)
+
+
+# -- never a traceback -----------------------------------------------------------------------------------
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=10),
+    lambda children: (
+        st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=8), children, max_size=3)
+    ),
+    max_leaves=15,
+)
+
+
+def _assert_clean(result: Any) -> None:
+    assert "Traceback" not in result.stderr
+    if result.returncode == 3:
+        assert len(result.stderr.splitlines()) == 1 and result.stderr.startswith("memwarm: error: ")
+        return
+    assert result.returncode in (0, 1), result.stderr
+    for line in result.stdout.splitlines():
+        assert ": error: " in line or ": warning: " in line
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.binary(max_size=120), st.sampled_from(["c.json5", "c.yaml", "c.toml"]))
+def test_random_bytes_through_the_cli(run_cli: RunCli, home_dir: Path, data: bytes, name: str) -> None:
+    cfg = home_dir / name
+    cfg.write_bytes(data)
+    _assert_clean(run_cli(["--config", str(cfg), "config", "check"]))
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(json_values | st.fixed_dictionaries({"agents": json_values, "memory": json_values}))
+def test_random_json_through_the_cli(run_cli: RunCli, home_dir: Path, value: Any) -> None:
+    cfg = home_dir / "c.json"
+    cfg.write_text(json.dumps(value))
+    _assert_clean(run_cli(["--config", str(cfg), "config", "check"]))
+    show = run_cli(["--config", str(cfg), "config", "show", "--format", "toml"])
+    assert "Traceback" not in show.stderr and show.returncode in (0, 3), show.stderr
