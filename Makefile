@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 VENV_STAMP := $(VENV)/.installed
 DEMO_AT := 2026-11-28T09:30:00Z
 
-.PHONY: venv tools demo test lint typecheck pytest bench clean
+.PHONY: venv tools demo test lint typecheck pytest bench bench-backends clean
 
 venv: $(VENV_STAMP)
 
@@ -58,6 +58,10 @@ test: lint typecheck pytest
 
 bench: venv tools
 	$(PY) bench/run.py
+
+# init-backends alone: 8 agents x 200 notes with the real qmd (cold, no-change re-run, --concurrency 1).
+bench-backends: venv tools
+	$(PY) -m bench.bench_init_backends
 
 clean:
 	rm -rf $(VENV) tools build *.egg-info

@@ -331,16 +331,31 @@ class _Shared:
     def qmd_version(
         self, command: str, env: Mapping[str, str], cwd: Path, timeout_ms: int
     ) -> tuple[str, CommandResult | None]:
-        """`qmd --version`, once per executable per run (the fingerprint depends on it)."""
-        key = resolve_executable(command, env, cwd) or command
+        """The qmd version for the fingerprint: `qmd --version`, at most once per executable per run.
+
+        Between runs the answer is cached under `<stateDir>/memwarm/qmd-versions.json`, keyed by the
+        executable's identity (real path, size, mtime, inode, and those of the package.json beside it),
+        so a reinstalled or upgraded qmd is asked again. `--force` always asks.
+        """
+        executable = resolve_executable(command, env, cwd)
+        identity = fp.executable_identity(executable) if executable else None
+        key = identity or command
         with self._version_lock:
             if key in self._versions:
                 return self._versions[key], None
+            cache_path = self.loaded.state_dir / "memwarm" / fp.VERSION_CACHE_NAME
+            if identity is not None and not self.options.force:
+                cached = fp.read_version_cache(cache_path).get(identity)
+                if cached is not None:
+                    self._versions[key] = cached
+                    return cached, None
             result = run_command(
                 command, ["--version"], env=env, cwd=cwd, timeout_ms=timeout_ms, token=self.token
             )
             if result.ok:
                 version = qmdcli.parse_version(result.stdout)
+                if identity is not None:
+                    fp.store_version(cache_path, identity, version)
             else:
                 version = f"unknown ({result.error_message()})"
             self._versions[key] = version
@@ -719,7 +734,7 @@ class _AgentRun:
             raise _AgentFailed(
                 f"qmd binary unavailable ({self.qmd.command}): spawn {self.qmd.command} ENOENT"
             )
-        plan(["--version"], "skipped when already run for this executable")
+        plan(["--version"], "skipped when this executable's version is cached")
         plan(["collection", "list", "--json"], "all qmd commands are skipped when the fingerprint matches")
         recorded = qmdcli.read_index_yml(self.paths.index_yml)
         for spec in self.qmd.collections:
