@@ -96,12 +96,19 @@ def load_config(
     track: bool = False,
     include_errors: list[IncludeError] | None = None,
 ) -> LoadedConfig:
-    """Load the config OpenClaw would load. `env` defaults to a copy of os.environ (never mutated).
+    """Load the config OpenClaw would load. `env` defaults to a copy of os.environ (never mutated) plus
+    the variables of `./.env` and `<stateDir>/.env` that are not set yet (as OpenClaw's dotenv loading).
 
     With `track`, `positions` holds where every key stands (for `config check`). With `include_errors`,
     `$include` failures are collected there instead of raised, and the failing include counts as `{}`.
     """
     env_map: dict[str, str] = dict(os.environ if env is None else env)
+    if env is None:
+        # OpenClaw loads ./.env, then <stateDir>/.env, into the real process env (never overriding).
+        from memwarm_cli.config.dotenv import load_dotenv_file
+
+        load_dotenv_file(Path(".env"), env_map)
+        load_dotenv_file(resolve_state_dir(env_map) / ".env", env_map)
     source = resolve_config_source(config_flag, env_map)
     state_dir = resolve_state_dir(env_map)
     file = str(source.path)

@@ -282,3 +282,45 @@ def test_positions_for_yaml(tmp_path: Path) -> None:
     assert loaded.positions is not None
     ws = loaded.positions.child("agents").child("list").child(0).child("workspace")  # type: ignore[union-attr]
     assert ws is not None and (ws.loc.line, ws.loc.column) == (4, 7)
+
+
+def test_dotenv_files_only_with_the_real_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path / "home"
+    (home / ".openclaw").mkdir(parents=True)
+    (home / ".openclaw" / ".env").write_text("MW_FROM_STATE=state\nMW_BOTH=state\n")
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / ".env").write_text(
+        '# comment\nexport MW_BOTH=cwd\nMW_QUOTED="a\\nb"  # trailing\nMW_SET=dotenv\n'
+    )
+    cfg = work / "c.json5"
+    cfg.write_text("{a: '${MW_FROM_STATE}-${MW_BOTH}-${MW_SET}'}")
+    monkeypatch.chdir(work)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("MW_SET", "shell")
+    for name in ("MW_FROM_STATE", "MW_BOTH", "MW_QUOTED", "OPENCLAW_STATE_DIR", "OPENCLAW_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    loaded = load_config(str(cfg))
+    assert loaded.data == {"a": "state-cwd-shell"}
+    assert loaded.env["MW_QUOTED"] == "a\nb"
+    assert "MW_BOTH" not in os.environ
+    explicit = load_config(str(cfg), {"HOME": str(home)})
+    assert explicit.data == {"a": "${MW_FROM_STATE}-${MW_BOTH}-${MW_SET}"}
+
+
+def test_parse_dotenv() -> None:
+    from memwarm_cli.config.dotenv import parse_dotenv
+
+    text = (
+        "A=1\nB = two words \nC='single # kept'\nD=\"x\\ny\"\nE=`tick`\n# F=no\nexport G=g\nH=\nI=val # c\n"
+    )
+    assert parse_dotenv(text) == {
+        "A": "1",
+        "B": "two words",
+        "C": "single # kept",
+        "D": "x\ny",
+        "E": "tick",
+        "G": "g",
+        "H": "",
+        "I": "val",
+    }
