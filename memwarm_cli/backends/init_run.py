@@ -240,6 +240,13 @@ class StepEvent:
 
 
 @dataclass(frozen=True)
+class RunStartEvent:
+    agents: int  # selected agents (skipped ones included)
+    runnable: int  # agents with work to do (memory search on, backend qmd)
+    concurrency: int
+
+
+@dataclass(frozen=True)
 class AgentStartEvent:
     agent_id: str
 
@@ -249,7 +256,7 @@ class AgentDoneEvent:
     outcome: AgentOutcome
 
 
-Event = LogEvent | StepEvent | AgentStartEvent | AgentDoneEvent
+Event = LogEvent | StepEvent | RunStartEvent | AgentStartEvent | AgentDoneEvent
 EventSink = Callable[[Event], None]
 
 
@@ -824,18 +831,17 @@ def run_init_backends(
         _Slot(resolve_agent_backend(loaded.data, a.id, a.entry, a.workspace, loaded.state_dir, loaded.env))
         for a in agents
     ]
-    runnable: list[_Slot] = []
+    runnable = [slot for slot in slots if slot.settings.skip_reason is None]
+    workers = options.concurrency or default_concurrency(len(runnable))
+    workers = max(1, min(workers, len(runnable) or 1))
+    on_event(RunStartEvent(agents=len(slots), runnable=len(runnable), concurrency=workers))
     for slot in slots:
         reason = slot.settings.skip_reason
         if reason is not None:
             slot.outcome = _static_outcome(slot.settings, "skipped", reason)
             on_event(AgentDoneEvent(slot.outcome))
-        else:
-            runnable.append(slot)
 
     if runnable:
-        workers = options.concurrency or default_concurrency(len(runnable))
-        workers = max(1, min(workers, len(runnable)))
         executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="init-backends")
         try:
             for slot in runnable:

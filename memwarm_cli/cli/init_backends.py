@@ -161,12 +161,16 @@ class _Renderer:
             AgentDoneEvent,
             AgentStartEvent,
             LogEvent,
+            RunStartEvent,
             StepEvent,
             final_log_line,
         )
 
         with self._lock:
-            if isinstance(event, LogEvent):
+            if isinstance(event, RunStartEvent):
+                if self._progress is not None:
+                    self._progress.update(self._task, total=event.agents)
+            elif isinstance(event, LogEvent):
                 if not self.quiet:
                     who = f"[{event.agent_id}] " if event.agent_id else ""
                     self._print(f"{who}{event.message}")
