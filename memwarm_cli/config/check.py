@@ -346,7 +346,7 @@ def check_config(
             )
         out.add("warning", warning.dotted_path or "", message, loc)
     for issue in check_schema(loaded.data, loaded.positions):
-        out.add(issue.severity, issue.path, issue.message, issue.node.loc if issue.node else None)  # type: ignore[arg-type]
+        out.add(issue.severity, issue.path, issue.message, issue.node.loc if issue.node else None)
     if loaded.source.exists:
         _agent_findings(loaded, out, host_zone, which)
     return CheckReport(loaded.source, out.sorted())

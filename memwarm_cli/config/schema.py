@@ -14,14 +14,14 @@ import difflib
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from memwarm_cli.config.positions import PNode
 
 
 @dataclass(frozen=True)
 class Issue:
-    severity: str  # "error" | "warning"
+    severity: Literal["error", "warning"]
     path: str  # dotted path, `[i]` for array items
     message: str
     node: PNode | None  # where it stands (None: use the parent's position)
@@ -103,6 +103,31 @@ class Bool(Schema):
 
     def describe(self) -> str:
         return "a boolean"
+
+
+@dataclass
+class Duration(Schema):
+    """A qmd duration string: upstream's schema wants a string, its resolver falls back when unparsable."""
+
+    default: str
+
+    def check(self, value: Any, node: PNode | None, path: str, out: list[Issue]) -> None:
+        if not isinstance(value, str):
+            out.append(_wrong_type("a string", value, path, node))
+            return
+        from memwarm_cli.backends.settings import parse_duration_ms
+
+        try:
+            parse_duration_ms(value, "m")
+        except ValueError:
+            example = '"5m", "90s" or "1h"'
+            message = (
+                f"{_show(value)} is not a duration such as {example}; the default {self.default} is used"
+            )
+            out.append(Issue("warning", path, message, node))
+
+    def describe(self) -> str:
+        return "a duration"
 
 
 @dataclass
@@ -258,11 +283,11 @@ def _qmd_schema() -> Obj:
             "sessions": Obj({"enabled": Bool(), "exportDir": Str(), "retentionDays": NON_NEGATIVE_INT}),
             "update": Obj(
                 {
-                    "interval": Str(),
+                    "interval": Duration("5m"),
                     "debounceMs": NON_NEGATIVE_INT,
                     "onBoot": Bool(),
                     "waitForBootSync": Bool(),
-                    "embedInterval": Str(),
+                    "embedInterval": Duration("60m"),
                     "commandTimeoutMs": NON_NEGATIVE_INT,
                     "updateTimeoutMs": NON_NEGATIVE_INT,
                     "embedTimeoutMs": NON_NEGATIVE_INT,

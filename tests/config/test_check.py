@@ -226,6 +226,14 @@ def test_likely_typos_in_open_objects_are_warnings(home: Path) -> None:
     }
 
 
+def test_unparsable_qmd_durations_are_warnings(home: Path) -> None:
+    report = run_check(home, "c.json5", "{memory: {qmd: {update: {interval: '5 min', embedInterval: '0'}}}}")
+    finding = only(report, "memory.qmd.update.interval")
+    assert finding.severity == "warning"
+    assert finding.message == '"5 min" is not a duration such as "5m", "90s" or "1h"; the default 5m is used'
+    assert [f for f in report.findings if f.path == "memory.qmd.update.embedInterval"] == []
+
+
 def test_agents_entries_has_a_specific_message(home: Path) -> None:
     report = run_check(home, "c.json5", "{agents: {entries: {main: {}}}}")
     assert "agents.list" in only(report, "agents.entries").message
