@@ -21,6 +21,10 @@ if TYPE_CHECKING:
     from memwarm_cli.config.includes import IncludeError
 
 
+# A safety cap (e.g. `--config /dev/zero`); real configs are a few KiB, includes are capped at 2 MiB.
+MAX_CONFIG_BYTES = 64 * 1024 * 1024
+
+
 class TopLevelArrayError(ConfigError):
     """The document is an array: upstream's schema validation rejects it (config check reports it)."""
 
@@ -43,7 +47,10 @@ def read_config_bytes(path: Path) -> bytes:
         if path.is_dir():
             raise ConfigError(file, "is a directory, not a config file")
         with open(path, "rb") as handle:
-            return handle.read()
+            data = handle.read(MAX_CONFIG_BYTES + 1)
+        if len(data) > MAX_CONFIG_BYTES:
+            raise ConfigError(file, f"config file is larger than {MAX_CONFIG_BYTES // (1024 * 1024)} MiB")
+        return data
     except ConfigError:
         raise
     except FileNotFoundError:

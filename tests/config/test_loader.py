@@ -324,3 +324,14 @@ def test_parse_dotenv() -> None:
         "H": "",
         "I": "val",
     }
+
+
+def test_size_cap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memwarm_cli.config import loader
+
+    monkeypatch.setattr(loader, "MAX_CONFIG_BYTES", 1024 * 1024)
+    cfg = tmp_path / "c.json5"
+    cfg.write_text("{a: '" + "x" * (1024 * 1024) + "'}")
+    with pytest.raises(ConfigError) as info:
+        load_config(str(cfg), env_for(tmp_path))
+    assert "larger than 1 MiB" in str(info.value)
