@@ -196,6 +196,7 @@ class StoredFingerprint:
     embed_failures: int
     managed_collections: tuple[str, ...]  # names memwarm created or manages for this agent
     file_count: int
+    embed_failed_at: float = 0.0  # when the last embed failure happened (the backoff counts from it)
 
 
 def read_fingerprint(path: Path) -> StoredFingerprint | None:
@@ -217,6 +218,7 @@ def read_fingerprint(path: Path) -> StoredFingerprint | None:
         embed_failures=int(data.get("embedFailures") or 0),
         managed_collections=names,
         file_count=int(data.get("fileCount") or 0),
+        embed_failed_at=float(data.get("embedFailedAt") or 0),
     )
 
 
@@ -230,6 +232,7 @@ def write_fingerprint(path: Path, stored: StoredFingerprint) -> None:
         "embedFailures": stored.embed_failures,
         "managedCollections": list(stored.managed_collections),
         "fileCount": stored.file_count,
+        "embedFailedAt": stored.embed_failed_at,
     }
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")

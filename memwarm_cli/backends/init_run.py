@@ -369,6 +369,18 @@ class _Shared:
             return version, result
 
 
+@dataclass(frozen=True)
+class _EmbedState:
+    vectors_current: bool
+    failures: int = 0
+    failed_at: float = 0.0
+    degraded: str | None = None
+
+
+def _backoff_reason(remaining: float) -> str:
+    return f"vectors stale: the last qmd embed failed; next attempt in {remaining:.0f}s"
+
+
 class _AgentFailed(Exception):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
@@ -515,11 +527,11 @@ class _AgentRun:
         managed = set(stored.managed_collections) if stored else set()
         self._ensure_collections(managed)
         self._update()
-        vectors, embed_failures, degraded = self._maybe_embed(stored)
+        embed = self._maybe_embed(stored)
         if self.options.probe:
             self._probe()
-        self._record_fingerprint(snapshot, vectors, embed_failures)
-        return self._final(degraded)
+        self._record_fingerprint(snapshot, embed)
+        return self._final(embed.degraded)
 
     def _final(self, degraded: str | None) -> AgentOutcome:
         if self.failure is not None:
@@ -539,13 +551,14 @@ class _AgentRun:
         degraded: str | None = None
         embedded = False
         if self.want_embed and not stored.vectors_current:
-            wait_s = fp.embed_backoff_seconds(stored.embed_failures) - (fp.now() - stored.recorded_at)
-            if wait_s > 0:
-                degraded = f"vectors stale: the last qmd embed failed; next attempt in {wait_s:.0f}s"
+            remaining = self._backoff_remaining(stored)
+            if remaining > 0:
+                degraded = _backoff_reason(remaining)
             else:
                 fp.remove_fingerprint(self.fingerprint_path)  # unfinished work leaves no fingerprint
-                vectors, failures, degraded = self._maybe_embed(stored)
-                self._record_fingerprint(snapshot, vectors, failures)
+                embed = self._maybe_embed(stored)
+                self._record_fingerprint(snapshot, embed)
+                degraded = embed.degraded
                 embedded = True
         if self.options.probe:
             self._probe()
@@ -667,10 +680,21 @@ class _AgentRun:
             self._warn(f"qmd boot update failed: Error: {message}")
             raise _AgentFailed(f"qmd boot update failed: Error: {message}")
 
-    def _maybe_embed(self, stored: fp.StoredFingerprint | None) -> tuple[bool, int, str | None]:
-        """(vectors current, consecutive embed failures, degraded reason)."""
+    def _backoff_remaining(self, stored: fp.StoredFingerprint | None) -> float:
+        """Seconds before another embed attempt after failures (0 with --force or an explicit --embed)."""
+        if stored is None or stored.embed_failures <= 0 or self.options.force or self.options.embed:
+            return 0.0
+        return fp.embed_backoff_seconds(stored.embed_failures) - (fp.now() - stored.embed_failed_at)
+
+    def _maybe_embed(self, stored: fp.StoredFingerprint | None) -> _EmbedState:
+        """Run `qmd embed` when wanted, one at a time machine-wide; a failure degrades, never fails."""
         if not self.want_embed:
-            return False, 0, None
+            return _EmbedState(vectors_current=False)
+        remaining = self._backoff_remaining(stored)
+        if remaining > 0 and stored is not None:
+            return _EmbedState(
+                False, stored.embed_failures, stored.embed_failed_at, _backoff_reason(remaining)
+            )
         self._step("waiting for the embed lock")
         lock = FileLock(embed_lock_path(self.shared.loaded.state_dir))
         lock.acquire(self.token)
@@ -680,11 +704,11 @@ class _AgentRun:
         finally:
             lock.release()
         if result.ok:
-            return True, 0, None
+            return _EmbedState(vectors_current=True)
         failures = (stored.embed_failures if stored else 0) + 1
         reason = f"qmd embed failed (boot): Error: {result.error_message()}"
-        self._warn(reason)
-        return False, failures, f"{reason} (searchable with BM25; vectors stale)"
+        self._warn(f"{reason}; backing off for {fp.embed_backoff_seconds(failures):.0f}s")
+        return _EmbedState(False, failures, fp.now(), f"{reason} (searchable with BM25; vectors stale)")
 
     def _probe(self) -> None:
         self._step("probe")
@@ -709,20 +733,20 @@ class _AgentRun:
             error=None if result.ok else result.error_message(),
         )
 
-    def _record_fingerprint(self, snapshot: fp.Snapshot, vectors: bool, embed_failures: int) -> None:
+    def _record_fingerprint(self, snapshot: fp.Snapshot, embed: _EmbedState) -> None:
         if self.failure is not None:
             return
         self.token.check()
-        managed = tuple(c.name for c in self.qmd.collections)
         fp.write_fingerprint(
             self.fingerprint_path,
             fp.StoredFingerprint(
                 digest=snapshot.digest(fp.file_digest(self.paths.index_yml)),
                 recorded_at=fp.now(),
-                vectors_current=vectors,
-                embed_failures=embed_failures,
-                managed_collections=managed,
+                vectors_current=embed.vectors_current,
+                embed_failures=embed.failures,
+                managed_collections=tuple(c.name for c in self.qmd.collections),
                 file_count=snapshot.file_count,
+                embed_failed_at=embed.failed_at,
             ),
         )
 

@@ -269,3 +269,21 @@ def _alive(pid: int) -> bool:
             return handle.read().split(") ", 1)[1][0] != "Z"
     except OSError:
         return False
+
+
+def test_failed_embed_backs_off_even_when_notes_change(tmp_path: Path) -> None:
+    scenario, state = fake_scenario(tmp_path, {"embed": "echo offline >&2; exit 1\n"}, searchMode="vsearch")
+    result, report = run(scenario, state)
+    assert result.returncode == ExitCode.DEGRADED
+    assert "backing off for 60s" in result.stderr
+    note = scenario.workspace("main") / "memory" / "a.md"
+    note.write_text("# A\nchanged\n")
+    os.utime(note, ns=(time.time_ns(), time.time_ns() + 1_000_000))
+    result, report = run(scenario, state)
+    assert result.returncode == ExitCode.DEGRADED
+    argvs = [c["argv"][1:] for c in report["agents"][0]["commands"]]
+    assert ["update"] in argvs and ["embed"] not in argvs  # re-indexed for BM25; embed still backing off
+    assert "next attempt in" in report["agents"][0]["reason"]
+    result, report = run(scenario, state, ["--embed"])  # an explicit --embed tries again at once
+    assert [c["argv"][1:] for c in report["agents"][0]["commands"]] == [["embed"]]
+    assert report["agents"][0]["status"] == "degraded"
