@@ -287,3 +287,13 @@ def test_failed_embed_backs_off_even_when_notes_change(tmp_path: Path) -> None:
     result, report = run(scenario, state, ["--embed"])  # an explicit --embed tries again at once
     assert [c["argv"][1:] for c in report["agents"][0]["commands"]] == [["embed"]]
     assert report["agents"][0]["status"] == "degraded"
+
+
+def test_shared_models_dir_is_symlinked_once(tmp_path: Path) -> None:
+    scenario, state = fake_scenario(tmp_path)
+    shared = scenario.home / ".cache" / "qmd" / "models"
+    shared.mkdir(parents=True)
+    result, _ = run(scenario, state)
+    assert result.returncode == 0, result.stderr
+    link = scenario.qmd_dir("main") / "xdg-cache" / "qmd" / "models"
+    assert link.is_symlink() and link.resolve() == shared.resolve()

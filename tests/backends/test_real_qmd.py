@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -299,3 +300,14 @@ def test_json_report_shape(two_agents: tuple[Scenario, CliResult, dict[str, Any]
     assert set(agent["commands"][0]) >= {"argv", "exitCode", "durationMs"}
     assert set(agent["collections"][0]) >= {"name", "path", "pattern", "action"}
     json.dumps(report)
+
+
+def test_toolchain_runs_qmd_on_node_22_whatever_node_is_on_path() -> None:
+    qmd = require_real_qmd()
+    node = subprocess.run([str(TOOLS_BIN / "node"), "--version"], capture_output=True, text=True, check=True)
+    assert node.stdout.startswith("v22.")
+    # The machine's own node (v20) first on PATH must not matter: the launcher pins tools/bin/node.
+    env = {**os.environ, "PATH": "/usr/bin:/bin"}
+    version = subprocess.run([str(qmd), "--version"], capture_output=True, text=True, env=env, check=False)
+    assert version.returncode == 0, version.stderr
+    assert version.stdout.startswith("qmd 2.8.3")
