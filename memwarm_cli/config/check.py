@@ -90,15 +90,6 @@ class _Collector:
         )
 
 
-def _node_at(root: PNode | None, *keys: str | int) -> PNode | None:
-    node = root
-    for key in keys:
-        if node is None:
-            return None
-        node = node.child(key)
-    return node
-
-
 def _loc_at(root: PNode | None, *keys: str | int) -> Loc | None:
     """The position of the deepest existing node along `keys`."""
     node = root
@@ -119,31 +110,42 @@ def _include_findings(errors: list[IncludeError], out: _Collector) -> None:
         out.add("error", exc.path, exc.message, exc.loc)
         cause = exc.cause
         if isinstance(cause, ParseError):
-            resolved = exc.message.rsplit("(resolved: ", 1)[-1].rstrip(")")
-            out.add("error", exc.path, cause.message, Loc(resolved, cause.line, cause.column))
+            out.add("error", exc.path, cause.message, Loc(exc.resolved, cause.line, cause.column))
 
 
-def _agent_findings(
-    loaded: LoadedConfig,
-    out: _Collector,
-    host_zone: str | None,
-    which: Callable[[str, str | None], str | None],
-) -> None:
-    from memwarm_cli.agents import js_truthy, normalize_agent_id, resolve_agents
-    from memwarm_cli.backends.settings import UPSTREAM_SPELLING_WARNING, resolve_agent_backend
-    from memwarm_cli.startup.settings import MISSING, host_timezone_name, resolve_startup_settings
+@dataclass
+class _Scope:
+    """What the agent-level checks share: the loaded config, its positions and the object list entries."""
 
-    data = loaded.data
-    pos = loaded.positions
-    agents_cfg = data.get("agents")
+    loaded: LoadedConfig
+    entries: list[tuple[int, dict[str, Any]]]  # (index in agents.list, entry) for object entries
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return self.loaded.data
+
+    @property
+    def pos(self) -> PNode | None:
+        return self.loaded.positions
+
+
+def _scope(loaded: LoadedConfig) -> _Scope:
+    agents_cfg = loaded.data.get("agents")
     raw_list = agents_cfg.get("list") if isinstance(agents_cfg, dict) else None
-    indexed = [(i, e) for i, e in enumerate(raw_list)] if isinstance(raw_list, list) else []
-    entries = [(i, e) for i, e in indexed if isinstance(e, dict)]
+    entries = (
+        [(i, e) for i, e in enumerate(raw_list) if isinstance(e, dict)] if isinstance(raw_list, list) else []
+    )
+    return _Scope(loaded, entries)
 
-    # Ids: normalisation, duplicates, several defaults.
+
+def _id_findings(scope: _Scope, out: _Collector) -> None:
+    """Ids that normalise to something else or to an id already used; more than one default."""
+    from memwarm_cli.agents import js_truthy, normalize_agent_id
+
+    pos = scope.pos
     first_by_id: dict[str, int] = {}
     first_default: tuple[int, str] | None = None
-    for i, entry in entries:
+    for i, entry in scope.entries:
         raw_id = entry.get("id")
         norm = normalize_agent_id(raw_id)
         id_loc = _loc_at(pos, "agents", "list", i, "id")
@@ -161,91 +163,96 @@ def _agent_findings(
             )
         else:
             first_by_id[norm] = i
-        if js_truthy(entry.get("default")):
-            if first_default is None:
-                first_default = (i, norm)
-            else:
-                j, first_id = first_default
-                out.add(
-                    "warning",
-                    f"agents.list[{i}].default",
-                    f'more than one agent is marked default; the first one (agents.list[{j}], "{first_id}") '
-                    "is the default agent",
-                    _loc_at(pos, "agents", "list", i, "default"),
-                )
+        if not js_truthy(entry.get("default")):
+            continue
+        if first_default is None:
+            first_default = (i, norm)
+            continue
+        j, first_id = first_default
+        out.add(
+            "warning",
+            f"agents.list[{i}].default",
+            f'more than one agent is marked default; the first one (agents.list[{j}], "{first_id}") '
+            "is the default agent",
+            _loc_at(pos, "agents", "list", i, "default"),
+        )
 
-    # Time zone.
-    startup = resolve_startup_settings(
-        data, host_zone if host_zone is not None else host_timezone_name(loaded.env)
-    )
-    zone = startup.timezone
-    if zone.fell_back and zone.configured is not MISSING and isinstance(zone.configured, str):
+
+def _timezone_findings(scope: _Scope, out: _Collector, host_zone: str | None) -> None:
+    from memwarm_cli.startup.settings import host_timezone_name, resolve_startup_settings
+
+    host = host_zone if host_zone is not None else host_timezone_name(scope.loaded.env)
+    zone = resolve_startup_settings(scope.data, host).timezone
+    if zone.fell_back and isinstance(zone.configured, str):
         out.add(
             "warning",
             "agents.defaults.userTimezone",
             f'"{zone.configured}" is not a time zone OpenClaw knows; it falls back to the host zone '
             f"({zone.used})",
-            _loc_at(pos, "agents", "defaults", "userTimezone"),
+            _loc_at(scope.pos, "agents", "defaults", "userTimezone"),
         )
 
-    # Workspaces, backends.
-    index_of = {id(e): i for i, e in entries}
-    qmd_users: dict[tuple[str, str], list[str]] = {}
-    qmd_where: dict[tuple[str, str], tuple[str, Loc | None]] = {}
+
+def _agent_findings(
+    scope: _Scope, out: _Collector, which: Callable[[str, str | None], str | None]
+) -> dict[str, list[str]]:
+    """Missing workspaces and memory/ dirs, a qmd command that is not there; returns, for each
+    `memorySearch.backend`/`.qmd` key in use, the agents that use it."""
+    from memwarm_cli.agents import resolve_agents
+    from memwarm_cli.backends.settings import resolve_agent_backend
+
+    loaded, pos = scope.loaded, scope.pos
+    index_of = {id(e): i for i, e in scope.entries}
+    missing_qmd: dict[tuple[str, str], list[str]] = {}
     spelling_users: dict[str, list[str]] = {}
-    for agent in resolve_agents(data, loaded.env):
+    for agent in resolve_agents(scope.data, loaded.env):
         entry_index = index_of.get(id(agent.entry)) if agent.entry is not None else None
-        ws_path, ws_loc = _workspace_origin(data, pos, agent.entry, entry_index)
+        ws_path, ws_loc = _workspace_origin(scope.data, pos, agent.entry, entry_index)
         if not agent.workspace.is_dir():
-            out.add(
-                "warning",
-                ws_path,
-                f'workspace of agent "{agent.id}" does not exist: {agent.workspace}',
-                ws_loc,
-            )
+            message = f'workspace of agent "{agent.id}" does not exist: {agent.workspace}'
+            out.add("warning", ws_path, message, ws_loc)
         elif not (agent.workspace / "memory").is_dir():
-            out.add(
-                "warning",
-                ws_path,
-                f'agent "{agent.id}" has no memory/ directory in its workspace: {agent.workspace / "memory"}',
-                ws_loc,
+            message = (
+                f'agent "{agent.id}" has no memory/ directory in its workspace: {agent.workspace / "memory"}'
             )
-        settings = resolve_agent_backend(
-            data, agent.id, agent.entry, agent.workspace, loaded.state_dir, loaded.env
-        )
-        for source in (settings.choice.backend_source, settings.choice.qmd_source):
-            if "memorySearch" in source:
-                key = _index_path(source, entry_index)
-                spelling_users.setdefault(key, []).append(agent.id)
-        if settings.qmd is not None:
-            command = settings.qmd.command
-            if not _command_exists(command, agent.workspace, loaded.env, which):
-                qmd_source = settings.choice.qmd_source
-                if qmd_source != "default" and "command" in settings.choice.qmd_block:
-                    where = _index_path(qmd_source, entry_index) + ".command"
-                else:
-                    where = _index_path(settings.choice.backend_source, entry_index)
-                key2 = (command, where)
-                qmd_users.setdefault(key2, []).append(agent.id)
-                qmd_where[key2] = (where, _loc_at(pos, *_keys_of(where)))
+            out.add("warning", ws_path, message, ws_loc)
 
-    for key2, users in qmd_users.items():
-        command, _ = key2
-        where, loc = qmd_where[key2]
+        settings = resolve_agent_backend(
+            scope.data, agent.id, agent.entry, agent.workspace, loaded.state_dir, loaded.env
+        )
+        choice = settings.choice
+        for source in (choice.backend_source, choice.qmd_source):
+            if "memorySearch" in source:
+                spelling_users.setdefault(_index_path(source, entry_index), []).append(agent.id)
+        if settings.qmd is None or _command_exists(settings.qmd.command, agent.workspace, loaded.env, which):
+            continue
+        if choice.qmd_source != "default" and "command" in choice.qmd_block:
+            where = _index_path(choice.qmd_source, entry_index) + ".command"
+        else:
+            where = _index_path(choice.backend_source, entry_index)
+        missing_qmd.setdefault((settings.qmd.command, where), []).append(agent.id)
+
+    for (command, where), users in missing_qmd.items():
         out.add(
             "warning",
             where,
             f'qmd command "{command}" not found (on PATH or relative to the workspace); '
             f"agents using qmd: {', '.join(users)}",
-            loc,
+            _loc_at(pos, *_keys_of(where)),
         )
+    return spelling_users
 
-    # The memorySearch.backend / memorySearch.qmd spelling, wherever it stands.
-    blocks: list[tuple[str, Any]] = []
+
+def _spelling_findings(scope: _Scope, out: _Collector, users_by_key: dict[str, list[str]]) -> None:
+    """The `memorySearch.backend` / `memorySearch.qmd` spelling, wherever it stands."""
+    from memwarm_cli.backends.settings import UPSTREAM_SPELLING_WARNING
+
+    agents_cfg = scope.data.get("agents")
     defaults = agents_cfg.get("defaults") if isinstance(agents_cfg, dict) else None
+    blocks: list[tuple[str, Any]] = []
     if isinstance(defaults, dict):
         blocks.append(("agents.defaults.memorySearch", defaults.get("memorySearch")))
-    blocks.extend((f"agents.list[{i}].memorySearch", e.get("memorySearch")) for i, e in entries)
+    blocks.extend((f"agents.list[{i}].memorySearch", e.get("memorySearch")) for i, e in scope.entries)
     for prefix, block in blocks:
         if not isinstance(block, dict):
             continue
@@ -253,10 +260,10 @@ def _agent_findings(
             if name not in block:
                 continue
             dotted = f"{prefix}.{name}"
-            users = spelling_users.get(dotted, [])
+            users = users_by_key.get(dotted, [])
             used = f"used for agents: {', '.join(users)}" if users else "not used: overridden for every agent"
             message = UPSTREAM_SPELLING_WARNING.format(path="this key", upstream=upstream)
-            out.add("warning", dotted, f"{message} ({used})", _loc_at(pos, *_keys_of(dotted)))
+            out.add("warning", dotted, f"{message} ({used})", _loc_at(scope.pos, *_keys_of(dotted)))
 
 
 def _index_path(source: str, entry_index: int | None) -> str:
@@ -348,5 +355,9 @@ def check_config(
     for issue in check_schema(loaded.data, loaded.positions):
         out.add(issue.severity, issue.path, issue.message, issue.node.loc if issue.node else None)
     if loaded.source.exists:
-        _agent_findings(loaded, out, host_zone, which)
+        scope = _scope(loaded)
+        _id_findings(scope, out)
+        _timezone_findings(scope, out, host_zone)
+        spelling_users = _agent_findings(scope, out, which)
+        _spelling_findings(scope, out, spelling_users)
     return CheckReport(loaded.source, out.sorted())

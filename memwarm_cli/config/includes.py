@@ -26,6 +26,7 @@ class IncludeError(Exception):
         self.message = message
         self.loc = loc
         self.path = ""  # dotted path of the `$include` key (set where the error is recovered)
+        self.resolved = ""  # the included file, for errors about its content
         self.cause: Exception | None = None
 
 
@@ -283,6 +284,7 @@ class IncludeProcessor:
         except (ParseError, RecursionError) as exc:
             error = IncludeError(f"Failed to parse include file: {include_path} (resolved: {resolved})", loc)
             error.cause = exc
+            error.resolved = resolved
             raise error from None
 
 
