@@ -115,3 +115,28 @@ def test_reads_all_json(value: Any) -> None:
 def test_never_fails_other_than_json5error(text: str) -> None:
     with contextlib.suppress(Json5Error, RecursionError):
         loads(text)
+
+
+def _offset(text: str, line: int, column: int) -> int:
+    return sum(len(row) + 1 for row in text.split("\n")[: line - 1]) + column - 1
+
+
+def _keys_point_at_themselves(text: str, value: Any, node: Any) -> None:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            child = node.child(key)
+            assert text.startswith(json.dumps(key), _offset(text, child.loc.line, child.loc.column))
+            _keys_point_at_themselves(text, item, child)
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            child = node.child(i)
+            assert text.startswith(json.dumps(item)[:1], _offset(text, child.loc.line, child.loc.column))
+            _keys_point_at_themselves(text, item, child)
+
+
+@settings(max_examples=200)
+@given(json_values, st.sampled_from([None, 2]))
+def test_positions_point_at_keys_and_items(value: Any, indent: int | None) -> None:
+    text = json.dumps(value, indent=indent)
+    data, node = parse_json5(text, "f", track=True)
+    _keys_point_at_themselves(text, data, node)
