@@ -39,8 +39,5 @@ class ConfigError(MemwarmError):
         self.line = line
         self.column = column
         self.detail = message
-        if line is not None:
-            location = f"{file}:{line}:{column if column is not None else 1}"
-        else:
-            location = file
+        location = f"{file}:{line}:{column if column is not None else 1}" if line is not None else file
         super().__init__(f"{location}: {message}")
