@@ -478,6 +478,8 @@ class _AgentRun:
             return self._outcome("failed", f"interrupted ({_signame(exc.signum)})")
         except _AgentFailed as exc:
             return self._outcome("failed", exc.reason)
+        except OSError as exc:  # the state dir cannot be written, a path vanished: this agent only
+            return self._outcome("failed", f"{type(exc).__name__}: {exc}")
 
     def _preflight(self) -> None:
         if not self.workspace.is_dir():

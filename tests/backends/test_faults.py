@@ -297,3 +297,18 @@ def test_shared_models_dir_is_symlinked_once(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     link = scenario.qmd_dir("main") / "xdg-cache" / "qmd" / "models"
     assert link.is_symlink() and link.resolve() == shared.resolve()
+
+
+def test_missing_workspace_fails_that_agent_only(tmp_path: Path) -> None:
+    scenario = make_scenario(tmp_path, {"main": NOTES, "ops": NOTES}, {"memory": {"backend": "qmd"}})
+    state = install_fake_qmd(tmp_path / "fakebin")
+    scenario.path_dirs = [tmp_path / "fakebin"]
+    gone = tmp_path / "gone"
+    scenario.config["agents"]["list"][1]["workspace"] = str(gone)
+    scenario.write_config()
+    result, report = run(scenario, state)
+    assert result.returncode == ExitCode.FINDINGS
+    agents = by_agent(report)
+    assert agents["main"]["status"] == "armed"
+    assert agents["ops"]["reason"] == f"qmd workspace unavailable ({gone}): no such directory"
+    assert not gone.exists()
