@@ -9,26 +9,19 @@ exit 3); everything else is a finding.
 from __future__ import annotations
 
 import os
-import re
 import shutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from memwarm_cli.config.formats import one_line
 from memwarm_cli.config.includes import IncludeError
 from memwarm_cli.config.loader import LoadedConfig, TopLevelArrayError, load_config
 from memwarm_cli.config.paths import ConfigSource, resolve_config_source
 from memwarm_cli.config.positions import Loc, PNode
 
 Severity = Literal["error", "warning"]
-_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f\u2028\u2029]")
-
-
-def one_line(text: str) -> str:
-    return _CONTROL.sub(
-        lambda m: f"\\x{ord(m.group()):02x}" if m.group() < "\x80" else f"\\u{ord(m.group()):04x}", text
-    )
 
 
 @dataclass(frozen=True)

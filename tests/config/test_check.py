@@ -517,10 +517,10 @@ def test_any_json_value_gives_findings(home: Path, value: Any, name: str) -> Non
     try:
         report = run_check(home, name, text)
     except ConfigError as exc:
-        assert "\n" not in str(exc)
+        assert len(str(exc).splitlines()) == 1
         return
     for finding in report.findings:
-        assert "\n" not in finding.format()
+        assert len(finding.format().splitlines()) == 1
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -532,3 +532,22 @@ def test_random_bytes(home: Path, data: bytes, name: str) -> None:
         check_config(str(cfg), {"HOME": str(home)}, which=_which_all, host_zone="UTC")
     except ConfigError as exc:
         assert exc.line is None or exc.line >= 1
+        assert len(str(exc).splitlines()) == 1
+
+
+def test_one_line() -> None:
+    from memwarm_cli.config.formats import one_line
+
+    assert one_line("a\nb\x85c\u2028d\x1ce\tf\x7f") == "a\\x0ab\\x85c\\u2028d\\x1ce\tf\\x7f"
+
+
+def test_keys_with_line_breaks_stay_on_one_line(home: Path) -> None:
+    report = run_check(home, "c.json", '{"memory": {"a\\nb\\u0085": 1}}')
+    (finding,) = [f for f in report.findings if f.severity == "error"]
+    assert finding.format().endswith(": error: memory.a\\x0ab\\x85: unknown key")
+
+
+def test_parse_error_with_a_line_break_character_stays_on_one_line(home: Path) -> None:
+    with pytest.raises(ConfigError) as info:
+        run_check(home, "c.json5", "{a: 1}\u0085x")
+    assert len(str(info.value).splitlines()) == 1
