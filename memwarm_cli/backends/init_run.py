@@ -183,6 +183,7 @@ class InitReport:
     signum: int | None  # SIGINT/SIGTERM when the run was interrupted
     config_path: str
     state_dir: str
+    concurrency: int = 1
 
     def counts(self) -> dict[str, int]:
         counts: dict[str, int] = dict.fromkeys(STATUSES, 0)
@@ -217,6 +218,7 @@ class InitReport:
             "interrupted": signal.Signals(self.signum).name if self.signum is not None else None,
             "exitCode": int(self.exit_code),
             "durationMs": self.duration_ms,
+            "concurrency": self.concurrency,
             "summary": self.counts(),
             "agents": [a.to_json() for a in self.agents],
         }
@@ -893,6 +895,7 @@ def run_init_backends(
         signum=token.signum,
         config_path=str(loaded.source.path),
         state_dir=str(loaded.state_dir),
+        concurrency=workers,
     )
 
 

@@ -192,6 +192,7 @@ def test_embed_runs_one_at_a_time_and_a_failure_is_degraded(tmp_path: Path) -> N
     assert result.returncode == ExitCode.DEGRADED, result.stderr
     statuses = {a["agentId"]: a["status"] for a in report["agents"]}
     assert statuses == {"a": "armed", "b": "degraded", "c": "armed"}
+    assert report["concurrency"] == 3
     assert (
         "qmd embed failed (boot): Error: qmd embed failed (code 1): fetch failed"
         in by_agent(report)["b"]["reason"]
