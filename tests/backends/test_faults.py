@@ -313,3 +313,27 @@ def test_missing_workspace_fails_that_agent_only(tmp_path: Path) -> None:
     assert agents["main"]["status"] == "armed"
     assert agents["ops"]["reason"] == f"qmd workspace unavailable ({gone}): no such directory"
     assert not gone.exists()
+
+
+def test_probe_reports_a_search_that_does_not_answer(tmp_path: Path) -> None:
+    scenario, state = fake_scenario(tmp_path)
+    result, report = run(scenario, state, ["--probe"])
+    assert result.returncode == 0, result.stderr
+    probe = report["agents"][0]["probe"]
+    assert probe["answered"] is True and probe["hits"] == 0 and probe["latencyMs"] >= 0
+    search = [c["argv"] for c in report["agents"][0]["commands"] if c["argv"][1] == "search"]
+    assert search == [
+        ["qmd", "search", "memory", "--json", "-n", "1", "-c", "memory-root-main", "-c", "memory-dir-main"]
+    ]
+    # A search that hangs past limits.timeoutMs: the first search the gateway runs would time out too.
+    scenario.config["memory"]["qmd"] = {"limits": {"timeoutMs": 300}}
+    scenario.write_config()
+    (tmp_path / "fakebin" / "qmd").write_text(
+        (tmp_path / "fakebin" / "qmd").read_text().replace('search) echo "[]"', "search) sleep 30")
+    )
+    result, report = run(scenario, state, ["--probe"])
+    assert result.returncode == ExitCode.FINDINGS
+    agent = report["agents"][0]
+    assert agent["status"] == "failed"
+    assert agent["probe"]["answered"] is False
+    assert "timed out after 300ms" in agent["reason"]
