@@ -119,7 +119,7 @@ def show_command(
         str | None, typer.Option("--agent", "-a", metavar="ID", help="Only this agent (default: all agents).")
     ] = None,
     output_format: Annotated[
-        str, typer.Option("--format", "-f", metavar="json|yaml|toml", help="Output format (default: yaml).")
+        str, typer.Option("--format", "-f", metavar="json|yaml|toml", help="Output format.")
     ] = "yaml",
     json_output: Annotated[bool, typer.Option("--json", help="Same as --format json.")] = False,
 ) -> None:
