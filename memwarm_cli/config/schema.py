@@ -471,7 +471,13 @@ AGENTS = Obj(
     },
 )
 
-MEMORY = Obj({"backend": Enum(("builtin", "qmd")), "citations": Enum(("auto", "on", "off")), "qmd": QMD})
+MEMORY = Obj(
+    {"backend": Enum(("builtin", "qmd")), "citations": Enum(("auto", "on", "off")), "qmd": QMD},
+    notes={
+        "search": "memory.search (later OpenClaw versions) is not read by this config shape "
+        "(2026.2-2026.6); use agents.defaults.memorySearch"
+    },
+)
 
 ROOT = Obj({"agents": AGENTS, "memory": MEMORY}, strict=False)
 

@@ -193,7 +193,12 @@ def test_out_of_range_position_in_each_format(home: Path, name: str) -> None:
             "-1 is out of range: must be >= 0",
         ),
         ("memory: {qmd: {comand: 'qmd'}}", "memory.qmd.comand", 'unknown key (did you mean "command"?)'),
-        ("memory: {search: {}}", "memory.search", "unknown key"),
+        (
+            "memory: {search: {}}",
+            "memory.search",
+            "memory.search (later OpenClaw versions) is not read by this config shape (2026.2-2026.6); "
+            "use agents.defaults.memorySearch",
+        ),
     ],
 )
 def test_schema_errors(home: Path, snippet: str, path: str, message: str) -> None:
