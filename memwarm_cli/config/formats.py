@@ -11,7 +11,7 @@ import re
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
-from memwarm_cli.config.positions import Loc, PNode
+from memwarm_cli.config.positions import Duplicate, Loc, PNode
 
 if TYPE_CHECKING:
     import yaml
@@ -140,6 +140,8 @@ def _parse_yaml(text: str, file: str, track: bool) -> tuple[Any, PNode | None]:
     finally:
         loader.dispose()
     node = PNode(Loc(file, root.start_mark.line + 1, root.start_mark.column + 1), children) if track else None
+    if node is not None and builder.duplicates:
+        node.duplicates = builder.duplicates
     return value, node
 
 
@@ -150,6 +152,7 @@ class _YamlBuilder:
         self.track = track
         self.count = 0
         self.active: set[int] = set()
+        self.duplicates: list[Duplicate] = []
 
     def loc(self, node: yaml.Node) -> Loc:
         return Loc(self.file, node.start_mark.line + 1, node.start_mark.column + 1)
@@ -178,6 +181,8 @@ class _YamlBuilder:
                         item_locs.append(PNode(self.loc(item), sub))
                 return items, item_locs
             assert isinstance(node, yaml.MappingNode)
+            own = {id(key_node) for key_node, _ in node.value}  # not brought in by a `<<` merge key
+            own_keys: set[str] = set()
             self.loader.flatten_mapping(node)
             result: dict[str, Any] = {}
             entry_locs: dict[str, PNode] | None = {} if self.track else None
@@ -190,7 +195,12 @@ class _YamlBuilder:
                 value, sub = self.build(value_node)
                 result[key] = value
                 if entry_locs is not None:
-                    entry_locs[key] = PNode(self.loc(key_node), sub)
+                    key_loc = self.loc(key_node)
+                    if id(key_node) in own:
+                        if key in own_keys:
+                            self.duplicates.append(Duplicate(key_loc, entry_locs[key].loc, key))
+                        own_keys.add(key)
+                    entry_locs[key] = PNode(key_loc, sub)
             return result, entry_locs
         finally:
             self.active.discard(id(node))

@@ -10,7 +10,7 @@ import os
 import stat
 from typing import Any
 
-from memwarm_cli.config.positions import Loc, PNode
+from memwarm_cli.config.positions import Duplicate, Loc, PNode
 
 INCLUDE_KEY = "$include"
 MAX_INCLUDE_DEPTH = 10
@@ -121,6 +121,7 @@ class IncludeProcessor:
         *,
         track: bool = False,
         errors: list[IncludeError] | None = None,
+        duplicates: list[Duplicate] | None = None,
     ) -> None:
         self.base_path = base_path
         self.visited: list[str] = [os.path.normpath(base_path)]
@@ -131,6 +132,7 @@ class IncludeProcessor:
         # When a list is given, include errors are collected there (for `config check`) and the failing
         # include counts as an empty object; otherwise the first error is raised, as upstream does.
         self.errors = errors
+        self.duplicates = duplicates  # duplicate keys found in included files (with positions only)
 
     def _recover(self, exc: IncludeError, path: str) -> None:
         if self.errors is None:
@@ -223,7 +225,11 @@ class IncludeProcessor:
             )
         raw = self._read_file(include_path, resolved, loc)
         parsed, parsed_pos = self._parse_file(include_path, resolved, raw, loc)
-        nested = IncludeProcessor(resolved, self.root_dir, track=self.track, errors=self.errors)
+        if self.duplicates is not None and parsed_pos is not None and parsed_pos.duplicates:
+            self.duplicates.extend(parsed_pos.duplicates)
+        nested = IncludeProcessor(
+            resolved, self.root_dir, track=self.track, errors=self.errors, duplicates=self.duplicates
+        )
         nested.visited = [*self.visited, resolved]
         nested.depth = self.depth + 1
         return nested.process(parsed, parsed_pos, path)
@@ -295,9 +301,11 @@ def resolve_includes(
     *,
     track: bool = False,
     errors: list[IncludeError] | None = None,
+    duplicates: list[Duplicate] | None = None,
 ) -> tuple[Any, PNode | None]:
     """Resolve every `$include` in a parsed config whose file is `config_path`.
 
     With `errors`, failures are collected there instead of raised (the failing include counts as `{}`).
     """
-    return IncludeProcessor(config_path, track=track, errors=errors).process(data, pos)
+    processor = IncludeProcessor(config_path, track=track, errors=errors, duplicates=duplicates)
+    return processor.process(data, pos)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from memwarm_cli.config.positions import LineIndex, Loc, PNode
+from memwarm_cli.config.positions import Duplicate, LineIndex, Loc, PNode
 
 _WS_CHARS = "\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 # Whitespace and complete comments; an unterminated `/*` is left for the caller to report.
@@ -61,13 +61,14 @@ def _format_char(ch: str) -> str:
 
 
 class _Reader:
-    __slots__ = ("file", "index", "text", "track")
+    __slots__ = ("duplicates", "file", "index", "text", "track")
 
     def __init__(self, text: str, file: str, track: bool) -> None:
         self.text = text
         self.file = file
         self.track = track
         self.index: LineIndex | None = None
+        self.duplicates: list[Duplicate] = []
 
     # -- positions and errors -------------------------------------------------------------------------
 
@@ -230,7 +231,10 @@ class _Reader:
             value, sub, pos = self.value(pos)
             result[key] = value
             if children is not None:
-                children[key] = PNode(self.loc(key_start), sub)
+                key_loc = self.loc(key_start)
+                if key in children:
+                    self.duplicates.append(Duplicate(key_loc, children[key].loc, key))
+                children[key] = PNode(key_loc, sub)
             pos = self.skip(pos)
             if pos < len(text) and text[pos] == ",":
                 pos = self.skip(pos + 1)
@@ -294,6 +298,8 @@ def parse_json5(text: str, file: str = "<string>", *, track: bool = False) -> tu
     if pos < len(text):
         raise reader.fail(pos)
     node = PNode(reader.loc(start), children) if track else None
+    if node is not None and reader.duplicates:
+        node.duplicates = reader.duplicates
     return value, node
 
 

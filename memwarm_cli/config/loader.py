@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from memwarm_cli.config.envsubst import ConfigWarning, apply_config_env_vars, substitute_env
 from memwarm_cli.config.paths import ConfigSource, resolve_config_source, resolve_state_dir
-from memwarm_cli.config.positions import PNode
+from memwarm_cli.config.positions import Duplicate, PNode
 from memwarm_cli.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -82,8 +82,14 @@ def _resolve(
     from memwarm_cli.config.includes import IncludeError, resolve_includes
 
     parsed, pos = parse_config_file(path, track=track)
+    duplicates = list(pos.duplicates) if pos is not None and pos.duplicates else []
     try:
-        return resolve_includes(parsed, pos, str(path), track=track, errors=include_errors)
+        data, merged = resolve_includes(
+            parsed, pos, str(path), track=track, errors=include_errors, duplicates=duplicates
+        )
+        if merged is not None and duplicates:
+            merged.duplicates = duplicates
+        return data, merged
     except IncludeError as exc:
         if exc.loc is None and not track:
             # Errors are rare: find where the failing `$include` stands by loading again with positions.
@@ -94,6 +100,39 @@ def _resolve(
         if loc is None:
             raise ConfigError(str(path), one_line(exc.message)) from None
         raise ConfigError(loc.file, one_line(exc.message), loc.line, loc.column) from None
+
+
+def _duplicate_warnings(root: PNode, duplicates: list[Duplicate]) -> list[ConfigWarning]:
+    """A warning for each key given twice in one object, at the later one (whose value is used)."""
+    paths: dict[int, str] = {}
+
+    def walk(node: PNode, path: str) -> None:
+        paths[id(node.loc)] = path
+        children = node.children
+        if isinstance(children, dict):
+            for key, child in children.items():
+                walk(child, f"{path}.{key}" if path else key)
+        elif isinstance(children, list):
+            for i, child in enumerate(children):
+                walk(child, f"{path}[{i}]")
+
+    walk(root, "")
+    warnings = []
+    for dup in duplicates:
+        earlier = dup.earlier
+        where = f"line {earlier.line}, column {earlier.column}"
+        if earlier.file != dup.later.file:
+            where = f"{earlier.file}:{earlier.line}:{earlier.column}"
+        warnings.append(
+            ConfigWarning(
+                f'duplicate key "{dup.key}": this later value is used, the one at {where} is ignored',
+                paths.get(id(dup.later), dup.key),
+                dup.later.file,
+                dup.later.line,
+                dup.later.column,
+            )
+        )
+    return warnings
 
 
 def load_config(
@@ -151,6 +190,8 @@ def load_config(
             return LoadedConfig(source, {}, env_map, state_dir, [warning], None, [])
         applied = apply_config_env_vars(raw, env_map)
         data, warnings = substitute_env(raw, pos, env_map, file)
+        if pos is not None and pos.duplicates:
+            warnings = _duplicate_warnings(pos, pos.duplicates) + warnings
     except RecursionError:
         raise ConfigError(file, "the config is nested too deeply") from None
     return LoadedConfig(source, data, env_map, state_dir, warnings, pos, applied)

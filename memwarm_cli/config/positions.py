@@ -18,14 +18,25 @@ class Loc:
     column: int  # 1-based, in characters
 
 
+@dataclass(frozen=True, slots=True)
+class Duplicate:
+    """A key given twice in one object: the later value wins, as in JSON5 (and PyYAML)."""
+
+    later: Loc
+    earlier: Loc
+    key: str
+
+
 class PNode:
     """Position of one value, and of its children (dict for objects, list for arrays, None for scalars)."""
 
-    __slots__ = ("children", "loc")
+    __slots__ = ("children", "duplicates", "loc")
 
     def __init__(self, loc: Loc, children: dict[str, PNode] | list[PNode] | None = None) -> None:
         self.loc = loc
         self.children = children
+        # Only on a parsed document's root: keys that appear twice in one object (later, earlier, key).
+        self.duplicates: list[Duplicate] | None = None
 
     def child(self, key: str | int) -> PNode | None:
         children = self.children

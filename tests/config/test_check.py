@@ -556,3 +556,44 @@ def test_parse_error_with_a_line_break_character_stays_on_one_line(home: Path) -
     with pytest.raises(ConfigError) as info:
         run_check(home, "c.json5", "{a: 1}\u0085x")
     assert len(str(info.value).splitlines()) == 1
+
+
+def test_duplicate_keys_are_warnings(home: Path) -> None:
+    make_workspace(home, ".openclaw", "workspace")
+    cfg_dir = home.parent
+    (cfg_dir / "part.yaml").write_text("defaults:\n  userTimezone: UTC\n  userTimezone: Europe/Paris\n")
+    report = run_check(
+        home,
+        "c.json5",
+        "{\n  agents: {$include: 'part.yaml'},\n  memory: {backend: 'builtin',\n    backend: 'builtin'},\n}",
+    )
+    rows = [(f.file, f.line, f.column, f.severity, f.path, f.message) for f in report.findings]
+    assert rows == [
+        (
+            str(cfg_dir / "c.json5"),
+            4,
+            5,
+            "warning",
+            "memory.backend",
+            'duplicate key "backend": this later value is used, the one at line 3, column 12 is ignored',
+        ),
+        (
+            str(cfg_dir / "part.yaml"),
+            3,
+            3,
+            "warning",
+            "agents.defaults.userTimezone",
+            'duplicate key "userTimezone": this later value is used, the one at line 2, column 3 is ignored',
+        ),
+    ]
+
+
+def test_yaml_merge_keys_are_not_duplicates(home: Path) -> None:
+    make_workspace(home, ".openclaw", "workspace")
+    report = run_check(
+        home,
+        "c.yaml",
+        "base: &b {x: 1, y: 2}\nagents:\n  defaults:\n    <<: {workspace: '~/a'}\n"
+        "    workspace: ~/.openclaw/workspace\nother: {<<: *b, x: 3}\n",
+    )
+    assert report.findings == []
