@@ -35,7 +35,7 @@ class LoadedConfig:
     data: dict[str, Any]  # includes resolved, ${VAR} substituted; {} for a missing default file
     env: dict[str, str]  # the environment with the config's env entries applied
     state_dir: Path
-    warnings: list[ConfigWarning]
+    warnings: list[ConfigWarning]  # missing ${VAR}s, a non-object top level; duplicate keys with track=True
     positions: PNode | None = None  # only when loaded with track=True
     env_applied: list[str] = field(default_factory=list)  # names the config's `env` section set
 

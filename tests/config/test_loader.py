@@ -335,3 +335,27 @@ def test_size_cap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(ConfigError) as info:
         load_config(str(cfg), env_for(tmp_path))
     assert "larger than 1 MiB" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("error", "message"),
+    [
+        (PermissionError(13, "Permission denied"), "cannot read config file: permission denied"),
+        (OSError(5, "Input/output error"), "cannot read config file: Input/output error"),
+    ],
+)
+def test_read_failures_are_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, error: OSError, message: str
+) -> None:
+    from memwarm_cli.config import loader
+
+    cfg = tmp_path / "c.json"
+    cfg.write_text("{}")
+
+    def failing_open(*args: object, **kwargs: object) -> None:
+        raise error
+
+    monkeypatch.setattr(loader, "open", failing_open, raising=False)
+    with pytest.raises(ConfigError) as info:
+        load_config(str(cfg), env_for(tmp_path))
+    assert str(info.value) == f"{cfg}: {message}"
