@@ -90,6 +90,7 @@ def main() -> int:
         print("tools/bin/qmd is missing: run `make tools`", file=sys.stderr)
         return 2
     state = build()
+    load_before = " ".join(f"{x:.2f}" for x in os.getloadavg())
     cold(state, [])  # warm-up: page cache, Node's compile cache
 
     cold_default = [cold(state, []) for _ in range(options.runs)]
@@ -100,12 +101,14 @@ def main() -> int:
     rerun_ratio = m_rerun / m_cold
     speedup = m_serial / m_cold
     print(f"init-backends, {AGENTS} agents x {NOTES} notes, real qmd, {os.cpu_count()} CPUs")
+    print(f"  load average before: {load_before}")
     print(f"  cold (default concurrency)   median {m_cold:6.2f} s   runs {_fmt(cold_default)}")
     print(f"  no-change re-run (fresh)     median {m_rerun:6.2f} s   runs {_fmt(rerun)}")
     print(f"  cold --concurrency 1         median {m_serial:6.2f} s   runs {_fmt(cold_serial)}")
     verdict = "ok" if rerun_ratio < 0.10 else "MISSED"
     print(f"  re-run / cold      {rerun_ratio:6.1%}   (target < 10%)   {verdict}")
     print(f"  default speed-up   {speedup:6.2f}x   (target >= 1.6x) {'ok' if speedup >= 1.6 else 'MISSED'}")
+    print(f"  load average after:  {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 0
 
 
