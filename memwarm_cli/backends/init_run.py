@@ -863,6 +863,12 @@ def run_init_backends(
     workers = options.concurrency or default_concurrency(len(runnable))
     workers = max(1, min(workers, len(runnable) or 1))
     on_event(RunStartEvent(agents=len(slots), runnable=len(runnable), concurrency=workers))
+    seen_warnings: list[str] = []
+    for slot in runnable:
+        for warning in slot.settings.choice.warnings:
+            if warning not in seen_warnings:
+                seen_warnings.append(warning)
+                on_event(LogEvent("warn", warning))
     for slot in slots:
         reason = slot.settings.skip_reason
         if reason is not None:

@@ -337,3 +337,17 @@ def test_probe_reports_a_search_that_does_not_answer(tmp_path: Path) -> None:
     assert agent["status"] == "failed"
     assert agent["probe"]["answered"] is False
     assert "timed out after 300ms" in agent["reason"]
+
+
+def test_memory_search_backend_spelling_is_accepted_and_reported(tmp_path: Path) -> None:
+    config = {"agents": {"defaults": {"memorySearch": {"backend": "qmd", "qmd": {"searchMode": "search"}}}}}
+    scenario = make_scenario(tmp_path, {"main": NOTES}, config)
+    state = install_fake_qmd(tmp_path / "fakebin")
+    scenario.path_dirs = [tmp_path / "fakebin"]
+    result, report = run(scenario, state)
+    assert result.returncode == 0, result.stderr
+    agent = report["agents"][0]
+    assert agent["status"] == "armed"
+    assert agent["backendSource"] == "agents.defaults.memorySearch.backend"
+    assert agent["qmdSource"] == "agents.defaults.memorySearch.qmd"
+    assert result.stderr.count("upstream OpenClaw's strict config schema rejects it") == 2
