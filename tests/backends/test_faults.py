@@ -161,7 +161,7 @@ def test_signal_mid_run_stops_children_releases_locks_and_leaves_no_fingerprint(
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode == code, err.decode()
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 10
     report = json.loads(out)
     assert report["interrupted"] == signal.Signals(sig).name
     assert report["agents"][0]["status"] == "failed"
