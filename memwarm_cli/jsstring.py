@@ -10,6 +10,9 @@ or U+0085.
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
 JS_WHITESPACE = (
     "\t\n\v\f\r \u00a0\u1680"
     "\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
@@ -57,3 +60,45 @@ def to_well_formed(text: str) -> str:
     if _is_bmp_only(text) and not any("\ud800" <= ch <= "\udfff" for ch in text):
         return text
     return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+
+# ---- values as JavaScript shows them (messages, env assignment, object keys) ----------------------
+
+
+def js_number_text(value: float) -> str:
+    """`String(number)` for the numbers a config can hold (integral floats print without `.0`)."""
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    if value.is_integer() and abs(value) < 1e21:
+        return str(int(value))
+    return repr(value)
+
+
+def js_typeof(value: Any) -> str:
+    """`typeof value` for JSON-like values (null and arrays are "object")."""
+    if value is None or isinstance(value, dict | list):
+        return "object"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "undefined"
+
+
+def js_string(value: Any) -> str:
+    """`String(value)` for JSON-like values."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return js_number_text(value)
+    if isinstance(value, dict):
+        return "[object Object]"
+    if isinstance(value, list):
+        return ",".join("" if v is None else js_string(v) for v in value)
+    return str(value)

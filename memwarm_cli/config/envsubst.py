@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memwarm_cli.config.positions import PNode
-from memwarm_cli.jsstring import js_trim
+from memwarm_cli.jsstring import js_string, js_trim
 
 ENV_VAR_NAME = re.compile(r"^[A-Z_][A-Z0-9_]*$")
 # Names an `env` section may set (later upstream versions also skip names that are unsafe to set).
@@ -32,8 +32,6 @@ def _env_text(value: Any) -> str | None:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int | float):
-        from memwarm_cli.config.includes import js_string
-
         return js_string(value)
     return None
 

@@ -6,12 +6,12 @@ when asked, a position tree. yaml and tomllib are imported only when such a file
 
 from __future__ import annotations
 
-import math
 import re
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
 from memwarm_cli.config.positions import Duplicate, Loc, PNode
+from memwarm_cli.jsstring import js_string
 
 if TYPE_CHECKING:
     import yaml
@@ -74,29 +74,6 @@ def decode_text(data: bytes) -> str:
 
 
 # -- YAML ------------------------------------------------------------------------------------------------
-
-
-def _js_key(value: Any) -> str:
-    """A YAML scalar key as the string a JS object key would be."""
-    if isinstance(value, str):
-        return value
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        return _js_number_text(value)
-    return str(value)
-
-
-def _js_number_text(value: float) -> str:
-    if math.isnan(value):
-        return "NaN"
-    if math.isinf(value):
-        return "Infinity" if value > 0 else "-Infinity"
-    if value.is_integer() and abs(value) < 1e21:
-        return str(int(value))
-    return repr(value)
 
 
 def _plain(value: Any) -> Any:
@@ -191,7 +168,7 @@ class _YamlBuilder:
                     raise yaml.MarkedYAMLError(
                         problem="mapping keys must be plain values", problem_mark=key_node.start_mark
                     )
-                key = _js_key(_plain(self.loader.construct_object(key_node)))
+                key = js_string(_plain(self.loader.construct_object(key_node)))
                 value, sub = self.build(value_node)
                 result[key] = value
                 if entry_locs is not None:

@@ -11,6 +11,7 @@ import stat
 from typing import Any
 
 from memwarm_cli.config.positions import Duplicate, Loc, PNode
+from memwarm_cli.jsstring import js_typeof
 
 INCLUDE_KEY = "$include"
 MAX_INCLUDE_DEPTH = 10
@@ -28,35 +29,6 @@ class IncludeError(Exception):
         self.path = ""  # dotted path of the `$include` key (set where the error is recovered)
         self.resolved = ""  # the included file, for errors about its content
         self.cause: Exception | None = None
-
-
-def js_typeof(value: Any) -> str:
-    if value is None or isinstance(value, dict | list):
-        return "object"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "undefined"
-
-
-def js_string(value: Any) -> str:
-    """`String(value)` for JSON-like values."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        from memwarm_cli.config.formats import _js_number_text
-
-        return _js_number_text(value)
-    if isinstance(value, dict):
-        return "[object Object]"
-    if isinstance(value, list):
-        return ",".join("" if v is None else js_string(v) for v in value)
-    return str(value)
 
 
 def _join(path: str, key: str) -> str:

@@ -176,7 +176,7 @@ def load_config(
             )
         if not isinstance(raw, dict):
             # A top-level null, number, string or boolean gives an empty config, as in OpenClaw.
-            from memwarm_cli.config.includes import js_typeof
+            from memwarm_cli.jsstring import js_typeof
 
             kind = "null" if raw is None else js_typeof(raw)
             loc = pos.loc if pos is not None else None

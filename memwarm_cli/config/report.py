@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from memwarm_cli.agents import Agent, resolve_agents, select_agent
@@ -46,27 +45,11 @@ def path_data(loaded: LoadedConfig) -> dict[str, Any]:
     }
 
 
-def _json_value(value: Any) -> Any:
-    """Config values as JSON can carry them (non-finite numbers as their JS text)."""
-    from memwarm_cli.startup.settings import MISSING
-
-    if value is MISSING:
-        return None
-    if isinstance(value, float) and not math.isfinite(value):
-        from memwarm_cli.config.includes import js_string
-
-        return js_string(value)
-    if isinstance(value, dict):
-        return {str(k): _json_value(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_json_value(v) for v in value]
-    return value
-
-
 def _agent_show(loaded: LoadedConfig, agent: Agent, host_zone: str | None) -> dict[str, Any]:
     from memwarm_cli.backends.settings import resolve_agent_backend
     from memwarm_cli.startup.settings import (
         host_timezone_name,
+        jsonable,
         resolve_startup_settings,
         should_apply_startup_context,
     )
@@ -81,7 +64,7 @@ def _agent_show(loaded: LoadedConfig, agent: Agent, host_zone: str | None) -> di
         limit.name: {
             "value": limit.value,
             "source": limit.source,
-            "configured": _json_value(limit.configured),
+            "configured": jsonable(limit.configured),
             "note": limit.note,
         }
         for limit in startup.limits
@@ -117,7 +100,7 @@ def _agent_show(loaded: LoadedConfig, agent: Agent, host_zone: str | None) -> di
         "workspace": str(agent.workspace),
         "workspaceExists": agent.workspace.is_dir(),
         "timezone": {
-            "configured": _json_value(zone.configured),
+            "configured": jsonable(zone.configured),
             "used": zone.used,
             "fellBack": zone.fell_back,
             "reason": zone.reason,
@@ -130,7 +113,7 @@ def _agent_show(loaded: LoadedConfig, agent: Agent, host_zone: str | None) -> di
         "memorySearch": memory_search,
         "backend": {
             "backend": choice.backend if search is not None else None,
-            "configured": _json_value(choice.configured),
+            "configured": jsonable(choice.configured),
             "source": choice.backend_source,
             "qmdSource": choice.qmd_source,
             "citations": choice.citations,

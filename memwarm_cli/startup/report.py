@@ -10,24 +10,11 @@ from typing import Any
 from memwarm_cli.jsstring import js_length
 from memwarm_cli.startup.plan import FileRow, StartupPlan, Status
 from memwarm_cli.startup.session import AgentPlan, iso_utc
-from memwarm_cli.startup.settings import ACTIONS, MISSING, Limit, should_apply_startup_context
+from memwarm_cli.startup.settings import ACTIONS, Limit, jsonable, should_apply_startup_context
 from memwarm_cli.startup.text import sanitize_label
 
 SCAN_SCHEMA_VERSION = 1
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-
-
-def jsonable(value: Any) -> Any:
-    """Raw config values as JSON can carry them (JSON5 allows Infinity and NaN; MISSING is null)."""
-    if value is MISSING:
-        return None
-    if isinstance(value, float) and not math.isfinite(value):
-        return str(value)
-    if isinstance(value, dict):
-        return {str(k): jsonable(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [jsonable(v) for v in value]
-    return value
 
 
 def local_time(mtime_ms: float | None, tz: tzinfo) -> str | None:

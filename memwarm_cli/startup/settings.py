@@ -15,13 +15,26 @@ from datetime import UTC, timedelta, timezone, tzinfo
 from functools import lru_cache
 from typing import Any, Literal
 
-from memwarm_cli.jsstring import js_trim
+from memwarm_cli.jsstring import js_number_text, js_trim
 
 Action = Literal["new", "reset"]
 ACTIONS: tuple[Action, ...] = ("new", "reset")
 
 # Not-present marker for raw config values (None is a real JSON value: null).
 MISSING: Any = type("Missing", (), {"__repr__": lambda self: "<missing>"})()
+
+
+def jsonable(value: Any) -> Any:
+    """A raw config value as JSON can carry it: MISSING is null, non-finite numbers their JS text."""
+    if value is MISSING:
+        return None
+    if isinstance(value, float) and not math.isfinite(value):
+        return js_number_text(value)
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [jsonable(v) for v in value]
+    return value
 
 
 @dataclass(frozen=True)
