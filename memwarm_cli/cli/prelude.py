@@ -2,31 +2,19 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from memwarm_cli.cli.context import global_options
+from memwarm_cli.cli.options import AgentOption, AtOption, WorkspaceOption
 
 
 def prelude_command(
     ctx: typer.Context,
-    agent: Annotated[
-        str | None, typer.Option("--agent", "-a", metavar="ID", help="Agent id (default: the default agent).")
-    ] = None,
-    workspace: Annotated[
-        Path | None,
-        typer.Option(
-            "--workspace", "-w", metavar="DIR", help="Use this workspace; limits still come from the config."
-        ),
-    ] = None,
-    at: Annotated[
-        str | None,
-        typer.Option(
-            "--at", metavar="TIME", help="ISO 8601 with offset or Z, or epoch milliseconds (default: now)."
-        ),
-    ] = None,
+    agent: AgentOption = None,
+    workspace: WorkspaceOption = None,
+    at: AtOption = None,
     action: Annotated[
         str, typer.Option("--action", metavar="new|reset", help="Session action the gate is checked for.")
     ] = "new",

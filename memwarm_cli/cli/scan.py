@@ -7,12 +7,12 @@ or JSON. The plain view's columns are fixed (PLAIN_COLUMNS) and documented in th
 from __future__ import annotations
 
 from enum import StrEnum
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from memwarm_cli.cli.context import global_options
+from memwarm_cli.cli.options import AgentOption, AtOption, WorkspaceOption
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -42,24 +42,12 @@ class ScanFormat(StrEnum):
 
 def scan_command(
     ctx: typer.Context,
-    agent: Annotated[
-        str | None, typer.Option("--agent", "-a", metavar="ID", help="Agent id (default: the default agent).")
-    ] = None,
+    agent: AgentOption = None,
     all_agents: Annotated[
         bool, typer.Option("--all-agents", help="One section per configured agent.")
     ] = False,
-    workspace: Annotated[
-        Path | None,
-        typer.Option(
-            "--workspace", "-w", metavar="DIR", help="Use this workspace; limits still come from the config."
-        ),
-    ] = None,
-    at: Annotated[
-        str | None,
-        typer.Option(
-            "--at", metavar="TIME", help="ISO 8601 with offset or Z, or epoch milliseconds (default: now)."
-        ),
-    ] = None,
+    workspace: WorkspaceOption = None,
+    at: AtOption = None,
     show_all: Annotated[
         bool,
         typer.Option("--all", help="Also list every other *.md in memory/ (outside the window, misnamed)."),
