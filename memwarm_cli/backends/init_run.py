@@ -629,7 +629,8 @@ class _AgentRun:
                 # As the gateway does: `memory/` is created so the collection exists before notes do.
                 spec.path.mkdir(parents=True, exist_ok=True)
             else:
-                message = f"qmd collection add skipped for {spec.name}: path does not exist ({spec.path})"
+                problem = "is not a directory" if spec.path.exists() else "does not exist"
+                message = f"qmd collection add skipped for {spec.name}: path {problem} ({spec.path})"
                 self._warn(message)
                 return outcome("missing", message)
         args = ["collection", "add", str(spec.path), "--name", spec.name, "--mask", spec.pattern]
