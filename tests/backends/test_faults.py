@@ -351,3 +351,14 @@ def test_memory_search_backend_spelling_is_accepted_and_reported(tmp_path: Path)
     assert agent["backendSource"] == "agents.defaults.memorySearch.backend"
     assert agent["qmdSource"] == "agents.defaults.memorySearch.qmd"
     assert result.stderr.count("upstream OpenClaw's strict config schema rejects it") == 2
+
+
+def test_missing_custom_path_outside_the_workspace_is_reported_not_created(tmp_path: Path) -> None:
+    outside = tmp_path / "nowhere" / "notes"
+    scenario, state = fake_scenario(tmp_path, paths=[{"path": str(outside), "name": "notes"}])
+    result, report = run(scenario, state)
+    assert result.returncode == 0, result.stderr
+    actions = {c["name"]: c["action"] for c in report["agents"][0]["collections"]}
+    assert actions == {"memory-root-main": "added", "memory-dir-main": "added", "notes-main": "missing"}
+    assert f"qmd collection add skipped for notes-main: path does not exist ({outside})" in result.stderr
+    assert not outside.exists()
