@@ -42,8 +42,10 @@ def run(scenario: Scenario, state: Path, args: list[str] | None = None) -> tuple
 
 def test_missing_binary_fails_without_running_anything(tmp_path: Path) -> None:
     scenario = make_scenario(tmp_path, {"main": NOTES, "ops": NOTES}, {"memory": {"backend": "qmd"}})
-    scenario.path_dirs = [tmp_path / "empty-bin"]
-    result, report = scenario.run_json()
+    empty = tmp_path / "empty-bin"
+    empty.mkdir()
+    # Only an empty dir on PATH: a qmd installed on this machine (/usr/bin, /usr/local/bin) cannot leak in.
+    result, report = scenario.run_json(extra_env={"PATH": str(empty)})
     assert result.returncode == ExitCode.FINDINGS
     for agent in report["agents"]:
         assert agent["status"] == "failed"
