@@ -670,20 +670,52 @@ class _AgentRun:
 
     # -- update, embed, probe -----------------------------------------------------------------------
     def _update(self) -> None:
+        """`qmd update` with the boot retry rule, and upstream's one-shot repair of broken metadata."""
         self._step("qmd update")
         timeout = self._timeout(self.qmd.update.update_timeout_ms)
         attempts = len(UPDATE_RETRY_DELAYS) + 1
-        for attempt in range(1, attempts + 1):
+        repaired = False
+        attempt = 1
+        while True:
             result = self._run(["update"], timeout)
             if result.ok:
                 return
             message = result.error_message()
+            repair = qmdcli.repairable_update_error(message)
+            if repair is not None and not repaired:
+                repaired = True
+                rebuild = "rebuilding managed collections and retrying once"
+                self._warn(f"qmd update failed with {repair} (boot); {rebuild}")
+                self._rebuild_collections()
+                continue
             if attempt < attempts and qmdcli.is_retryable_update_error(message):
                 self._warn(f"qmd update retry {attempt}/{attempts - 1} after failure (boot): {message}")
                 self.token.sleep(UPDATE_RETRY_DELAYS[attempt - 1])
+                attempt += 1
                 continue
             self._warn(f"qmd boot update failed: Error: {message}")
             raise _AgentFailed(f"qmd boot update failed: Error: {message}")
+
+    def _rebuild_collections(self) -> None:
+        """Remove and re-add every collection memwarm manages for this agent (never anyone else's)."""
+        timeout = self._timeout(self.qmd.update.command_timeout_ms)
+        live = {c.name for c in self.collections if c.action in ("kept", "added", "rebound")}
+        for spec in self.qmd.collections:
+            if spec.name not in live:
+                continue
+            self._run(["collection", "remove", spec.name], timeout)
+            added = self._run(
+                ["collection", "add", str(spec.path), "--name", spec.name, "--mask", spec.pattern], timeout
+            )
+            if not added.ok:
+                reason = f"qmd collection add failed for {spec.name}: {added.error_message()}"
+                self._warn(reason)
+                self.failure = self.failure or reason
+        self.shared.sink(
+            LogEvent(
+                "info", "qmd managed collections rebuilt for update repair (boot)", self.settings.agent_id
+            )
+        )
 
     def _backoff_remaining(self, stored: fp.StoredFingerprint | None) -> float:
         """Seconds before another embed attempt after failures (0 with --force or an explicit --embed)."""

@@ -135,6 +135,15 @@ def is_retryable_update_error(message: str) -> bool:
     return any(s in lowered for s in RETRYABLE_UPDATE_ERRORS)
 
 
+def repairable_update_error(message: str) -> str | None:
+    """Upstream's one-shot repairs: duplicate document rows, or collection metadata with a NUL byte."""
+    if "UNIQUE constraint failed" in message and "documents.path" in message:
+        return "duplicate document constraint"
+    if "ENOTDIR" in message and ("\\u0000" in message or "\x00" in message or "\\0" in message):
+        return "suspected null-byte collection metadata"
+    return None
+
+
 def parse_version(text: str) -> str:
     """`qmd 2.8.3 (facd35e)` → the whole first line, trimmed (kept verbatim in fingerprints)."""
     lines = text.strip().splitlines()

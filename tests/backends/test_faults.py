@@ -364,3 +364,31 @@ def test_missing_custom_path_outside_the_workspace_is_reported_not_created(tmp_p
     assert actions == {"memory-root-main": "added", "memory-dir-main": "added", "notes-main": "missing"}
     assert f"qmd collection add skipped for notes-main: path does not exist ({outside})" in result.stderr
     assert not outside.exists()
+
+
+def test_duplicate_document_constraint_rebuilds_managed_collections_once(tmp_path: Path) -> None:
+    body = (
+        'if [ ! -f "$FAKE_QMD_DIR/failed-once" ]; then touch "$FAKE_QMD_DIR/failed-once"\n'
+        '  echo "SqliteError: UNIQUE constraint failed: documents.collection, documents.path" >&2\n'
+        "  exit 1\n"
+        "fi\n"
+    )
+    scenario, state = fake_scenario(tmp_path, {"update": body})
+    result, report = run(scenario, state)
+    assert result.returncode == 0, result.stderr
+    assert report["agents"][0]["status"] == "armed"
+    argvs = [" ".join(c["argv"][1:3]) for c in report["agents"][0]["commands"]]
+    assert argvs == [
+        "--version",
+        "collection list",
+        "collection add",
+        "collection add",
+        "update",
+        "collection remove",
+        "collection add",
+        "collection remove",
+        "collection add",
+        "update",
+    ]
+    assert "qmd update failed with duplicate document constraint (boot); rebuilding" in result.stderr
+    assert "qmd managed collections rebuilt for update repair (boot)" in result.stderr
