@@ -49,7 +49,7 @@ def init_backends_command(
     concurrency: Annotated[
         int | None,
         typer.Option(
-            "--concurrency", "-j", metavar="N", min=1, help="Agents prepared at once (default: CPU count)."
+            "--concurrency", metavar="N", min=1, help="Agents prepared at once (default: CPU count)."
         ),
     ] = None,
     timeout: Annotated[
