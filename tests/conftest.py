@@ -50,6 +50,26 @@ def isolated_env(home: Path, extra: Mapping[str, str] | None = None) -> dict[str
 RunCli = Callable[..., CliResult]
 
 
+def run_memwarm(
+    args: Sequence[str], env: Mapping[str, str], *, cwd: Path | None = None, timeout: float = 120
+) -> CliResult:
+    """Run the installed `memwarm ARGS...` with exactly `env`; stdin is closed."""
+    proc = subprocess.run(
+        [MEMWARM, *args],
+        env=dict(env),
+        cwd=cwd,
+        capture_output=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+    )
+    return CliResult(
+        returncode=proc.returncode,
+        stdout=proc.stdout.decode("utf-8"),
+        stderr=proc.stderr.decode("utf-8", "replace"),
+        stdout_bytes=proc.stdout,
+    )
+
+
 @pytest.fixture
 def home_dir(tmp_path: Path) -> Path:
     home = tmp_path / "home"
@@ -67,19 +87,6 @@ def run_cli(home_dir: Path) -> RunCli:
         cwd: Path | None = None,
         timeout: float = 120,
     ) -> CliResult:
-        proc = subprocess.run(
-            [MEMWARM, *args],
-            env=isolated_env(home_dir, env),
-            cwd=cwd,
-            capture_output=True,
-            timeout=timeout,
-            stdin=subprocess.DEVNULL,
-        )
-        return CliResult(
-            returncode=proc.returncode,
-            stdout=proc.stdout.decode("utf-8"),
-            stderr=proc.stderr.decode("utf-8", "replace"),
-            stdout_bytes=proc.stdout,
-        )
+        return run_memwarm(args, isolated_env(home_dir, env), cwd=cwd, timeout=timeout)
 
     return run

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import MEMWARM, TOOLS_BIN, CliResult, isolated_env
+from tests.conftest import TOOLS_BIN, CliResult, isolated_env, run_memwarm
 
 REAL_QMD = TOOLS_BIN / "qmd"
 SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
@@ -69,19 +69,7 @@ class Scenario:
     def run(
         self, args: Sequence[str], *, timeout: float = 120, extra_env: Mapping[str, str] | None = None
     ) -> CliResult:
-        proc = subprocess.run(
-            [MEMWARM, "init-backends", *args],
-            env=self.env(extra_env),
-            capture_output=True,
-            timeout=timeout,
-            stdin=subprocess.DEVNULL,
-        )
-        return CliResult(
-            returncode=proc.returncode,
-            stdout=proc.stdout.decode("utf-8"),
-            stderr=proc.stderr.decode("utf-8", "replace"),
-            stdout_bytes=proc.stdout,
-        )
+        return run_memwarm(["init-backends", *args], self.env(extra_env), timeout=timeout)
 
     def run_json(self, args: Sequence[str] = (), **kwargs: Any) -> tuple[CliResult, dict[str, Any]]:
         result = self.run(["--json", *args], **kwargs)
