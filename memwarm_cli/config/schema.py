@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from memwarm_cli.config.positions import PNode
+from memwarm_cli.jsstring import js_string, js_typeof
 
 
 @dataclass(frozen=True)
@@ -36,36 +37,20 @@ class Schema:
 
 
 def js_type(value: Any) -> str:
-    """The JSON type name of a value, as messages show it."""
+    """The JSON type name of a value, as messages show it (`typeof`, but null and array named)."""
     if value is None:
         return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
     if isinstance(value, list):
         return "array"
-    if isinstance(value, dict):
-        return "object"
-    return type(value).__name__
+    kind = js_typeof(value)
+    return type(value).__name__ if kind == "undefined" else kind
 
 
 def _show(value: Any) -> str:
     if isinstance(value, str):
         return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        if math.isnan(value):
-            return "NaN"
-        if math.isinf(value):
-            return "Infinity" if value > 0 else "-Infinity"
-        if value.is_integer() and abs(value) < 1e16:
-            return str(int(value))
-    if value is None:
-        return "null"
+    if value is None or isinstance(value, bool | float):
+        return js_string(value)
     return repr(value)
 
 
