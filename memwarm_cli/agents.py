@@ -5,7 +5,6 @@ Works on the raw (unvalidated) config: a value of the wrong type counts as absen
 
 from __future__ import annotations
 
-import math
 import os
 import re
 from collections.abc import Mapping
@@ -15,7 +14,7 @@ from typing import Any
 
 from memwarm_cli.config.paths import resolve_home_dir, resolve_state_dir, resolve_user_path
 from memwarm_cli.errors import UnknownAgentError
-from memwarm_cli.jsstring import js_trim
+from memwarm_cli.jsstring import js_trim, js_trimmed_string, js_truthy
 
 DEFAULT_AGENT_ID = "main"
 MAX_AGENT_ID_LENGTH = 64
@@ -23,19 +22,6 @@ _VALID_ID = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}", re.IGNORECASE | re.ASCII)
 _INVALID_RUN = re.compile(r"[^a-z0-9_-]+")
 _LEADING_DASHES = re.compile(r"^-+")
 _TRAILING_DASHES = re.compile(r"-+$")
-
-
-def js_truthy(value: object) -> bool:
-    """JavaScript truthiness: empty containers are truthy, NaN is falsy."""
-    if value is None or value is False:
-        return False
-    if isinstance(value, bool):
-        return True
-    if isinstance(value, int | float):
-        return value != 0 and not (isinstance(value, float) and math.isnan(value))
-    if isinstance(value, str):
-        return value != ""
-    return True
 
 
 def normalize_agent_id(value: object) -> str:
@@ -133,23 +119,16 @@ def resolve_default_workspace_dir(env: Mapping[str, str]) -> Path:
     return home / ".openclaw" / "workspace"
 
 
-def _string_setting(value: object) -> str | None:
-    if not isinstance(value, str):
-        return None
-    trimmed = js_trim(value)
-    return trimmed or None
-
-
 def resolve_agent_workspace_dir(cfg: Mapping[str, Any], agent_id: str, env: Mapping[str, str]) -> Path:
     """`resolveAgentWorkspaceDir` (§8.3 with the pinned choices)."""
     agent = normalize_agent_id(agent_id)
     entry = find_agent_entry(cfg, agent)
-    own = _string_setting(entry.get("workspace")) if entry is not None else None
+    own = js_trimmed_string(entry.get("workspace")) if entry is not None else None
     if own is not None:
         resolved = resolve_user_path(own, env)
         if resolved is not None:
             return _strip_nul(resolved)
-    fallback_text = _string_setting(_defaults_section(cfg).get("workspace"))
+    fallback_text = js_trimmed_string(_defaults_section(cfg).get("workspace"))
     fallback = resolve_user_path(fallback_text, env) if fallback_text is not None else None
     if agent == resolve_default_agent_id(cfg):
         return _strip_nul(fallback if fallback is not None else resolve_default_workspace_dir(env))

@@ -102,3 +102,36 @@ def js_string(value: Any) -> str:
     if isinstance(value, list):
         return ",".join("" if v is None else js_string(v) for v in value)
     return str(value)
+
+
+def js_is_finite_number(value: Any) -> bool:
+    """`typeof value === "number" && Number.isFinite(value)`; bool is not a number.
+
+    An int too large for a double is what JS would hold as Infinity, so it is not finite.
+    """
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
+
+
+def js_truthy(value: Any) -> bool:
+    """JavaScript truthiness for JSON values: empty containers are truthy, NaN and "" are falsy."""
+    if value is None or value is False:
+        return False
+    if isinstance(value, bool):
+        return True
+    if isinstance(value, int | float):
+        return value != 0 and not (isinstance(value, float) and math.isnan(value))
+    if isinstance(value, str):
+        return value != ""
+    return True
+
+
+def js_trimmed_string(value: Any) -> str | None:
+    """A string setting as OpenClaw reads it: the JS-trimmed text, or None if not a string or blank."""
+    if not isinstance(value, str):
+        return None
+    return js_trim(value) or None

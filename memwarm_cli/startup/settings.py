@@ -15,7 +15,7 @@ from datetime import UTC, timedelta, timezone, tzinfo
 from functools import lru_cache
 from typing import Any, Literal
 
-from memwarm_cli.jsstring import js_number_text, js_trim
+from memwarm_cli.jsstring import js_is_finite_number, js_number_text, js_trim
 
 Action = Literal["new", "reset"]
 ACTIONS: tuple[Action, ...] = ("new", "reset")
@@ -69,17 +69,17 @@ class Limit:
         return self.source if self.note is None else f"{self.source} ({self.note})"
 
 
-def _is_finite_number(value: Any) -> bool:
-    """`Number.isFinite`: only real numbers count; bool is not a number here."""
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-
-
 def clamp_int(value: Any, spec: LimitSpec) -> Limit:
     """`clampInt(value, fallback, min, max)` with the reason for the outcome."""
     if value is MISSING:
         return Limit(spec.name, spec.default, "default", value, None)
-    if not _is_finite_number(value):
-        return Limit(spec.name, spec.default, "default", value, f"ignored: not a finite number ({value!r})")
+    if not js_is_finite_number(value):
+        shown = (
+            js_number_text(float("inf"))
+            if isinstance(value, int) and not isinstance(value, bool)
+            else repr(value)
+        )
+        return Limit(spec.name, spec.default, "default", value, f"ignored: not a finite number ({shown})")
     truncated = math.trunc(value)
     result = min(spec.maximum, max(spec.minimum, truncated))
     if result == value and isinstance(value, int):
