@@ -133,7 +133,8 @@ def _scope(loaded: LoadedConfig) -> _Scope:
 
 def _id_findings(scope: _Scope, out: _Collector) -> None:
     """Ids that normalise to something else or to an id already used; more than one default."""
-    from memwarm_cli.agents import js_truthy, normalize_agent_id
+    from memwarm_cli.agents import normalize_agent_id
+    from memwarm_cli.jsstring import js_truthy
 
     pos = scope.pos
     first_by_id: dict[str, int] = {}
