@@ -28,7 +28,8 @@ def prelude_command(
     from memwarm_cli.cli.output import json_text, note, stdout_is_terminal, warn, write_stdout
     from memwarm_cli.config import load_config
     from memwarm_cli.errors import UsageError
-    from memwarm_cli.startup.session import iso_utc, parse_instant, plan_for_agent
+    from memwarm_cli.startup.clock import iso_utc, parse_instant
+    from memwarm_cli.startup.session import plan_for_agent
     from memwarm_cli.startup.settings import should_apply_startup_context
 
     if action not in ("new", "reset"):

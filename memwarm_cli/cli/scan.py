@@ -66,8 +66,9 @@ def scan_command(
     from memwarm_cli.cli.output import stdout_is_terminal, warn, write_json
     from memwarm_cli.config import load_config
     from memwarm_cli.errors import UsageError
+    from memwarm_cli.startup.clock import parse_instant
     from memwarm_cli.startup.report import scan_record
-    from memwarm_cli.startup.session import parse_instant, plan_for_agent
+    from memwarm_cli.startup.session import plan_for_agent
 
     if all_agents and agent is not None:
         raise UsageError("--agent and --all-agents exclude each other")
@@ -142,6 +143,8 @@ def _write_plain(records: list[dict[str, Any]], quiet: bool) -> None:
 
 def summary_lines(record: dict[str, Any]) -> list[str]:
     """The human summary under the table (and on stderr, prefixed with #, in plain mode)."""
+    from memwarm_cli.startup.report import escape_name
+
     zone = record["timezone"]
     zone_text = zone["used"]
     if zone["fellBack"]:
@@ -162,7 +165,7 @@ def summary_lines(record: dict[str, Any]) -> list[str]:
         for action, g in gate.items()
     )
     lines = [
-        f"agent {record['agent']}: workspace {record['workspace']}"
+        f"agent {record['agent']}: workspace {escape_name(record['workspace'])}"
         + ("" if record["workspaceExists"] else " (does not exist)"),
         f"window: {days}; time zone {zone_text}",
         f"limits: {limits}",

@@ -10,11 +10,12 @@ import os
 import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, timedelta, tzinfo
+from datetime import UTC, date, timedelta, tzinfo
 from enum import StrEnum
 from typing import Any, Literal
 
 from memwarm_cli.jsstring import js_length, js_trim
+from memwarm_cli.startup.clock import date_stamp
 from memwarm_cli.startup.reading import ReadFailure, read_startup_file
 from memwarm_cli.startup.settings import SLUGGED_FILES_PER_DAY, StartupSettings, resolve_startup_settings
 from memwarm_cli.startup.text import (
@@ -144,12 +145,6 @@ class StartupPlan:
 
 
 # ---- date window -------------------------------------------------------------------------------
-
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-
-
-def date_stamp(at_ms: int, tz: tzinfo) -> str:
-    return (_EPOCH + timedelta(milliseconds=at_ms)).astimezone(tz).date().isoformat()
 
 
 def shift_stamp(stamp: str, days_back: int) -> str:

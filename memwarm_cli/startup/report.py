@@ -2,27 +2,18 @@
 
 from __future__ import annotations
 
-import math
 from collections import Counter
-from datetime import UTC, datetime, timedelta, tzinfo
+from datetime import tzinfo
 from typing import Any
 
 from memwarm_cli.jsstring import js_length
+from memwarm_cli.startup.clock import iso_utc, local_time
 from memwarm_cli.startup.plan import FileRow, StartupPlan, Status
-from memwarm_cli.startup.session import AgentPlan, iso_utc
+from memwarm_cli.startup.session import AgentPlan
 from memwarm_cli.startup.settings import ACTIONS, Limit, jsonable, should_apply_startup_context
 from memwarm_cli.startup.text import sanitize_label
 
 SCAN_SCHEMA_VERSION = 1
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-
-
-def local_time(mtime_ms: float | None, tz: tzinfo) -> str | None:
-    """An mtime in the plan's zone, ISO 8601 with offset, to the second."""
-    if mtime_ms is None:
-        return None
-    moment = (_EPOCH + timedelta(milliseconds=math.floor(mtime_ms))).astimezone(tz)
-    return moment.replace(microsecond=0).isoformat()
 
 
 def escape_name(name: str) -> str:
@@ -63,7 +54,7 @@ def file_record(row: FileRow, tz: tzinfo) -> dict[str, Any]:
         "kind": row.kind,
         "status": row.status.value,
         "statusText": row.status.description,
-        "detail": row.detail,
+        "detail": None if row.detail is None else escape_name(row.detail),
         "candidate": row.candidate,
         "bytes": row.size,
         "mtime": local_time(row.mtime_ms, tz),
@@ -114,7 +105,7 @@ def scan_record(result: AgentPlan, cfg: Any) -> dict[str, Any]:
             "length": None if prelude is None else js_length(prelude),
             "markerEmitted": plan.marker_emitted,
         },
-        "listingError": plan.listing_error,
+        "listingError": None if plan.listing_error is None else escape_name(plan.listing_error),
         "counts": status_counts(plan),
         "files": [file_record(row, zone.tz) for row in plan.rows],
     }

@@ -222,3 +222,48 @@ def test_python_dash_m_works(setup: tuple[Path, Path], tmp_path: Path) -> None:
         cwd=REPO_ROOT,
     )
     assert proc.returncode == 0 and "ops today" in proc.stdout
+
+
+@pytest.mark.parametrize(
+    "at",
+    [
+        "9999999999999999",
+        "-9999999999999999",
+        "253402300800000",
+        "0001-01-01T00:00:00+05:00",
+        "9999-12-31T23:59:59-05:00",
+        "8640000000000001",
+        "1" * 400,
+    ],
+)
+def test_out_of_range_at_is_a_usage_error(run_cli: RunCli, setup: tuple[Path, Path], at: str) -> None:
+    config, _ = setup
+    for command in ("prelude", "scan"):
+        result = run_cli(["--config", str(config), command, "--at", at])
+        assert result.returncode == ExitCode.USAGE, result.stderr
+        assert "out of range" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_overlong_workspace_paths_do_not_crash(run_cli: RunCli, tmp_path: Path) -> None:
+    long_dir = "/" + "a" * 5000
+    config = write_config(tmp_path / "c.json", json.dumps({"agents": {"defaults": {"workspace": long_dir}}}))
+    configured = run_cli(["--config", str(config), "prelude", "--at", AT])
+    assert (configured.returncode, configured.stdout) == (0, "")
+    assert "does not exist" in configured.stderr and "Traceback" not in configured.stderr
+    flag = run_cli(["--config", str(config), "scan", "--at", AT, "-w", long_dir])
+    assert flag.returncode == ExitCode.USAGE and "Traceback" not in flag.stderr
+
+
+def test_host_zone_comes_from_the_configs_environment(run_cli: RunCli, tmp_path: Path) -> None:
+    config = write_config(
+        tmp_path / "c.json",
+        json.dumps(
+            {"env": {"vars": {"TZ": "Asia/Tokyo"}}, "agents": {"defaults": {"userTimezone": "Mars/Olympus"}}}
+        ),
+    )
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    # env.vars never override a non-empty variable, so the harness's TZ=UTC is emptied here.
+    args = ["--config", str(config), "prelude", "-w", str(ws), "--at", AT, "--json"]
+    assert json.loads(run_cli(args, env={"TZ": ""}).stdout)["timezone"] == "Asia/Tokyo"
+    assert json.loads(run_cli(args).stdout)["timezone"] == "UTC"

@@ -353,3 +353,19 @@ def _strip_ansi(text: str) -> str:
     import re
 
     return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", text)
+
+
+def test_symlink_target_with_escapes_is_shown_escaped(run_cli: RunCli, tmp_path: Path) -> None:
+    ws, outside = tmp_path / "ws", tmp_path / "out"
+    (ws / "memory").mkdir(parents=True)
+    outside.mkdir()
+    target = outside / "evil\x1b[31mRED\rX"
+    target.write_text("outside", encoding="utf-8")
+    (ws / "memory" / "2026-04-11.md").symlink_to(target)
+    config = make_config(tmp_path, CHICAGO)
+    plain = run_cli(["--config", str(config), "scan", "--at", AT, "-w", str(ws)])
+    assert "\x1b" not in plain.stdout and "\r" not in plain.stdout
+    assert "symlink-escape\tpoints to " in plain.stdout and "evil\\x1b[31mRED\\rX" in plain.stdout
+    assert json.loads(run_cli(["--config", str(config), "scan", "--at", AT, "-w", str(ws), "--json"]).stdout)[
+        "files"
+    ][0]["detail"].endswith("evil\\x1b[31mRED\\rX")

@@ -1,0 +1,68 @@
+"""Instants as epoch milliseconds (as JS `Date` holds them) and their conversions, in one place."""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+from datetime import UTC, datetime, timedelta, tzinfo
+
+from memwarm_cli.errors import UsageError
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+# Python dates stop at years 1 and 9999; keep a day of margin for the widest zone offsets.
+_EARLIEST_MS = (datetime(1, 1, 2, tzinfo=UTC) - EPOCH) // timedelta(milliseconds=1)
+_LATEST_MS = (datetime(9999, 12, 30, tzinfo=UTC) - EPOCH) // timedelta(milliseconds=1)
+_EPOCH_MS = re.compile(r"^-?\d+$")
+
+
+def utc_instant(ms: float) -> datetime:
+    """The UTC datetime of epoch milliseconds (fractions truncated toward minus infinity)."""
+    return EPOCH + timedelta(milliseconds=math.floor(ms))
+
+
+def parse_instant(text: str | None) -> int:
+    """`--at`: ISO 8601 with an offset or `Z`, or integer epoch milliseconds; None means now."""
+    if text is None:
+        return time.time_ns() // 1_000_000
+    value = text.strip()
+    if _EPOCH_MS.match(value):
+        at_ms = int(value) if len(value) <= 20 else _LATEST_MS + 1
+    else:
+        try:
+            moment = datetime.fromisoformat(value)
+        except ValueError:
+            raise UsageError(
+                f"--at: cannot read {text!r}: use ISO 8601 with an offset or Z "
+                "(2026-04-11T18:00:00Z) or epoch milliseconds"
+            ) from None
+        if moment.tzinfo is None:
+            raise UsageError(f"--at: {text!r} has no UTC offset; add Z or +HH:MM")
+        try:
+            at_ms = (moment - EPOCH) // timedelta(milliseconds=1)
+        except OverflowError:
+            at_ms = _LATEST_MS + 1
+    if not _EARLIEST_MS <= at_ms <= _LATEST_MS:
+        raise UsageError(f"--at: {text!r} is out of range (years 0001 to 9999)")
+    return at_ms
+
+
+def iso_utc(at_ms: int) -> str:
+    """`Date.prototype.toISOString()`."""
+    moment = utc_instant(at_ms)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+def date_stamp(at_ms: int, tz: tzinfo) -> str:
+    """The `YYYY-MM-DD` calendar date of the instant in `tz`."""
+    return utc_instant(at_ms).astimezone(tz).date().isoformat()
+
+
+def local_time(ms: float | None, tz: tzinfo) -> str | None:
+    """An instant (a file's mtime) in `tz`, ISO 8601 with offset, to the second; None if unrepresentable."""
+    if ms is None:
+        return None
+    try:
+        return utc_instant(ms).astimezone(tz).replace(microsecond=0).isoformat()
+    except (OverflowError, ValueError):
+        return None
