@@ -10,6 +10,7 @@ import re
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
+from memwarm_cli.config.json5reader import js_int
 from memwarm_cli.config.positions import Duplicate, Loc, PNode
 from memwarm_cli.jsstring import js_string
 
@@ -77,9 +78,11 @@ def decode_text(data: bytes) -> str:
 
 
 def _plain(value: Any) -> Any:
-    """Dates and binary values as the strings JSON would carry."""
+    """Dates and binary values as the strings JSON would carry; integers as JS doubles."""
     import datetime
 
+    if isinstance(value, int) and not isinstance(value, bool):
+        return js_int(value)
     if isinstance(value, datetime.date | datetime.time):
         return value.isoformat()
     if isinstance(value, bytes):
@@ -134,6 +137,16 @@ class _YamlBuilder:
     def loc(self, node: yaml.Node) -> Loc:
         return Loc(self.file, node.start_mark.line + 1, node.start_mark.column + 1)
 
+    def scalar(self, node: yaml.ScalarNode) -> Any:
+        try:
+            return _plain(self.loader.construct_object(node))
+        except ValueError:
+            # int() refuses more than 4300 decimal digits; JS reads such a number as +-Infinity.
+            digits = node.value.replace("_", "")
+            if node.tag == "tag:yaml.org,2002:int" and digits.lstrip("+-").isdigit():
+                return float(digits)
+            raise
+
     def build(self, node: yaml.Node) -> tuple[Any, dict[str, PNode] | list[PNode] | None]:
         import yaml
 
@@ -143,7 +156,7 @@ class _YamlBuilder:
                 problem="the document expands to too many values", problem_mark=node.start_mark
             )
         if isinstance(node, yaml.ScalarNode):
-            return _plain(self.loader.construct_object(node)), None
+            return self.scalar(node), None
         if id(node) in self.active:
             raise yaml.MarkedYAMLError(problem="recursive alias", problem_mark=node.start_mark)
         self.active.add(id(node))
@@ -168,7 +181,7 @@ class _YamlBuilder:
                     raise yaml.MarkedYAMLError(
                         problem="mapping keys must be plain values", problem_mark=key_node.start_mark
                     )
-                key = js_string(_plain(self.loader.construct_object(key_node)))
+                key = js_string(self.scalar(key_node))
                 value, sub = self.build(value_node)
                 result[key] = value
                 if entry_locs is not None:
@@ -187,6 +200,8 @@ class _YamlBuilder:
 
 _TOML_AT = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
 _TOML_END = re.compile(r"\s*\(at end of document\)$")
+# An integer value: after `=`, `[` or `,` (a digit run in a comment or string is not one).
+_TOML_INT = re.compile(r"[=\[,][ \t\r\n]*[+-]?([0-9][0-9_]*)")
 
 
 def _plain_tree(value: Any) -> Any:
@@ -197,6 +212,15 @@ def _plain_tree(value: Any) -> Any:
     return _plain(value)
 
 
+def _toml_too_long(text: str) -> ParseError:
+    runs = (m for m in _TOML_INT.finditer(text) if len(m.group(1).replace("_", "")) > 4300)
+    offset = next((m.start(1) for m in runs), 0)
+    before = text[:offset]
+    line = before.count("\n") + 1
+    column = offset - (before.rfind("\n") + 1) + 1
+    return ParseError("TOML: integer too large (more than 4300 digits)", line, column)
+
+
 def _parse_toml(text: str, file: str, track: bool) -> tuple[Any, PNode | None]:
     import tomllib
 
@@ -204,7 +228,10 @@ def _parse_toml(text: str, file: str, track: bool) -> tuple[Any, PNode | None]:
         text = text[1:]
     try:
         data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
+    except ValueError as exc:
+        if not isinstance(exc, tomllib.TOMLDecodeError):
+            # int() refuses more than 4300 decimal digits (TOML integers are 64-bit anyway).
+            raise _toml_too_long(text) from None
         message = str(exc)
         m = _TOML_AT.search(message)
         if m is not None:

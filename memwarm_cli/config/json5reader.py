@@ -272,7 +272,22 @@ def _join_surrogates(text: str) -> str:
     return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
 
 
+# The largest integer a double holds exactly, with every integer below it (Number.MAX_SAFE_INTEGER + 1).
+MAX_EXACT_INT = 2**53
+
+
+def js_int(value: int) -> int | float:
+    """An integer as JS holds it: a double. Beyond 2**53 it becomes the nearest float (inf if too big)."""
+    if -MAX_EXACT_INT <= value <= MAX_EXACT_INT:
+        return value
+    try:
+        return float(value)
+    except OverflowError:
+        return float("inf") if value > 0 else float("-inf")
+
+
 def _number(token: str) -> int | float:
+    """A number literal as JS reads it: always a double (ints are kept as int while exact)."""
     sign = -1 if token[0] == "-" else 1
     body = token[1:] if token[0] in "+-" else token
     if body == "Infinity":
@@ -280,12 +295,16 @@ def _number(token: str) -> int | float:
     if body == "NaN":
         return float("nan")
     if body[:2] in ("0x", "0X"):
-        return sign * int(body, 16)
+        return js_int(sign * int(body, 16))  # base 16 has no digit limit
     if "." in body or "e" in body or "E" in body:
         return sign * float(body)
     if sign < 0 and body == "0":
         return -0.0
-    return sign * int(body)
+    if len(body) > 16:
+        # No leading zeros, so more than 16 digits is above 2**53; float() rounds as JS does and,
+        # unlike int(), takes any number of digits (int() refuses more than 4300).
+        return sign * float(body)
+    return js_int(sign * int(body))
 
 
 def parse_json5(text: str, file: str = "<string>", *, track: bool = False) -> tuple[Any, PNode | None]:

@@ -300,3 +300,68 @@ def test_random_json_through_the_cli(run_cli: RunCli, home_dir: Path, value: Any
     _assert_clean(run_cli(["--config", str(cfg), "config", "check"]))
     show = run_cli(["--config", str(cfg), "config", "show", "--format", "toml"])
     assert "Traceback" not in show.stderr and show.returncode in (0, 3), show.stderr
+
+
+# -- numbers JS reads as Infinity --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "template", "check_rc", "read_rc"),
+    [
+        ("c.json5", "{{agents: {{defaults: {{startupContext: {{maxFileChars: {n}}}}}}}}}", 1, 0),
+        ("c.yaml", "agents:\n  defaults:\n    startupContext:\n      maxFileChars: {n}\n", 1, 0),
+        ("c.toml", "[agents.defaults.startupContext]\nmaxFileChars = {n}\n", 3, 3),
+    ],
+)
+def test_integer_too_long_for_python_int(
+    run_cli: RunCli, tmp_path: Path, name: str, template: str, check_rc: int, read_rc: int
+) -> None:
+    cfg = tmp_path / name
+    cfg.write_text(template.format(n="1" + "0" * 5000))
+    for args, rc in (
+        (["prelude", "--at", "2026-04-11T18:00:00Z"], read_rc),
+        (["scan", "--at", "2026-04-11T18:00:00Z"], read_rc),
+        (["config", "check"], check_rc),
+        (["config", "show", "--format", "toml"], read_rc),
+    ):
+        result = run_cli(["--config", str(cfg), *args])
+        assert result.returncode == rc, (args, result.stderr)
+        assert "Traceback" not in result.stderr
+        if rc == 3:
+            assert result.stderr.splitlines() == [
+                f"memwarm: error: {cfg}:2:16: TOML: integer too large (more than 4300 digits)"
+            ]
+        elif args[0] == "config" and args[1] == "check":
+            assert "maxFileChars: expected an integer, got Infinity" in result.stdout
+        elif args[0] == "config":
+            limit = tomllib.loads(result.stdout)["agents"][0]["startupContext"]["limits"]["maxFileChars"]
+            assert limit["configured"] == "Infinity" and limit["source"] == "default"
+
+
+@pytest.mark.parametrize("name", ["c.json5", "c.toml"])
+def test_integer_beyond_a_double_is_infinity(run_cli: RunCli, tmp_path: Path, name: str) -> None:
+    cfg = tmp_path / name
+    n = "1" + "0" * 400
+    if name == "c.toml":
+        cfg.write_text(f"[agents.defaults.startupContext]\nmaxFileChars = {n}\ndailyMemoryDays = {2**60}\n")
+    else:
+        cfg.write_text(
+            f"{{agents: {{defaults: {{startupContext: {{maxFileChars: {n}, dailyMemoryDays: {2**60}}}}}}}}}"
+        )
+    result = run_cli(["--config", str(cfg), "config", "check"])
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    assert "maxFileChars: expected an integer, got Infinity" in result.stdout
+    assert f"dailyMemoryDays: {2**60} is out of range: must be between 1 and 14" in result.stdout
+    for args in (["prelude", "--at", "2026-04-11T18:00:00Z"], ["scan", "--at", "2026-04-11T18:00:00Z"]):
+        result = run_cli(["--config", str(cfg), *args])
+        assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
+    result = run_cli(["--config", str(cfg), "config", "show", "--format", "toml"])
+    assert result.returncode == 0, result.stderr
+    limits = tomllib.loads(result.stdout)["agents"][0]["startupContext"]["limits"]
+    assert limits["maxFileChars"]["configured"] == "Infinity"
+    assert limits["dailyMemoryDays"] == {
+        "value": 14,
+        "source": "clamped",
+        "configured": float(2**60),
+        "note": limits["dailyMemoryDays"]["note"],
+    }

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memwarm_cli.config.json5reader import Json5Error, loads, parse_json5
+from memwarm_cli.config.json5reader import Json5Error, js_int, loads, parse_json5
 
 
 @pytest.mark.parametrize(
@@ -106,8 +106,10 @@ json_values = st.recursive(
 @given(json_values)
 def test_reads_all_json(value: Any) -> None:
     text = json.dumps(value)
-    assert loads(text) == json.loads(text)
-    assert loads(json.dumps(value, indent=2)) == json.loads(text)
+    # As JS reads JSON: every number is a double.
+    expected = json.loads(text, parse_int=lambda digits: js_int(int(digits)))
+    assert loads(text) == expected
+    assert loads(json.dumps(value, indent=2)) == expected
 
 
 @settings(max_examples=300)
@@ -140,3 +142,24 @@ def test_positions_point_at_keys_and_items(value: Any, indent: int | None) -> No
     text = json.dumps(value, indent=indent)
     data, node = parse_json5(text, "f", track=True)
     _keys_point_at_themselves(text, data, node)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (str(2**53), 2**53),
+        (str(-(2**53)), -(2**53)),
+        (str(2**53 + 1), float(2**53)),  # JS rounds to the nearest double
+        (str(2**60 + 1), float(2**60)),
+        ("1" + "0" * 400, math.inf),
+        ("-1" + "0" * 400, -math.inf),
+        ("1" + "0" * 5000, math.inf),  # int() would refuse more than 4300 digits
+        ("0x" + "f" * 300, math.inf),
+        ("0x20000000000001", float(2**53)),
+        ("-0x" + "f" * 300, -math.inf),
+    ],
+)
+def test_integers_read_as_js_doubles(text: str, expected: float) -> None:
+    value = loads(text)
+    assert value == expected
+    assert type(value) is type(expected)

@@ -219,6 +219,51 @@ def test_yaml_odd_keys_and_dates(tmp_path: Path) -> None:
     }
 
 
+BIG = "1" + "0" * 400  # above the largest double: JS reads Infinity
+HUGE = "1" + "0" * 5000  # more digits than Python's int() accepts
+
+
+@pytest.mark.parametrize(
+    ("name", "template"),
+    [
+        ("c.json5", "{{a: {n}, b: {m}}}"),
+        ("c.yaml", "a: {n}\nb: {m}\nk: {{{n}: 1, {m}: 2}}\n"),
+        ("c.toml", "a = {n}\nb = {m}\n[k]\n"),
+    ],
+)
+def test_integers_are_js_doubles_in_every_format(tmp_path: Path, name: str, template: str) -> None:
+    cfg = tmp_path / name
+    cfg.write_text(template.format(n=2**60 + 1, m=-(2**53 + 1)))
+    data = load_config(str(cfg), env_for(tmp_path)).data
+    assert data["a"] == float(2**60) and isinstance(data["a"], float)
+    assert data["b"] == -float(2**53) and isinstance(data["b"], float)
+    if name == "c.yaml":
+        # Keys are String(number): 2**60 + 1 as a double prints as 2**60.
+        assert data["k"] == {str(2**60): 1, str(-(2**53)): 2}
+
+
+@pytest.mark.parametrize("name", ["c.json5", "c.yaml"])
+@pytest.mark.parametrize("digits", [BIG, HUGE])
+def test_huge_integers_are_infinity(tmp_path: Path, name: str, digits: str) -> None:
+    cfg = tmp_path / name
+    cfg.write_text(
+        f"{{a: {digits}, b: -{digits}}}" if name.endswith("json5") else f"a: {digits}\nb: -{digits}\n"
+    )
+    data = load_config(str(cfg), env_for(tmp_path)).data
+    assert data == {"a": float("inf"), "b": float("-inf")}
+
+
+def test_toml_huge_integers(tmp_path: Path) -> None:
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(f"a = {BIG}\n")
+    assert load_config(str(cfg), env_for(tmp_path)).data == {"a": float("inf")}
+    cfg.write_text(f'# {"9" * 4400}\ns = "x"\nb = {HUGE}\n')
+    with pytest.raises(ConfigError) as info:
+        load_config(str(cfg), env_for(tmp_path))
+    assert (info.value.line, info.value.column) == (3, 5)
+    assert info.value.detail == "TOML: integer too large (more than 4300 digits)"
+
+
 def test_yaml_custom_tag_is_a_parse_error(tmp_path: Path) -> None:
     cfg = tmp_path / "c.yaml"
     cfg.write_text("a: 1\nb: !!python/object:os.system x\n")
