@@ -288,9 +288,10 @@ class BackendChoice:
     """Which backend an agent uses and which config keys decided it.
 
     `backend_source` / `qmd_source` are dotted config paths such as `memory.backend`,
-    `agents.defaults.memorySearch.backend` or `agents.list[ops].memorySearch.qmd`, or "default" when
-    nothing was configured. Precedence: the agent's `memorySearch.*`, then `agents.defaults.memorySearch.*`,
-    then `memory.*` (each found independently for `backend` and for the `qmd` block).
+    `agents.defaults.memorySearch.backend` or `agents.list[1].memorySearch.qmd` (a list entry is named
+    by its index in `agents.list`), or "default" when nothing was configured. Precedence: the agent's
+    `memorySearch.*`, then `agents.defaults.memorySearch.*`, then `memory.*` (each found independently
+    for `backend` and for the `qmd` block).
     """
 
     backend: Backend
@@ -307,9 +308,17 @@ class BackendChoice:
         return not any("memorySearch" in s for s in (self.backend_source, self.qmd_source))
 
 
-def _agent_label(entry: Mapping[str, Any] | None) -> str:
-    raw_id = entry.get("id") if entry is not None else None
-    return f"agents.list[{raw_id}]" if isinstance(raw_id, str) else "agents.list[]"
+def _agent_label(cfg: Mapping[str, Any], entry: Mapping[str, Any] | None) -> str:
+    """`agents.list[<index>]`, the position of `entry` (that very object) in `cfg`'s `agents.list`.
+
+    The index, not the id: an id may contain `]` or `.`, which would break the dotted path.
+    """
+    raw_list = _get(cfg, "agents", "list")
+    if entry is not None and isinstance(raw_list, list):
+        for index, item in enumerate(raw_list):
+            if item is entry:
+                return f"agents.list[{index}]"
+    return "agents.list[]"
 
 
 def resolve_backend_choice(cfg: Mapping[str, Any], entry: Mapping[str, Any] | None) -> BackendChoice:
@@ -317,7 +326,7 @@ def resolve_backend_choice(cfg: Mapping[str, Any], entry: Mapping[str, Any] | No
     agent_ms = _obj(_get(entry, "memorySearch")) if entry is not None else {}
     defaults_ms = _obj(_get(cfg, "agents", "defaults", "memorySearch"))
     memory = _obj(_get(cfg, "memory"))
-    label = _agent_label(entry)
+    label = _agent_label(cfg, entry)
 
     candidates = (
         (agent_ms, f"{label}.memorySearch"),

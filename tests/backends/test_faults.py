@@ -243,7 +243,7 @@ def test_skips_disabled_and_builtin_agents_with_the_reason(tmp_path: Path) -> No
     assert [a["agentId"] for a in report["agents"]] == ["main", "off", "plain"]  # config order
     assert (agents["off"]["status"], agents["off"]["reason"]) == ("skipped", "memory search disabled")
     assert (agents["plain"]["status"], agents["plain"]["reason"]) == ("skipped", "builtin")
-    assert agents["plain"]["backendSource"] == "agents.list[plain].memorySearch.backend"
+    assert agents["plain"]["backendSource"] == "agents.list[2].memorySearch.backend"
     assert agents["main"]["status"] == "armed"
     only_main = scenario.run(["-q", "--agent", "MAIN"], extra_env={"FAKE_QMD_DIR": str(state)})
     assert only_main.returncode == 0

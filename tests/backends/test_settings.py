@@ -64,10 +64,23 @@ def test_memory_search_spelling_wins_and_warns() -> None:
     assert len(choice.warnings) == 2
     assert "memory.backend" in choice.warnings[0]
     entry = {"id": "ops", "memorySearch": {"backend": "builtin"}}
-    per_agent = resolve_backend_choice(cfg, entry)
+    per_agent = resolve_backend_choice({**cfg, "agents": {**cfg["agents"], "list": [entry]}}, entry)
     assert per_agent.backend == "builtin"
-    assert per_agent.backend_source == "agents.list[ops].memorySearch.backend"
+    assert per_agent.backend_source == "agents.list[0].memorySearch.backend"
     assert resolve(cfg).qmd is not None and resolve(cfg).qmd.search_mode == "vsearch"  # type: ignore[union-attr]
+
+
+def test_list_entries_are_labelled_by_index_not_id() -> None:
+    """An id holding `]` or `.` must not break the dotted path `config check` parses."""
+    weird = {"id": "a]b.c", "memorySearch": {"backend": "qmd", "qmd": {"paths": [{"path": "notes"}]}}}
+    cfg = {"agents": {"list": [{"id": "main"}, "junk", weird]}}
+    settings = resolve(cfg, "a-b-c", weird)
+    assert settings.choice.backend_source == "agents.list[2].memorySearch.backend"
+    assert settings.choice.qmd_source == "agents.list[2].memorySearch.qmd"
+    assert settings.qmd is not None
+    assert [c.source for c in settings.qmd.collections if c.kind == "custom"] == [
+        "agents.list[2].memorySearch.qmd.paths[0]"
+    ]
 
 
 def test_unknown_backend_is_builtin() -> None:
