@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from memwarm_cli.config import resolve_user_path
-from memwarm_cli.jsstring import js_trim
+from memwarm_cli.jsstring import js_is_finite_number, js_trim, js_trimmed_string, js_truthy
 
 SearchMode = Literal["search", "vsearch", "query"]
 Backend = Literal["builtin", "qmd"]
@@ -80,41 +80,18 @@ def _coalesce(*values: Any) -> Any:
     return None
 
 
-def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def _truthy(value: Any) -> bool:
-    """JS truthiness for JSON values."""
-    if value is None or value is False:
-        return False
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return value != 0 and not (isinstance(value, float) and math.isnan(value))
-    if isinstance(value, str):
-        return value != ""
-    return True
-
-
 def _positive_int(value: Any, default: int) -> int:
     """`finite and > 0 gives floor, else default`."""
-    return math.floor(value) if _is_number(value) and value > 0 else default
+    return math.floor(value) if js_is_finite_number(value) and value > 0 else default
 
 
 def _non_negative_int(value: Any, default: int) -> int:
     """`finite and >= 0 gives floor, else default`."""
-    return math.floor(value) if _is_number(value) and value >= 0 else default
+    return math.floor(value) if js_is_finite_number(value) and value >= 0 else default
 
 
 def _clamp(value: float, low: float, high: float) -> float:
     return max(low, min(high, value))
-
-
-def _trimmed_str(value: Any) -> str | None:
-    """The trimmed string, or None when `value` is not a string or is blank."""
-    if not isinstance(value, str):
-        return None
-    text = js_trim(value)
-    return text or None
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -189,7 +166,7 @@ def _memory_search_blocks(cfg: Mapping[str, Any], entry: Mapping[str, Any] | Non
 def memory_search_enabled(cfg: Mapping[str, Any], entry: Mapping[str, Any] | None) -> bool:
     """`enabled = overrides.enabled ?? defaults.enabled ?? true` (JS truthiness of the result)."""
     defaults, overrides = _memory_search_blocks(cfg, entry)
-    return _truthy(_coalesce(overrides.get("enabled"), defaults.get("enabled"), True))
+    return js_truthy(_coalesce(overrides.get("enabled"), defaults.get("enabled"), True))
 
 
 def merged_extra_paths(cfg: Mapping[str, Any], entry: Mapping[str, Any] | None) -> tuple[str, ...]:
@@ -201,7 +178,7 @@ def merged_extra_paths(cfg: Mapping[str, Any], entry: Mapping[str, Any] | None) 
         if not isinstance(raw, list):
             continue
         for item in raw:
-            text = _trimmed_str(item)
+            text = js_trimmed_string(item)
             if text is not None and text not in seen:
                 seen.append(text)
     return tuple(seen)
@@ -226,7 +203,7 @@ def resolve_memory_search(
     def pick(*keys: str) -> Any:
         return _coalesce(_get(overrides, *keys), _get(defaults, *keys))
 
-    session_memory = _truthy(pick("experimental", "sessionMemory"))
+    session_memory = js_truthy(pick("experimental", "sessionMemory"))
     raw_sources = pick("sources")
     sources: list[str] = []
     if isinstance(raw_sources, list):
@@ -253,15 +230,15 @@ def resolve_memory_search(
         store_path = state_dir / "memory" / f"{agent_id}.sqlite"
 
     tokens_raw = pick("chunking", "tokens")
-    tokens = max(1, math.floor(tokens_raw)) if _is_number(tokens_raw) else 400
+    tokens = max(1, math.floor(tokens_raw)) if js_is_finite_number(tokens_raw) else 400
     overlap_raw = pick("chunking", "overlap")
-    overlap = math.floor(overlap_raw) if _is_number(overlap_raw) else 80
+    overlap = math.floor(overlap_raw) if js_is_finite_number(overlap_raw) else 80
     overlap = int(_clamp(overlap, 0, max(0, tokens - 1)))
 
     max_results_raw = pick("query", "maxResults")
-    max_results = math.floor(max_results_raw) if _is_number(max_results_raw) else 6
+    max_results = math.floor(max_results_raw) if js_is_finite_number(max_results_raw) else 6
     min_score_raw = pick("query", "minScore")
-    min_score = _clamp(float(min_score_raw), 0.0, 1.0) if _is_number(min_score_raw) else 0.35
+    min_score = _clamp(float(min_score_raw), 0.0, 1.0) if js_is_finite_number(min_score_raw) else 0.35
 
     return MemorySearchSettings(
         enabled=True,
@@ -564,13 +541,13 @@ def resolve_collections(
         if resolved is None:
             skipped.append(f"{source}: path required")
             continue
-        pattern = _trimmed_str(spec.get("pattern")) or DEFAULT_PATTERN
+        pattern = js_trimmed_string(spec.get("pattern")) or DEFAULT_PATTERN
         key = (str(resolved), pattern)
         if key in seen:
             skipped.append(f"{source}: {resolved} ({pattern}) is already indexed by another collection")
             continue
         seen.add(key)
-        base = _trimmed_str(spec.get("name")) or f"custom-{index + 1}"
+        base = js_trimmed_string(spec.get("name")) or f"custom-{index + 1}"
         name = ensure_unique_name(scope_collection_base(base, agent_id), taken)
         spec_out = CollectionSpec(name=name, path=resolved, pattern=pattern, kind=kind, source=source)
         collections.append(spec_out)
@@ -586,7 +563,7 @@ def resolve_qmd_settings(
 ) -> QmdSettings:
     """The resolved qmd block for one agent; never raises on bad values (defaults instead, like upstream)."""
     block = choice.qmd_block
-    command_raw = _trimmed_str(block.get("command")) or DEFAULT_COMMAND
+    command_raw = js_trimmed_string(block.get("command")) or DEFAULT_COMMAND
     mode_raw = block.get("searchMode")
     search_mode: SearchMode = DEFAULT_SEARCH_MODE
     for mode in SEARCH_MODES:
@@ -616,7 +593,7 @@ def resolve_qmd_settings(
     export_dir = resolve_collection_path(export_raw, workspace, env) if isinstance(export_raw, str) else None
     retention = sessions.get("retentionDays")
     session_settings = QmdSessionSettings(
-        enabled=_truthy(sessions.get("enabled")),
+        enabled=js_truthy(sessions.get("enabled")),
         export_dir=export_dir,
         retention_days=_positive_int(retention, 0) or None,
     )

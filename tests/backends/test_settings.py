@@ -204,3 +204,26 @@ def test_memory_search_fields() -> None:
     assert (ms.chunk_tokens, ms.chunk_overlap) == (10, 9)
     assert ms.model == "text-embedding-3-small"
     assert resolve({}, "ops").memory_search.store_path == Path("/state/memory/ops.sqlite")  # type: ignore[union-attr]
+
+
+def test_int_too_big_for_a_double_is_not_a_finite_number() -> None:
+    """JSON5/YAML/TOML give Python ints of any size; JS holds 10**400 as Infinity: not finite, default."""
+    huge = 10**400
+    cfg = {
+        "memory": {
+            "backend": "qmd",
+            "qmd": {
+                "update": {"commandTimeoutMs": huge, "debounceMs": huge},
+                "limits": {"maxResults": huge},
+                "sessions": {"retentionDays": huge},
+            },
+        },
+        "agents": {"defaults": {"memorySearch": {"chunking": {"tokens": huge}, "query": {"minScore": huge}}}},
+    }
+    settings = resolve(cfg)
+    assert settings.memory_search is not None and settings.qmd is not None
+    assert (settings.memory_search.chunk_tokens, settings.memory_search.min_score) == (400, 0.35)
+    assert settings.qmd.update.command_timeout_ms == 30_000
+    assert settings.qmd.update.debounce_ms == 15_000
+    assert settings.qmd.limits.max_results == 6
+    assert settings.qmd.sessions.retention_days is None
