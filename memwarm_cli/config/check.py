@@ -18,7 +18,7 @@ from typing import Any, Literal
 from memwarm_cli.config.formats import one_line
 from memwarm_cli.config.includes import IncludeError
 from memwarm_cli.config.loader import LoadedConfig, TopLevelArrayError, load_config
-from memwarm_cli.config.paths import ConfigSource, resolve_config_source
+from memwarm_cli.config.paths import ConfigSource, is_directory, resolve_config_source, stat_problem
 from memwarm_cli.config.positions import Loc, PNode
 
 Severity = Literal["error", "warning"]
@@ -202,10 +202,12 @@ def _agent_findings(
     for agent in resolve_agents(scope.data, loaded.env):
         entry_index = index_of.get(id(agent.entry)) if agent.entry is not None else None
         ws_path, ws_loc = _workspace_origin(scope.data, pos, agent.entry, entry_index)
-        if not agent.workspace.is_dir():
-            message = f'workspace of agent "{agent.id}" does not exist: {agent.workspace}'
+        if not is_directory(agent.workspace):
+            problem = stat_problem(agent.workspace)
+            state = "does not exist" if problem is None else f"cannot be checked ({problem})"
+            message = f'workspace of agent "{agent.id}" {state}: {agent.workspace}'
             out.add("warning", ws_path, message, ws_loc)
-        elif not (agent.workspace / "memory").is_dir():
+        elif not is_directory(agent.workspace / "memory"):
             message = (
                 f'agent "{agent.id}" has no memory/ directory in its workspace: {agent.workspace / "memory"}'
             )

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memwarm_cli.config.envsubst import ConfigWarning, apply_config_env_vars, substitute_env
-from memwarm_cli.config.paths import ConfigSource, resolve_config_source, resolve_state_dir
+from memwarm_cli.config.paths import ConfigSource, resolve_config_source, resolve_state_dir, stat_problem
 from memwarm_cli.config.positions import Duplicate, PNode
 from memwarm_cli.errors import ConfigError
 
@@ -161,6 +161,9 @@ def load_config(
 
     if not source.exists:
         if source.explicit:
+            problem = stat_problem(source.path)
+            if problem is not None:
+                raise ConfigError(file, f"cannot read config file: {problem} (given by {source.reason})")
             raise ConfigError(file, f"config file not found (given by {source.reason})")
         return LoadedConfig(source, {}, env_map, state_dir, [], None, [])
 

@@ -1,6 +1,8 @@
 """Home, state dir and config file discovery (config.md §6.1, §6.2).
 
 Pure functions of an environment mapping; the only side effects are `exists` checks on the file system.
+Those never raise: like Node's `fs.existsSync`, a path that cannot be checked (too long, no permission)
+counts as missing.
 """
 
 from __future__ import annotations
@@ -27,6 +29,32 @@ class ConfigSource:
     )
     exists: bool
     explicit: bool  # given by --config or OPENCLAW_CONFIG_PATH: a missing file is then an error
+
+
+def path_exists(path: str | os.PathLike[str]) -> bool:
+    """`fs.existsSync`: False, never an exception, when the path cannot be checked (ENAMETOOLONG, EACCES).
+
+    (`Path.exists()` raises for those on Python 3.11.)
+    """
+    return os.path.exists(path)
+
+
+def is_directory(path: str | os.PathLike[str]) -> bool:
+    """A directory (following symlinks); False when it cannot be checked."""
+    return os.path.isdir(path)
+
+
+def stat_problem(path: str | os.PathLike[str]) -> str | None:
+    """Why `path` cannot be checked, other than not existing (e.g. "File name too long"); else None."""
+    try:
+        os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    except ValueError as exc:  # an embedded NUL
+        return str(exc)
+    return None
 
 
 def _env_value(env: Mapping[str, str], name: str, *, sdk_nullish: bool = False) -> str | None:
@@ -128,11 +156,11 @@ def resolve_state_dir_choice(env: Mapping[str, str]) -> StateDirChoice:
         # `openclaw --profile <name>` (applyCliProfileEnv) sets OPENCLAW_STATE_DIR to this directory.
         return StateDirChoice(home / f".openclaw-{profile}", f"OPENCLAW_PROFILE={profile}", True)
     default = home / ".openclaw"
-    if default.exists():
+    if path_exists(default):
         return StateDirChoice(default, "default", False)
     for name in LEGACY_STATE_DIRNAMES:
         candidate = home / name
-        if candidate.exists():
+        if path_exists(candidate):
             return StateDirChoice(candidate, f"legacy state dir ~/{name}", False)
     return StateDirChoice(default, "default", False)
 
@@ -150,13 +178,13 @@ def resolve_config_source(config_flag: str | None, env: Mapping[str, str]) -> Co
             from memwarm_cli.errors import ConfigError
 
             raise ConfigError("--config", "empty config path")
-        return ConfigSource(flag_path, "--config", flag_path.exists(), True)
+        return ConfigSource(flag_path, "--config", path_exists(flag_path), True)
 
     env_path_value = _env_value(env, "OPENCLAW_CONFIG_PATH")
     if env_path_value is not None:
         env_path = resolve_user_path(env_path_value, env)
         if env_path is not None:
-            return ConfigSource(env_path, "OPENCLAW_CONFIG_PATH", env_path.exists(), True)
+            return ConfigSource(env_path, "OPENCLAW_CONFIG_PATH", path_exists(env_path), True)
 
     state = resolve_state_dir_choice(env)
     state_label = "state dir" if state.reason == "default" else f"state dir ({state.reason})"
@@ -164,7 +192,7 @@ def resolve_config_source(config_flag: str | None, env: Mapping[str, str]) -> Co
         state_label = state.reason
     for filename in CONFIG_FILENAMES:
         candidate = state.path / filename
-        if candidate.exists():
+        if path_exists(candidate):
             reason = (
                 state_label if filename == CONFIG_FILENAMES[0] else f"{state_label}, legacy name {filename}"
             )
@@ -179,13 +207,13 @@ def resolve_config_source(config_flag: str | None, env: Mapping[str, str]) -> Co
     if legacy_path_value is not None:
         legacy_path = resolve_user_path(legacy_path_value, env)
         if legacy_path is not None:
-            return ConfigSource(legacy_path, "CLAWDBOT_CONFIG_PATH", legacy_path.exists(), False)
+            return ConfigSource(legacy_path, "CLAWDBOT_CONFIG_PATH", path_exists(legacy_path), False)
 
     home = resolve_home_dir(env)
     for dirname in STATE_DIRNAMES:
         for filename in CONFIG_FILENAMES:
             candidate = home / dirname / filename
-            if candidate.exists():
+            if path_exists(candidate):
                 legacy = dirname != STATE_DIRNAMES[0] or filename != CONFIG_FILENAMES[0]
                 reason = f"legacy location ~/{dirname}/{filename}" if legacy else "default"
                 return ConfigSource(candidate, reason, True, False)

@@ -6,6 +6,7 @@ from typing import Any
 
 from memwarm_cli.agents import Agent, resolve_agents, select_agent
 from memwarm_cli.config.loader import LoadedConfig
+from memwarm_cli.config.paths import is_directory
 
 
 def _source_data(loaded: LoadedConfig) -> dict[str, Any]:
@@ -33,7 +34,7 @@ def path_data(loaded: LoadedConfig) -> dict[str, Any]:
                 "id": agent.id,
                 "default": agent.is_default,
                 "workspace": str(agent.workspace),
-                "workspaceExists": agent.workspace.is_dir(),
+                "workspaceExists": is_directory(agent.workspace),
                 "backend": choice.backend if enabled is not None else "none (memory search disabled)",
                 "qmdIndex": str(agent_qmd_paths(loaded.state_dir, agent.id).index_path),
             }
@@ -98,7 +99,7 @@ def _agent_show(loaded: LoadedConfig, agent: Agent, host_zone: str | None) -> di
         "id": agent.id,
         "default": agent.is_default,
         "workspace": str(agent.workspace),
-        "workspaceExists": agent.workspace.is_dir(),
+        "workspaceExists": is_directory(agent.workspace),
         "timezone": {
             "configured": jsonable(zone.configured),
             "used": zone.used,

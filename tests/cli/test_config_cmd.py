@@ -365,3 +365,60 @@ def test_integer_beyond_a_double_is_infinity(run_cli: RunCli, tmp_path: Path, na
         "configured": float(2**60),
         "note": limits["dailyMemoryDays"]["note"],
     }
+
+
+# -- paths the OS refuses to look at ----------------------------------------------------------------
+
+
+def _too_long(tmp_path: Path) -> str:
+    return str(tmp_path / ("a" * 5000))  # ENAMETOOLONG: Path.exists() raises on Python 3.11
+
+
+def test_too_long_config_flag_is_a_config_error(run_cli: RunCli, tmp_path: Path) -> None:
+    long_path = _too_long(tmp_path) + ".json"
+    for args in (["config", "path"], ["config", "check"], ["config", "show"], ["prelude"], ["scan"]):
+        for how in ("flag", "env"):
+            if how == "flag":
+                result = run_cli(["--config", long_path, *args])
+                given = "--config"
+            else:
+                result = run_cli(args, env={"OPENCLAW_CONFIG_PATH": long_path})
+                given = "OPENCLAW_CONFIG_PATH"
+            assert result.returncode == 3, (args, how, result.stderr[-300:])
+            assert result.stderr.splitlines() == [
+                f"memwarm: error: {long_path}: cannot read config file: File name too long (given by {given})"
+            ]
+
+
+def test_too_long_state_dir_is_a_missing_default(run_cli: RunCli, tmp_path: Path, home_dir: Path) -> None:
+    state = _too_long(tmp_path)
+    env = {"OPENCLAW_STATE_DIR": state}
+    result = run_cli(["config", "path", "--json"], env=env)
+    assert result.returncode == 0, result.stderr[-300:]
+    data = json.loads(result.stdout)
+    assert data["config"]["path"] == state + "/openclaw.json" and data["config"]["exists"] is False
+    assert data["stateDir"] == {"path": state, "reason": "OPENCLAW_STATE_DIR"}
+    result = run_cli(["config", "check"], env=env)
+    assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr[-300:]
+    for args in (["prelude", "--at", "2026-04-11T18:00:00Z"], ["config", "show"]):
+        result = run_cli(args, env=env)
+        assert result.returncode == 0 and "Traceback" not in result.stderr, (args, result.stderr[-300:])
+
+
+def test_too_long_workspace(run_cli: RunCli, tmp_path: Path) -> None:
+    workspace = _too_long(tmp_path)
+    cfg = tmp_path / "c.json5"
+    cfg.write_text(json.dumps({"agents": {"defaults": {"workspace": workspace}}}))
+    result = run_cli(["--config", str(cfg), "config", "path", "--json"])
+    assert result.returncode == 0, result.stderr[-300:]
+    agent = json.loads(result.stdout)["agents"][0]
+    assert agent["workspace"] == workspace and agent["workspaceExists"] is False
+    result = run_cli(["--config", str(cfg), "config", "show", "--json"])
+    assert result.returncode == 0, result.stderr[-300:]
+    assert json.loads(result.stdout)["agents"][0]["workspaceExists"] is False
+    result = run_cli(["--config", str(cfg), "config", "check"])
+    assert result.returncode == 0, result.stderr[-300:]
+    assert result.stdout.splitlines() == [
+        f'{cfg}:1:26: warning: agents.defaults.workspace: workspace of agent "main" cannot be checked '
+        f"(File name too long): {workspace}"
+    ]
