@@ -22,7 +22,7 @@ from tests.backends.support import (
     install_fake_qmd,
     make_scenario,
 )
-from tests.conftest import MEMWARM
+from tests.conftest import MEMWARM, run_memwarm
 
 NOTES = {"MEMORY.md": "# M\nnotes\n", "memory/a.md": "# A\n"}
 
@@ -222,6 +222,21 @@ def test_exit_codes_for_config_and_usage_errors(tmp_path: Path) -> None:
     unknown = scenario.run(["--agent", "ghost"], extra_env={"FAKE_QMD_DIR": str(state)})
     assert unknown.returncode == ExitCode.USAGE
     assert 'unknown agent "ghost"' in unknown.stderr
+
+
+def test_overflowing_duration_falls_back_instead_of_crashing(tmp_path: Path) -> None:
+    """`update.interval: "999...9"` (400 digits) crashed config show/check and --dry-run with a traceback."""
+    scenario, state = fake_scenario(tmp_path, update={"interval": "9" * 400, "embedInterval": "9" * 400})
+    env = scenario.env({"FAKE_QMD_DIR": str(state)})
+    for args in (["config", "show"], ["config", "check"], ["init-backends", "--dry-run"]):
+        result = run_memwarm(args, env)
+        assert "Traceback" not in result.stderr, (args, result.stderr)
+        assert result.returncode in (0, ExitCode.FINDINGS), (args, result.returncode, result.stderr)
+    result, report = run(scenario, state, ["--dry-run"])
+    assert result.returncode == 0, result.stderr
+    assert report["agents"][0]["status"] == "planned"
+    check = run_memwarm(["config", "check"], env)
+    assert "is not a duration" in check.stdout + check.stderr
 
 
 def test_skips_disabled_and_builtin_agents_with_the_reason(tmp_path: Path) -> None:

@@ -172,6 +172,16 @@ def test_durations() -> None:
         parse_duration_ms("0.1ms")
 
 
+@pytest.mark.parametrize("raw", ["9" * 400, "9" * 305 + "d", "1" + "0" * 308 + "m"])
+def test_overflowing_duration_is_a_parse_error_and_falls_back(raw: str) -> None:
+    """A run of digits too large for a double must not crash (math.floor(inf) raised OverflowError)."""
+    with pytest.raises(ValueError, match="too large"):
+        parse_duration_ms(raw, "m")
+    cfg = {"memory": {"backend": "qmd", "qmd": {"update": {"interval": raw, "embedInterval": raw}}}}
+    qmd = resolve(cfg).qmd
+    assert (qmd.update.interval_ms, qmd.update.embed_interval_ms) == (300_000, 3_600_000)
+
+
 def test_paths_and_env() -> None:
     paths = agent_qmd_paths(STATE, "ops")
     assert paths.index_path == Path("/state/agents/ops/qmd/xdg-cache/qmd/index.sqlite")
