@@ -422,3 +422,34 @@ def test_too_long_workspace(run_cli: RunCli, tmp_path: Path) -> None:
         f'{cfg}:1:26: warning: agents.defaults.workspace: workspace of agent "main" cannot be checked '
         f"(File name too long): {workspace}"
     ]
+
+
+# -- a config that is not a regular file ------------------------------------------------------------
+
+
+def test_fifo_config_is_a_config_error_not_a_hang(run_cli: RunCli, tmp_path: Path, home_dir: Path) -> None:
+    import os
+
+    fifo = tmp_path / "openclaw.json"
+    os.mkfifo(fifo)
+    expected = [f"memwarm: error: {fifo}: is a FIFO, not a regular file: cannot read it as a config"]
+    for args in (["config", "check"], ["config", "show"], ["config", "path"], ["prelude"], ["scan"]):
+        # Without a writer, a blocking open() would wait forever: the timeout fails the test instead.
+        result = run_cli(["--config", str(fifo), *args], timeout=20)
+        assert result.returncode == 3, (args, result.stderr)
+        assert result.stderr.splitlines() == expected
+    # Found as the default config in the state dir, too.
+    state = home_dir / ".openclaw"
+    state.mkdir()
+    os.mkfifo(state / "openclaw.json")
+    result = run_cli(["config", "check"], timeout=20)
+    assert result.returncode == 3
+    assert "is a FIFO, not a regular file" in result.stderr
+
+
+def test_character_device_config_is_a_config_error(run_cli: RunCli) -> None:
+    result = run_cli(["--config", "/dev/zero", "config", "check"], timeout=20)
+    assert result.returncode == 3
+    assert result.stderr.splitlines() == [
+        "memwarm: error: /dev/zero: is a character device, not a regular file: cannot read it as a config"
+    ]
