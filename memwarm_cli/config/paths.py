@@ -8,7 +8,6 @@ counts as missing.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +17,6 @@ from memwarm_cli.jsstring import js_trim
 CONFIG_FILENAMES = ("openclaw.json", "clawdbot.json", "moldbot.json", "moltbot.json")
 STATE_DIRNAMES = (".openclaw", ".clawdbot", ".moldbot", ".moltbot")
 LEGACY_STATE_DIRNAMES = STATE_DIRNAMES[1:]
-_PROFILE_NAME = re.compile(r"^[A-Za-z0-9_-]+$")
 
 
 @dataclass(frozen=True)
@@ -127,14 +125,6 @@ def resolve_user_path(value: str, env: Mapping[str, str]) -> Path | None:
     return Path(_node_resolve(expand_home_prefix(trimmed, env)))
 
 
-def profile_name(env: Mapping[str, str]) -> str | None:
-    """OPENCLAW_PROFILE when it is a valid, non-default profile name (letters, digits, `_`, `-`)."""
-    profile = _env_value(env, "OPENCLAW_PROFILE")
-    if profile is None or profile.lower() == "default" or not _PROFILE_NAME.match(profile):
-        return None
-    return profile
-
-
 @dataclass(frozen=True)
 class StateDirChoice:
     path: Path
@@ -142,19 +132,9 @@ class StateDirChoice:
     from_env: bool
 
 
-def resolve_state_dir_choice(env: Mapping[str, str]) -> StateDirChoice:
-    for name in ("OPENCLAW_STATE_DIR", "CLAWDBOT_STATE_DIR"):
-        value = _env_value(env, name)
-        if value is not None:
-            resolved = resolve_user_path(value, env)
-            if resolved is not None:
-                # Only OPENCLAW_STATE_DIR pins the config file to this directory (§6.2 step 3).
-                return StateDirChoice(resolved, name, name == "OPENCLAW_STATE_DIR")
+def _default_state_dir_choice(env: Mapping[str, str]) -> StateDirChoice:
+    """The state dir without OPENCLAW_STATE_DIR/CLAWDBOT_STATE_DIR (§6.2 `resolveStateDir` steps 2-4)."""
     home = resolve_home_dir(env)
-    profile = profile_name(env)
-    if profile is not None:
-        # `openclaw --profile <name>` (applyCliProfileEnv) sets OPENCLAW_STATE_DIR to this directory.
-        return StateDirChoice(home / f".openclaw-{profile}", f"OPENCLAW_PROFILE={profile}", True)
     default = home / ".openclaw"
     if path_exists(default):
         return StateDirChoice(default, "default", False)
@@ -165,8 +145,21 @@ def resolve_state_dir_choice(env: Mapping[str, str]) -> StateDirChoice:
     return StateDirChoice(default, "default", False)
 
 
+def resolve_state_dir_choice(env: Mapping[str, str]) -> StateDirChoice:
+    """`resolveStateDir(env)`. OPENCLAW_PROFILE plays no part: only the CLI's `--profile` flag (which
+    memwarm does not have) moves the state dir; the variable selects the default workspace (§8.3)."""
+    for name in ("OPENCLAW_STATE_DIR", "CLAWDBOT_STATE_DIR"):
+        value = _env_value(env, name)
+        if value is not None:
+            resolved = resolve_user_path(value, env)
+            if resolved is not None:
+                # Only OPENCLAW_STATE_DIR pins the config file to this directory (§6.2 step 3).
+                return StateDirChoice(resolved, name, name == "OPENCLAW_STATE_DIR")
+    return _default_state_dir_choice(env)
+
+
 def resolve_state_dir(env: Mapping[str, str]) -> Path:
-    """`resolveStateDir(env)` (§6.2), plus the state dir an `OPENCLAW_PROFILE` implies."""
+    """`resolveStateDir(env)` (§6.2)."""
     return resolve_state_dir_choice(env).path
 
 

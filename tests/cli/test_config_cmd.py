@@ -453,3 +453,17 @@ def test_character_device_config_is_a_config_error(run_cli: RunCli) -> None:
     assert result.stderr.splitlines() == [
         "memwarm: error: /dev/zero: is a character device, not a regular file: cannot read it as a config"
     ]
+
+
+def test_profile_selects_only_the_default_workspace(run_cli: RunCli, home_dir: Path) -> None:
+    profile_state = home_dir / ".openclaw-work"
+    profile_state.mkdir()
+    (profile_state / "openclaw.json").write_text('{agents: {defaults: {workspace: "/elsewhere"}}}')
+    result = run_cli(["config", "path", "--json"], env={"OPENCLAW_PROFILE": "work"})
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["config"]["path"] == str(home_dir / ".openclaw" / "openclaw.json")
+    assert data["config"]["reason"] == "default" and data["config"]["exists"] is False
+    assert data["stateDir"] == {"path": str(home_dir / ".openclaw"), "reason": "default"}
+    assert data["agents"][0]["workspace"] == str(home_dir / ".openclaw" / "workspace-work")
+    assert data["agents"][0]["qmdIndex"].startswith(str(home_dir / ".openclaw" / "agents" / "main"))

@@ -58,9 +58,9 @@ def test_state_dir(home: Path, tmp_path: Path) -> None:
     assert resolve_state_dir(env) == home / ".openclaw"
     assert resolve_state_dir({**env, "CLAWDBOT_STATE_DIR": "~/legacy"}) == home / "legacy"
     assert resolve_state_dir({**env, "OPENCLAW_STATE_DIR": " ~/s ", "CLAWDBOT_STATE_DIR": "x"}) == home / "s"
-    assert resolve_state_dir({**env, "OPENCLAW_PROFILE": "work"}) == home / ".openclaw-work"
-    assert resolve_state_dir({**env, "OPENCLAW_PROFILE": "Default"}) == home / ".openclaw"
-    assert resolve_state_dir({**env, "OPENCLAW_PROFILE": "bad name!"}) == home / ".openclaw"
+    # Only the CLI's --profile flag moves the state dir; the OPENCLAW_PROFILE variable does not.
+    (home / ".openclaw-work").mkdir()
+    assert resolve_state_dir({**env, "OPENCLAW_PROFILE": "work"}) == home / ".openclaw"
 
 
 def test_config_flag_first(home: Path, tmp_path: Path) -> None:
@@ -130,10 +130,15 @@ def test_state_dir_env(home: Path, tmp_path: Path) -> None:
     assert (src.path, src.exists) == (state / "openclaw.json", True)
 
 
-def test_profile(home: Path) -> None:
+def test_profile_moves_neither_state_dir_nor_config(home: Path) -> None:
+    (home / ".openclaw-work").mkdir()
+    (home / ".openclaw-work" / "openclaw.json").write_text("{}")
     src = resolve_config_source(None, {"HOME": str(home), "OPENCLAW_PROFILE": "work"})
-    assert src.path == home / ".openclaw-work" / "openclaw.json"
-    assert src.reason == "state dir (OPENCLAW_PROFILE=work)" and not src.explicit
+    assert (src.path, src.reason, src.exists) == (home / ".openclaw" / "openclaw.json", "default", False)
+    (home / ".openclaw").mkdir()
+    (home / ".openclaw" / "openclaw.json").write_text("{}")
+    src = resolve_config_source(None, {"HOME": str(home), "OPENCLAW_PROFILE": "work"})
+    assert (src.path, src.reason, src.exists) == (home / ".openclaw" / "openclaw.json", "default", True)
 
 
 def test_clawdbot_config_path(home: Path, tmp_path: Path) -> None:
