@@ -21,6 +21,22 @@ from pathlib import Path
 
 MAX_OUTPUT_CHARS = 200_000
 TERM_GRACE_SECONDS = 1.0
+# The longest timeout Node's setTimeout honours (2**31-1 ms, about 24.8 days); poll() refuses more too.
+MAX_TIMEOUT_MS = 2**31 - 1
+
+
+def clamp_timeout_ms(timeout_ms: float) -> int:
+    """A timeout as it can be used: at least 1 ms, at most MAX_TIMEOUT_MS (NaN is not accepted)."""
+    if timeout_ms != timeout_ms:
+        raise ValueError("timeout is not a number")
+    if timeout_ms >= MAX_TIMEOUT_MS:
+        return MAX_TIMEOUT_MS
+    return max(1, round(timeout_ms))
+
+
+def timeout_ms_from_seconds(seconds: float) -> int:
+    """`--timeout SECONDS` in milliseconds, clamped (1e308 s would overflow to inf ms)."""
+    return clamp_timeout_ms(min(seconds, MAX_TIMEOUT_MS / 1000) * 1000)
 
 
 class Cancelled(Exception):
@@ -196,9 +212,11 @@ def run_command(
 ) -> CommandResult:
     """Run `command args…` in its own process group; kill the group on timeout or cancellation.
 
-    Raises Cancelled when the run is interrupted (before or while the command runs).
+    `timeout_ms` is clamped to 1..MAX_TIMEOUT_MS (a configured 3e9 ms waits about 24.8 days, as Node
+    would). Raises Cancelled when the run is interrupted (before or while the command runs).
     """
     token.check()
+    timeout_ms = clamp_timeout_ms(timeout_ms)
     argv = (command, *args)
     started = time.monotonic()
     try:

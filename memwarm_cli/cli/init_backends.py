@@ -7,6 +7,7 @@ terminal. SIGINT/SIGTERM stop the children, release the locks and exit 130/143.
 
 from __future__ import annotations
 
+import math
 import shlex
 import signal
 import sys
@@ -58,7 +59,7 @@ def init_backends_command(
             "--timeout",
             metavar="SECONDS",
             min=0.001,
-            help="Timeout for every qmd command (default: memory.qmd.update.*TimeoutMs).",
+            help="Timeout for every qmd command (default: memory.qmd.update.*TimeoutMs; at most 2**31-1 ms).",
         ),
     ] = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print the report as JSON on stdout.")] = False,
@@ -66,10 +67,13 @@ def init_backends_command(
 ) -> None:
     """Prepare each agent's qmd index where the gateway looks for it (collections, update, embed)."""
     from memwarm_cli.backends.init_run import InitOptions, run_init_backends
-    from memwarm_cli.backends.process import CancelToken
+    from memwarm_cli.backends.process import CancelToken, timeout_ms_from_seconds
     from memwarm_cli.cli.output import warn, write_json
     from memwarm_cli.config import load_config
+    from memwarm_cli.errors import UsageError
 
+    if timeout is not None and not math.isfinite(timeout):
+        raise UsageError(f"--timeout: {timeout} is not a finite number of seconds")
     loaded = load_config(global_options(ctx).config_path)
     if not quiet:
         for warning in loaded.warnings:
@@ -82,7 +86,7 @@ def init_backends_command(
         embed=embed,
         probe=probe,
         concurrency=concurrency,
-        timeout_ms=max(1, round(timeout * 1000)) if timeout is not None else None,
+        timeout_ms=timeout_ms_from_seconds(timeout) if timeout is not None else None,
     )
     token = CancelToken()
     renderer = _Renderer(quiet=quiet)

@@ -239,6 +239,35 @@ def test_overflowing_duration_falls_back_instead_of_crashing(tmp_path: Path) -> 
     assert "is not a duration" in check.stdout + check.stderr
 
 
+@pytest.mark.parametrize("value", ["nan", "inf", "NaN", "Infinity"])
+def test_non_finite_timeout_is_a_one_line_usage_error(tmp_path: Path, value: str) -> None:
+    scenario, state = fake_scenario(tmp_path)
+    result = scenario.run(["--timeout", value], extra_env={"FAKE_QMD_DIR": str(state)})
+    assert result.returncode == ExitCode.USAGE, result.stderr
+    assert result.stderr.count("\n") == 1 and "--timeout" in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr
+    assert fake_log(state) == []
+
+
+@pytest.mark.parametrize("value", ["3000000", "1e308"])
+def test_huge_timeout_flag_is_clamped_to_what_set_timeout_allows(tmp_path: Path, value: str) -> None:
+    """poll() refused more than 2**31-1 ms ("timeout is too large"); 1e308 s overflowed to inf ms."""
+    scenario, state = fake_scenario(tmp_path)
+    result, report = run(scenario, state, ["--timeout", value, "--embed"])
+    assert result.returncode == 0, result.stderr
+    assert report["agents"][0]["status"] == "armed", report["agents"][0]["reason"]
+
+
+def test_huge_configured_timeouts_are_clamped(tmp_path: Path) -> None:
+    huge = {"commandTimeoutMs": 3_000_000_000, "updateTimeoutMs": 10**15, "embedTimeoutMs": 1e300}
+    scenario, state = fake_scenario(tmp_path, update=huge, limits={"timeoutMs": 2**40})
+    result, report = run(scenario, state, ["--embed", "--probe"])
+    assert result.returncode == 0, result.stderr
+    agent = report["agents"][0]
+    assert agent["status"] == "armed", agent["reason"]
+    assert any(c["argv"][1:] == ["embed"] for c in agent["commands"])
+
+
 def test_skips_disabled_and_builtin_agents_with_the_reason(tmp_path: Path) -> None:
     config = {
         "memory": {"backend": "qmd"},
