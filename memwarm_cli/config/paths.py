@@ -129,7 +129,7 @@ def resolve_user_path(value: str, env: Mapping[str, str]) -> Path | None:
 class StateDirChoice:
     path: Path
     reason: str
-    from_env: bool
+    from_env: bool  # the config file is pinned to `path/openclaw.json` (§6.2 steps 3 and 5)
 
 
 def _default_state_dir_choice(env: Mapping[str, str]) -> StateDirChoice:
@@ -153,8 +153,11 @@ def resolve_state_dir_choice(env: Mapping[str, str]) -> StateDirChoice:
         if value is not None:
             resolved = resolve_user_path(value, env)
             if resolved is not None:
-                # Only OPENCLAW_STATE_DIR pins the config file to this directory (§6.2 step 3).
-                return StateDirChoice(resolved, name, name == "OPENCLAW_STATE_DIR")
+                # OPENCLAW_STATE_DIR pins the config file to this directory (§6.2 step 3); so does
+                # CLAWDBOT_STATE_DIR unless it names the default state dir, whose candidates are then
+                # scanned (steps 4 and 5).
+                pinned = name == "OPENCLAW_STATE_DIR" or resolved != _default_state_dir_choice(env).path
+                return StateDirChoice(resolved, name, pinned)
     return _default_state_dir_choice(env)
 
 

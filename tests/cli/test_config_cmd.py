@@ -467,3 +467,15 @@ def test_profile_selects_only_the_default_workspace(run_cli: RunCli, home_dir: P
     assert data["stateDir"] == {"path": str(home_dir / ".openclaw"), "reason": "default"}
     assert data["agents"][0]["workspace"] == str(home_dir / ".openclaw" / "workspace-work")
     assert data["agents"][0]["qmdIndex"].startswith(str(home_dir / ".openclaw" / "agents" / "main"))
+
+
+def test_clawdbot_state_dir_pins_the_config(run_cli: RunCli, home_dir: Path, tmp_path: Path) -> None:
+    (home_dir / ".openclaw").mkdir()
+    (home_dir / ".openclaw" / "openclaw.json").write_text("{}")
+    state = tmp_path / "state"
+    result = run_cli(["config", "path", "--json"], env={"CLAWDBOT_STATE_DIR": str(state)})
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["config"]["path"] == str(state / "openclaw.json") and data["config"]["exists"] is False
+    assert data["config"]["reason"] == "state dir (CLAWDBOT_STATE_DIR)"
+    assert data["stateDir"] == {"path": str(state), "reason": "CLAWDBOT_STATE_DIR"}

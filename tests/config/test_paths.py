@@ -130,6 +130,27 @@ def test_state_dir_env(home: Path, tmp_path: Path) -> None:
     assert (src.path, src.exists) == (state / "openclaw.json", True)
 
 
+def test_clawdbot_state_dir_pins_the_config(home: Path, tmp_path: Path) -> None:
+    state = tmp_path / "legacy-state"
+    (home / ".openclaw").mkdir()
+    (home / ".openclaw" / "openclaw.json").write_text("{}")
+    env = {"HOME": str(home), "CLAWDBOT_STATE_DIR": str(state)}
+    # Not the default state dir: the config is stateDir/openclaw.json even when missing (§6.2 step 5).
+    src = resolve_config_source(None, env)
+    assert (src.path, src.exists, src.explicit) == (state / "openclaw.json", False, False)
+    assert src.reason == "state dir (CLAWDBOT_STATE_DIR)"
+    state.mkdir()
+    (state / "clawdbot.json").write_text("{}")
+    src = resolve_config_source(None, env)
+    assert (src.path, src.exists) == (state / "clawdbot.json", True)
+    # Naming the default state dir: its candidates, then the legacy locations, are scanned (step 4).
+    (home / ".openclaw" / "openclaw.json").unlink()
+    (home / ".clawdbot").mkdir()
+    (home / ".clawdbot" / "clawdbot.json").write_text("{}")
+    src = resolve_config_source(None, {"HOME": str(home), "CLAWDBOT_STATE_DIR": "~/.openclaw"})
+    assert (src.path, src.exists) == (home / ".clawdbot" / "clawdbot.json", True)
+
+
 def test_profile_moves_neither_state_dir_nor_config(home: Path) -> None:
     (home / ".openclaw-work").mkdir()
     (home / ".openclaw-work" / "openclaw.json").write_text("{}")
