@@ -23,21 +23,12 @@ JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 def path_command(ctx: typer.Context, json_output: JsonFlag = False) -> None:
     """Which config file is used and why, the state dir, each agent's workspace and qmd index path."""
     from memwarm_cli.cli.output import json_text, write_stdout
-    from memwarm_cli.config import load_config, resolve_config_source
+    from memwarm_cli.config import load_config
     from memwarm_cli.config.report import path_data
-    from memwarm_cli.errors import ConfigError
 
-    config_flag = global_options(ctx).config_path
-    try:
-        loaded = load_config(config_flag)
-    except ConfigError:
-        if not json_output:
-            import os
-
-            source = resolve_config_source(config_flag, os.environ)
-            write_stdout(f"config:     {source.path} ({source.reason}; {_exists(source.exists)})\n")
-        raise
-    data = path_data(loaded)
+    # Everything is computed before the first byte is written: an error exit leaves stdout empty (the
+    # error line on stderr names the file and why it was chosen).
+    data = path_data(load_config(global_options(ctx).config_path))
     if json_output:
         write_stdout(json_text(data) + "\n")
         return

@@ -76,7 +76,17 @@ def test_path_explicit_missing_is_exit_3(run_cli: RunCli, tmp_path: Path) -> Non
     assert result.stderr.strip().splitlines() == [
         f"memwarm: error: {missing}: config file not found (given by OPENCLAW_CONFIG_PATH)"
     ]
-    assert f"config:     {missing} (OPENCLAW_CONFIG_PATH; missing)" in result.stdout
+    assert result.stdout == ""
+
+
+@pytest.mark.parametrize("json_flag", [[], ["--json"]])
+def test_path_config_error_leaves_stdout_empty(run_cli: RunCli, tmp_path: Path, json_flag: list[str]) -> None:
+    cfg = tmp_path / "bad.json5"
+    cfg.write_text("{a: }")
+    result = run_cli(["--config", str(cfg), "config", "path", *json_flag])
+    assert result.returncode == 3
+    assert result.stdout == ""
+    assert result.stderr == f"memwarm: error: {cfg}:1:5: JSON5: invalid character '}}'\n"
 
 
 # -- check -----------------------------------------------------------------------------------------------
