@@ -542,11 +542,12 @@ def resolve_collections(
 
     seen = {(str(c.path), c.pattern) for c in collections}
     for index, (item, source, kind) in enumerate(entries):
-        spec = {"path": item} if isinstance(item, str) else _obj(item)
+        spec = _obj(item)  # upstream reads `entry.path`: a string or any non-object has none
         raw_path = spec.get("path")
         resolved = resolve_collection_path(raw_path, workspace, env) if isinstance(raw_path, str) else None
         if resolved is None:
-            skipped.append(f"{source}: path required")
+            hint = "" if isinstance(item, Mapping) else " (an entry is an object: {path, name?, pattern?})"
+            skipped.append(f"{source}: path required{hint}")
             continue
         pattern = js_trimmed_string(spec.get("pattern")) or DEFAULT_PATTERN
         key = (str(resolved), pattern)

@@ -146,6 +146,17 @@ def test_custom_paths_and_extra_paths() -> None:
     assert len(qmd.skipped_paths) == 2
 
 
+def test_string_entry_in_qmd_paths_is_skipped_like_upstream() -> None:
+    """Upstream reads `entry.path` of a string (undefined): "path required", the entry is skipped."""
+    cfg = {"memory": {"backend": "qmd", "qmd": {"paths": ["notes", 7, {"path": "docs"}]}}}
+    qmd = resolve(cfg).qmd
+    assert qmd is not None
+    got = [(c.name, str(c.path), c.kind) for c in qmd.collections if c.kind != "default"]
+    assert got == [("custom-3-main", "/ws/main/docs", "custom")]  # i counts the skipped entries too
+    assert [s.split(":")[0] for s in qmd.skipped_paths] == ["memory.qmd.paths[0]", "memory.qmd.paths[1]"]
+    assert "path required" in qmd.skipped_paths[0]
+
+
 def test_include_default_memory_false() -> None:
     cfg = {"memory": {"backend": "qmd", "qmd": {"includeDefaultMemory": False, "paths": [{"path": "/n"}]}}}
     qmd = resolve(cfg).qmd
