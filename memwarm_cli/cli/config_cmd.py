@@ -110,8 +110,9 @@ def show_command(
         str | None, typer.Option("--agent", "-a", metavar="ID", help="Only this agent (default: all agents).")
     ] = None,
     output_format: Annotated[
-        str, typer.Option("--format", "-f", metavar="json|yaml|toml", help="Output format.")
-    ] = "yaml",
+        str | None,
+        typer.Option("--format", "-f", metavar="json|yaml|toml", help="Output format (default yaml)."),
+    ] = None,
     json_output: Annotated[bool, typer.Option("--json", help="Same as --format json.")] = False,
 ) -> None:
     """The effective, resolved settings per agent: workspace, time zone, startup limits, memory, qmd."""
@@ -120,9 +121,13 @@ def show_command(
     from memwarm_cli.config.report import show_data
     from memwarm_cli.errors import UsageError
 
-    fmt = "json" if json_output else output_format.strip().lower()
+    fmt = "yaml" if output_format is None else output_format.strip().lower()
     if fmt not in ("json", "yaml", "toml"):
         raise UsageError(f"--format must be json, yaml or toml, not {output_format!r}")
+    if json_output:
+        if output_format is not None and fmt != "json":
+            raise UsageError("--json and --format exclude each other")
+        fmt = "json"
     loaded = load_config(global_options(ctx).config_path)
     data = show_data(loaded, agent)
     write_stdout(render(data, fmt))

@@ -259,6 +259,19 @@ def test_show_bad_format_is_usage_error(run_cli: RunCli, setup: Path) -> None:
     assert result.returncode == 2 and "json, yaml or toml" in result.stderr
 
 
+@pytest.mark.parametrize("fmt", ["yaml", "toml", " YAML "])
+def test_show_json_with_another_format_is_usage_error(run_cli: RunCli, setup: Path, fmt: str) -> None:
+    result = run_cli(["--config", str(setup), "config", "show", "--json", "--format", fmt])
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr == "memwarm: error: --json and --format exclude each other\n"
+
+
+def test_show_json_with_format_json_is_json(run_cli: RunCli, setup: Path) -> None:
+    result = run_cli(["--config", str(setup), "config", "show", "--json", "--format", "json"])
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == json.loads(_show(run_cli, setup, "--json"))
+
+
 def test_show_odd_values_round_trip(run_cli: RunCli, home_dir: Path) -> None:
     cfg = home_dir / "c.json5"
     cfg.write_text(
