@@ -37,6 +37,7 @@ from memwarm_cli.backends.process import (
     probe_command,
     resolve_executable,
     run_command,
+    unavailable_error,
 )
 from memwarm_cli.backends.settings import (
     AgentBackendSettings,
@@ -798,10 +799,9 @@ class _AgentRun:
 
         if not self.workspace.is_dir():
             raise _AgentFailed(f"qmd workspace unavailable ({self.workspace}): no such directory")
-        if resolve_executable(self.qmd.command, self.env, self.workspace) is None:
-            raise _AgentFailed(
-                f"qmd binary unavailable ({self.qmd.command}): spawn {self.qmd.command} ENOENT"
-            )
+        unavailable = unavailable_error(self.qmd.command, self.env, self.workspace)
+        if unavailable is not None:
+            raise _AgentFailed(f"qmd binary unavailable ({self.qmd.command}): {unavailable}")
         plan(["--version"], "skipped when this executable's version is cached")
         plan(["collection", "list", "--json"], "all qmd commands are skipped when the fingerprint matches")
         recorded = qmdcli.read_index_yml(self.paths.index_yml)

@@ -151,23 +151,42 @@ def spawn_error_message(command: str, exc: OSError) -> str:
 def resolve_executable(command: str, env: Mapping[str, str], cwd: Path) -> str | None:
     """Where exec would find `command`: relative paths against cwd, bare names on the child's PATH."""
     if "/" in command:
-        path = command if os.path.isabs(command) else os.path.join(str(cwd), command)
+        path = _command_path(command, cwd)
         return path if os.path.isfile(path) and os.access(path, os.X_OK) else None
     return shutil.which(command, path=env.get("PATH", os.defpath))
+
+
+def _command_path(command: str, cwd: Path) -> str:
+    """A command holding a `/`: absolute as is, else relative to the child's cwd."""
+    return command if os.path.isabs(command) else os.path.join(str(cwd), command)
+
+
+def unavailable_error(command: str, env: Mapping[str, str], cwd: Path) -> str | None:
+    """Node's spawn error for a command `resolve_executable` cannot find, or None when it can.
+
+    `spawn <cmd> EACCES` for a path that exists but cannot be run (a directory, no execute bit),
+    `spawn <cmd> ENOENT` otherwise. Lets `--dry-run` say what a real run would, without spawning.
+    """
+    if resolve_executable(command, env, cwd) is not None:
+        return None
+    return spawn_error_message(command, _unavailable(command, cwd))
+
+
+def _unavailable(command: str, cwd: Path) -> OSError:
+    code = errno.ENOENT
+    if "/" in command and os.path.exists(_command_path(command, cwd)):
+        code = errno.EACCES
+    return OSError(code, os.strerror(code), command)
 
 
 def _spawn(
     command: str, args: Sequence[str], env: Mapping[str, str], cwd: Path, capture: bool
 ) -> subprocess.Popen[bytes]:
-    executable = command
-    if "/" not in command:
-        # Popen searches the parent's PATH; qmd must be found on the child's PATH, like Node's spawn.
-        found = shutil.which(command, path=env.get("PATH", os.defpath))
-        if found is None:
-            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), command)
-        executable = found
-    elif not os.path.isabs(command):
-        executable = os.path.join(str(cwd), command)
+    # Popen would search the parent's PATH; qmd must be found as Node's spawn finds it (the child's PATH,
+    # a relative path against the child's cwd).
+    executable = resolve_executable(command, env, cwd)
+    if executable is None:
+        raise _unavailable(command, cwd)
     out = subprocess.PIPE if capture else subprocess.DEVNULL
     return subprocess.Popen(
         [command, *args],

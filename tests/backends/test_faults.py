@@ -58,6 +58,25 @@ def test_missing_binary_fails_without_running_anything(tmp_path: Path) -> None:
     assert not (scenario.state / "agents").exists()
 
 
+@pytest.mark.parametrize("kind", ["not-executable", "directory", "missing"])
+def test_unrunnable_command_path_is_reported_alike_by_run_and_dry_run(tmp_path: Path, kind: str) -> None:
+    """One lookup (resolve_executable) for both: a dry run said ENOENT where exec says EACCES."""
+    command = tmp_path / "bin" / "qmd"
+    command.parent.mkdir()
+    if kind == "not-executable":
+        command.write_text("#!/bin/sh\n", encoding="utf-8")
+        command.chmod(0o644)
+    elif kind == "directory":
+        command.mkdir()
+    scenario, state = fake_scenario(tmp_path, command=str(command))
+    code = "ENOENT" if kind == "missing" else "EACCES"
+    expected = f"qmd binary unavailable ({command}): spawn {command} {code}"
+    for args in ([], ["--dry-run"]):
+        result, report = run(scenario, state, args)
+        assert result.returncode == ExitCode.FINDINGS, result.stderr
+        assert (report["agents"][0]["status"], report["agents"][0]["reason"]) == ("failed", expected), args
+
+
 def test_configured_command_keeps_only_its_first_token(tmp_path: Path) -> None:
     scenario, state = fake_scenario(tmp_path, command=f"{tmp_path / 'fakebin' / 'qmd'} --ignored-arg")
     scenario.path_dirs = []
