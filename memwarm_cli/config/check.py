@@ -9,12 +9,12 @@ exit 3); everything else is a finding.
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from memwarm_cli.backends.process import resolve_executable
 from memwarm_cli.config.formats import one_line
 from memwarm_cli.config.includes import IncludeError
 from memwarm_cli.config.loader import LoadedConfig, TopLevelArrayError, load_config
@@ -22,6 +22,8 @@ from memwarm_cli.config.paths import ConfigSource, is_directory, resolve_config_
 from memwarm_cli.config.positions import Loc, PNode
 
 Severity = Literal["error", "warning"]
+# `backends.process.resolve_executable(command, env, cwd)`: the path exec would run, or None.
+FindExecutable = Callable[[str, Mapping[str, str], Path], str | None]
 
 
 @dataclass(frozen=True)
@@ -187,9 +189,7 @@ def _timezone_findings(scope: _Scope, out: _Collector, host_zone: str | None) ->
         )
 
 
-def _agent_findings(
-    scope: _Scope, out: _Collector, which: Callable[[str, str | None], str | None]
-) -> dict[str, list[str]]:
+def _agent_findings(scope: _Scope, out: _Collector, find_executable: FindExecutable) -> dict[str, list[str]]:
     """Missing workspaces and memory/ dirs, a qmd command that is not there; returns, for each
     `memorySearch.backend`/`.qmd` key in use, the agents that use it."""
     from memwarm_cli.agents import resolve_agents
@@ -220,7 +220,8 @@ def _agent_findings(
         for source in (choice.backend_source, choice.qmd_source):
             if "memorySearch" in source:
                 spelling_users.setdefault(_index_path(source, entry_index), []).append(agent.id)
-        if settings.qmd is None or _command_exists(settings.qmd.command, agent.workspace, loaded.env, which):
+        # Found as init-backends would find it: on the env's PATH, or relative to the workspace.
+        if settings.qmd is None or find_executable(settings.qmd.command, loaded.env, agent.workspace):
             continue
         if choice.qmd_source != "default" and "command" in choice.qmd_block:
             where = _index_path(choice.qmd_source, entry_index) + ".command"
@@ -304,25 +305,12 @@ def _workspace_origin(
     return "agents.defaults.workspace", _loc_at(pos, "agents", "defaults")
 
 
-def _command_exists(
-    command: str, workspace: Path, env: Mapping[str, str], which: Callable[[str, str | None], str | None]
-) -> bool:
-    if os.sep in command:
-        candidate = command if os.path.isabs(command) else os.path.join(str(workspace), command)
-        return os.path.isfile(candidate) and os.access(candidate, os.X_OK)
-    return which(command, env.get("PATH")) is not None
-
-
-def _default_which(command: str, path: str | None) -> str | None:
-    return shutil.which(command, path=path)
-
-
 def check_config(
     config_flag: str | None = None,
     env: Mapping[str, str] | None = None,
     *,
     host_zone: str | None = None,
-    which: Callable[[str, str | None], str | None] = _default_which,
+    find_executable: FindExecutable = resolve_executable,
 ) -> CheckReport:
     """Check a config. Raises ConfigError only when the top-level file cannot be read or parsed."""
     from memwarm_cli.config.schema import check_schema
@@ -354,6 +342,6 @@ def check_config(
         scope = _scope(loaded)
         _id_findings(scope, out)
         _timezone_findings(scope, out, host_zone)
-        spelling_users = _agent_findings(scope, out, which)
+        spelling_users = _agent_findings(scope, out, find_executable)
         _spelling_findings(scope, out, spelling_users)
     return CheckReport(loaded.source, out.sorted())

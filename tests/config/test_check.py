@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -10,15 +11,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from memwarm_cli.backends.process import resolve_executable
 from memwarm_cli.config.check import CheckReport, Finding, check_config
 from memwarm_cli.errors import ConfigError
 
 
-def _which_none(command: str, path: str | None) -> str | None:
+def _which_none(command: str, env: Mapping[str, str], cwd: Path) -> str | None:
     return None
 
 
-def _which_all(command: str, path: str | None) -> str | None:
+def _which_all(command: str, env: Mapping[str, str], cwd: Path) -> str | None:
     return "/usr/bin/" + command
 
 
@@ -32,7 +34,7 @@ def home(tmp_path: Path) -> Path:
 def run_check(home: Path, name: str, text: str, **kw: Any) -> CheckReport:
     cfg = home.parent / name
     cfg.write_text(text)
-    kw.setdefault("which", _which_all)
+    kw.setdefault("find_executable", _which_all)
     kw.setdefault("host_zone", "UTC")
     return check_config(str(cfg), {"HOME": str(home), "PATH": "/nonexistent"}, **kw)
 
@@ -421,7 +423,7 @@ def test_memory_search_spelling_and_missing_qmd(home: Path) -> None:
         "c.json5",
         "{agents: {\n defaults: {memorySearch: {backend: 'qmd',\n qmd: {command: 'no-such-qmd --flag'}}},\n"
         " list: [{id: 'main'}, {id: 'ops', workspace: '~/ops', memorySearch: {backend: 'builtin'}}]}}",
-        which=_which_none,
+        find_executable=_which_none,
     )
     rows = [(f.line, f.column, f.path, f.message) for f in report.findings]
     spelling = (
@@ -443,9 +445,9 @@ def test_memory_search_spelling_and_missing_qmd(home: Path) -> None:
 
 def test_qmd_found_and_upstream_spelling_is_quiet(home: Path) -> None:
     make_workspace(home, ".openclaw", "workspace")
-    report = run_check(home, "c.json5", "{memory: {backend: 'qmd'}}", which=_which_all)
+    report = run_check(home, "c.json5", "{memory: {backend: 'qmd'}}", find_executable=_which_all)
     assert report.findings == []
-    report = run_check(home, "c.json5", "{memory: {backend: 'qmd'}}", which=_which_none)
+    report = run_check(home, "c.json5", "{memory: {backend: 'qmd'}}", find_executable=_which_none)
     (finding,) = report.findings
     assert (finding.path, finding.line, finding.column) == ("memory.backend", 1, 11)
 
@@ -457,8 +459,30 @@ def test_relative_qmd_command_resolves_against_the_workspace(home: Path) -> None
     tool.write_text("#!/bin/sh\n")
     tool.chmod(0o755)
     report = run_check(
-        home, "c.json5", "{memory: {backend: 'qmd', qmd: {command: 'bin/qmd'}}}", which=_which_none
+        home,
+        "c.json5",
+        "{memory: {backend: 'qmd', qmd: {command: 'bin/qmd'}}}",
+        find_executable=resolve_executable,
     )
+    assert report.findings == []
+
+
+def test_qmd_is_looked_up_on_the_config_env_path_as_init_backends_does(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_workspace(home, ".openclaw", "workspace")
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    (tools / "qmd").write_text("#!/bin/sh\n")
+    (tools / "qmd").chmod(0o755)
+    # On memwarm's own PATH only: init-backends spawns qmd with the config env, which has no PATH.
+    monkeypatch.setenv("PATH", str(tools))
+    cfg = home.parent / "c.json5"
+    cfg.write_text("{memory: {backend: 'qmd'}}")
+    report = check_config(str(cfg), {"HOME": str(home)}, host_zone="UTC")
+    (finding,) = report.findings
+    assert finding.message.startswith('qmd command "qmd" not found')
+    report = check_config(str(cfg), {"HOME": str(home), "PATH": str(tools)}, host_zone="UTC")
     assert report.findings == []
 
 
@@ -534,7 +558,7 @@ def test_random_bytes(home: Path, data: bytes, name: str) -> None:
     cfg = home.parent / name
     cfg.write_bytes(data)
     try:
-        check_config(str(cfg), {"HOME": str(home)}, which=_which_all, host_zone="UTC")
+        check_config(str(cfg), {"HOME": str(home)}, find_executable=_which_all, host_zone="UTC")
     except ConfigError as exc:
         assert exc.line is None or exc.line >= 1
         assert len(str(exc).splitlines()) == 1
