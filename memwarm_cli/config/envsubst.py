@@ -7,7 +7,7 @@ from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
-from memwarm_cli.config.positions import PNode
+from memwarm_cli.config.positions import PNode, join_path
 from memwarm_cli.jsstring import js_string, js_trim
 
 ENV_VAR_NAME = re.compile(r"^[A-Z_][A-Z0-9_]*$")
@@ -118,12 +118,6 @@ def substitute_string(value: str, env: Mapping[str, str], missing: list[str]) ->
     return "".join(chunks)
 
 
-def _join(path: str, key: str | int) -> str:
-    if isinstance(key, int):
-        return f"{path}[{key}]"
-    return f"{path}.{key}" if path else key
-
-
 def substitute_env(
     data: Any, pos: PNode | None, env: Mapping[str, str], config_path: str
 ) -> tuple[Any, list[ConfigWarning]]:
@@ -151,9 +145,9 @@ def substitute_env(
                 )
             return result
         if isinstance(value, list):
-            return [walk(v, node.child(i) if node else None, _join(path, i)) for i, v in enumerate(value)]
+            return [walk(v, node.child(i) if node else None, join_path(path, i)) for i, v in enumerate(value)]
         if isinstance(value, dict):
-            return {k: walk(v, node.child(k) if node else None, _join(path, k)) for k, v in value.items()}
+            return {k: walk(v, node.child(k) if node else None, join_path(path, k)) for k, v in value.items()}
         return value
 
     return walk(data, pos, ""), warnings

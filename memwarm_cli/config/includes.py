@@ -10,7 +10,7 @@ import os
 import stat
 from typing import Any
 
-from memwarm_cli.config.positions import Duplicate, Loc, PNode
+from memwarm_cli.config.positions import Duplicate, Loc, PNode, join_path
 from memwarm_cli.jsstring import js_typeof
 
 INCLUDE_KEY = "$include"
@@ -29,10 +29,6 @@ class IncludeError(Exception):
         self.path = ""  # dotted path of the `$include` key (set where the error is recovered)
         self.resolved = ""  # the included file, for errors about its content
         self.cause: Exception | None = None
-
-
-def _join(path: str, key: str) -> str:
-    return f"{path}.{key}" if path else key
 
 
 def _is_inside(root: str, target: str) -> bool:
@@ -134,13 +130,13 @@ class IncludeProcessor:
         children: dict[str, PNode] = {}
         for key, value in obj.items():
             child_pos = pos.child(key) if pos is not None else None
-            result[key], sub = self.process(value, child_pos, _join(path, key))
+            result[key], sub = self.process(value, child_pos, join_path(path, key))
             if sub is not None:
                 children[key] = sub
         return result, (PNode(pos.loc, children) if pos is not None else None)
 
     def _process_include(self, obj: dict[str, Any], pos: PNode | None, path: str) -> tuple[Any, PNode | None]:
-        include_path = _join(path, INCLUDE_KEY)
+        include_path = join_path(path, INCLUDE_KEY)
         include_value = obj[INCLUDE_KEY]
         include_pos = pos.child(INCLUDE_KEY) if pos is not None else None
         include_loc = include_pos.loc if include_pos is not None else None
@@ -178,7 +174,7 @@ class IncludeProcessor:
                         )
                     loaded, loaded_pos = self._load_file(item, item_loc, path)
                 except IncludeError as exc:
-                    self._recover(exc, f"{_join(path, INCLUDE_KEY)}[{i}]")
+                    self._recover(exc, join_path(join_path(path, INCLUDE_KEY), i))
                     continue
                 merged, merged_pos = deep_merge(merged, merged_pos, loaded, loaded_pos)
             return merged, merged_pos

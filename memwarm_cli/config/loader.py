@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from memwarm_cli.config.envsubst import ConfigWarning, apply_config_env_vars, substitute_env
 from memwarm_cli.config.paths import ConfigSource, resolve_config_source, resolve_state_dir, stat_problem
-from memwarm_cli.config.positions import Duplicate, PNode
+from memwarm_cli.config.positions import Duplicate, PNode, join_path
 from memwarm_cli.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -131,10 +131,10 @@ def _duplicate_warnings(root: PNode, duplicates: list[Duplicate]) -> list[Config
         children = node.children
         if isinstance(children, dict):
             for key, child in children.items():
-                walk(child, f"{path}.{key}" if path else key)
+                walk(child, join_path(path, key))
         elif isinstance(children, list):
             for i, child in enumerate(children):
-                walk(child, f"{path}[{i}]")
+                walk(child, join_path(path, i))
 
     walk(root, "")
     warnings = []

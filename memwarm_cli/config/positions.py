@@ -11,6 +11,13 @@ from bisect import bisect_right
 from dataclasses import dataclass
 
 
+def join_path(path: str, key: str | int) -> str:
+    """The dotted path of a child: `parent.key`, `parent[i]` for array items, `key` at the top."""
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    return f"{path}.{key}" if path else key
+
+
 @dataclass(frozen=True, slots=True)
 class Loc:
     file: str

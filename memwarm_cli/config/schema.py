@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from memwarm_cli.config.positions import PNode
+from memwarm_cli.config.positions import PNode, join_path
 from memwarm_cli.jsstring import js_string, js_typeof
 
 
@@ -56,12 +56,6 @@ def _show(value: Any) -> str:
 
 def _wrong_type(expected: str, value: Any, path: str, node: PNode | None) -> Issue:
     return Issue("error", path, f"expected {expected}, got {js_type(value)}", node)
-
-
-def join_path(path: str, key: str | int) -> str:
-    if isinstance(key, int):
-        return f"{path}[{key}]"
-    return f"{path}.{key}" if path else key
 
 
 class Any_(Schema):
