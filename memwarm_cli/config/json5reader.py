@@ -13,8 +13,11 @@ import re
 from typing import Any
 
 from memwarm_cli.config.positions import Duplicate, LineIndex, Loc, PNode
+from memwarm_cli.jsstring import JS_WHITESPACE
 
-_WS_CHARS = "\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+# JSON5 WhiteSpace (TAB, VT, FF, SP, NBSP, BOM, every Zs) plus LineTerminator (LF, CR, LS, PS) is
+# exactly the set JS `trim()` strips.
+_WS_CHARS = re.escape(JS_WHITESPACE)
 # Whitespace and complete comments; an unterminated `/*` is left for the caller to report.
 _SKIP = re.compile(rf"(?:[{_WS_CHARS}]+|//[^\n\r\u2028\u2029]*|/\*.*?\*/)*", re.S)
 _NUMBER = re.compile(

@@ -163,3 +163,17 @@ def test_integers_read_as_js_doubles(text: str, expected: float) -> None:
     value = loads(text)
     assert value == expected
     assert type(value) is type(expected)
+
+
+def test_whitespace_is_json5s() -> None:
+    """JSON5 WhiteSpace (TAB, VT, FF, SP, NBSP, BOM and every Zs) and LineTerminator (LF, CR, LS, PS)."""
+    import sys
+    import unicodedata
+
+    space_separators = {chr(c) for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)) == "Zs"}
+    json5_ws = {"\t", "\v", "\f", " ", "\u00a0", "\ufeff", "\n", "\r", "\u2028", "\u2029"} | space_separators
+    for ch in sorted(json5_ws):
+        assert loads(f"{ch}[{ch}1{ch},{ch}]{ch}") == [1], repr(ch)
+    for ch in ("\x1c", "\x85", "\u180e", "\u200b"):
+        with pytest.raises(Json5Error):
+            loads(f"{ch}1")
