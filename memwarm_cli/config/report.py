@@ -21,22 +21,25 @@ def _source_data(loaded: LoadedConfig) -> dict[str, Any]:
 
 def path_data(loaded: LoadedConfig) -> dict[str, Any]:
     """Which config file and why, the state dir, and each agent's workspace and qmd index path."""
-    from memwarm_cli.backends.settings import agent_qmd_paths, resolve_backend_choice, resolve_memory_search
+    from memwarm_cli.backends.settings import resolve_agent_backend
     from memwarm_cli.config.paths import resolve_state_dir_choice
 
     state = resolve_state_dir_choice(loaded.env)
     agents = []
     for agent in resolve_agents(loaded.data, loaded.env):
-        choice = resolve_backend_choice(loaded.data, agent.entry)
-        enabled = resolve_memory_search(loaded.data, agent.id, agent.entry, loaded.state_dir, loaded.env)
+        settings = resolve_agent_backend(
+            loaded.data, agent.id, agent.entry, agent.workspace, loaded.state_dir, loaded.env
+        )
+        disabled = settings.memory_search is None
         agents.append(
             {
                 "id": agent.id,
                 "default": agent.is_default,
                 "workspace": str(agent.workspace),
                 "workspaceExists": is_directory(agent.workspace),
-                "backend": choice.backend if enabled is not None else "none (memory search disabled)",
-                "qmdIndex": str(agent_qmd_paths(loaded.state_dir, agent.id).index_path),
+                # As init-backends decides: memory search off, else the backend in use.
+                "backend": f"none ({settings.skip_reason})" if disabled else settings.choice.backend,
+                "qmdIndex": str(settings.paths.index_path),
             }
         )
     return {

@@ -502,3 +502,17 @@ def test_clawdbot_state_dir_pins_the_config(run_cli: RunCli, home_dir: Path, tmp
     assert data["config"]["path"] == str(state / "openclaw.json") and data["config"]["exists"] is False
     assert data["config"]["reason"] == "state dir (CLAWDBOT_STATE_DIR)"
     assert data["stateDir"] == {"path": str(state), "reason": "CLAWDBOT_STATE_DIR"}
+
+
+def test_path_backend_per_agent(run_cli: RunCli, home_dir: Path) -> None:
+    cfg = home_dir / "c.json5"
+    cfg.write_text(
+        "{memory: {backend: 'qmd'}, agents: {list: [{id: 'main'},"
+        " {id: 'off', memorySearch: {enabled: false}}, {id: 'b', memorySearch: {backend: 'builtin'}}]}}"
+    )
+    result = run_cli(["--config", str(cfg), "config", "path", "--json"])
+    assert result.returncode == 0, result.stderr
+    backends = {a["id"]: a["backend"] for a in json.loads(result.stdout)["agents"]}
+    assert backends == {"main": "qmd", "off": "none (memory search disabled)", "b": "builtin"}
+    text = run_cli(["--config", str(cfg), "config", "path"]).stdout
+    assert "  backend:    none (memory search disabled)\n" in text
