@@ -160,14 +160,19 @@ class Snapshot:
 
     settings: Mapping[str, Any]
     qmd_version: str
-    files: Mapping[str, list[tuple[str, int, int]]]  # collection name -> files
+    # collection name -> files; None when its directory does not exist (so its appearing, even empty,
+    # changes the digest: the collection was not added and the next run must add it)
+    files: Mapping[str, list[tuple[str, int, int]] | None]
 
     def digest(self, index_yml_digest: str | None) -> str:
         payload = {
             "v": FINGERPRINT_VERSION,
             "settings": self.settings,
             "qmdVersion": self.qmd_version,
-            "files": {name: [list(f) for f in files] for name, files in sorted(self.files.items())},
+            "files": {
+                name: None if files is None else [list(f) for f in files]
+                for name, files in sorted(self.files.items())
+            },
             "indexYml": index_yml_digest,
         }
         text = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
@@ -175,7 +180,7 @@ class Snapshot:
 
     @property
     def file_count(self) -> int:
-        return sum(len(files) for files in self.files.values())
+        return sum(len(files or ()) for files in self.files.values())
 
 
 def take_snapshot(
@@ -184,7 +189,7 @@ def take_snapshot(
     return Snapshot(
         settings=settings,
         qmd_version=qmd_version,
-        files={spec.name: collection_files(spec) for spec in collections},
+        files={spec.name: collection_files(spec) if spec.path.is_dir() else None for spec in collections},
     )
 
 

@@ -6,7 +6,9 @@ Per agent, in config order (memory-backends.md §2 Version B, §5.1-§5.5, issue
 3. per-agent dirs, the shared-models symlink, the per-agent lock (held by another run: "busy");
 4. the fingerprint: nothing changed and the index is there → "fresh", no qmd command;
 5. collections listed, added when missing, rebound when their path or pattern changed; a conflicting
-   collection is taken over only when memwarm manages it; nothing else is ever removed;
+   collection is taken over only when memwarm manages it; nothing else is ever removed; a collection
+   whose directory does not exist (say `memory/` before the first note) is reported "missing", never
+   created (memwarm writes only under the state dir), and added by the first run that finds it;
 6. `qmd update` with the boot retry rule; 7. `qmd embed` (machine-wide lock; a failure is "degraded");
 8. `--probe`: one `qmd search`; 9. the fingerprint is recorded.
 
@@ -56,7 +58,6 @@ Status = Literal["armed", "fresh", "degraded", "failed", "skipped", "busy", "pla
 STATUSES: tuple[Status, ...] = ("armed", "fresh", "degraded", "failed", "skipped", "busy", "planned")
 UPDATE_RETRY_DELAYS = (0.5, 1.0)
 DEFAULT_PROBE_QUERY = "memory"
-_GLOB_CHARS = ("*", "?", "[")
 
 
 @dataclass(frozen=True)
@@ -95,7 +96,7 @@ class CollectionOutcome:
     path: str
     pattern: str
     kind: str
-    action: str  # kept, added, rebound, missing, conflict, failed; dry run: keep, add, rebind
+    action: str  # kept, added, rebound, missing, conflict, failed; dry run: keep, add, rebind, missing
     detail: str | None = None
 
     def to_json(self) -> dict[str, Any]:
@@ -549,10 +550,14 @@ class _AgentRun:
 
     def _unchanged(self, stored: fp.StoredFingerprint, snapshot: fp.Snapshot) -> AgentOutcome:
         """Nothing changed since the last successful run: no update; embed only if vectors are owed."""
-        self.collections = [
-            CollectionOutcome(c.name, str(c.path), c.pattern, c.kind, "kept", "unchanged since the last run")
-            for c in self.qmd.collections
-        ]
+        registered = qmdcli.read_index_yml(self.paths.index_yml)
+        self.collections = []
+        for c in self.qmd.collections:
+            missing = None if c.name in registered else _missing_path(c)
+            action, detail = (
+                ("kept", "unchanged since the last run") if missing is None else ("missing", missing)
+            )
+            self.collections.append(CollectionOutcome(c.name, str(c.path), c.pattern, c.kind, action, detail))
         degraded: str | None = None
         embedded = False
         if self.want_embed and not stored.vectors_current:
@@ -625,15 +630,13 @@ class _AgentRun:
         timeout: int,
         outcome: Callable[..., CollectionOutcome],
     ) -> CollectionOutcome:
-        if not spec.path.is_dir():
-            if any(ch in spec.pattern for ch in _GLOB_CHARS) and _inside(spec.path, self.workspace):
-                # As the gateway does: `memory/` is created so the collection exists before notes do.
-                spec.path.mkdir(parents=True, exist_ok=True)
-            else:
-                problem = "is not a directory" if spec.path.exists() else "does not exist"
-                message = f"qmd collection add skipped for {spec.name}: path {problem} ({spec.path})"
-                self._warn(message)
-                return outcome("missing", message)
+        missing = _missing_path(spec)
+        if missing is not None:
+            # Never created: memwarm does not write into the user's workspace (or anywhere they own).
+            # Not a failure either; the collection is added by the first run that finds the directory
+            # (its appearing changes the fingerprint).
+            self._warn(missing)
+            return outcome("missing", missing)
         args = ["collection", "add", str(spec.path), "--name", spec.name, "--mask", spec.pattern]
         first = self._run(args, timeout)
         if first.ok:
@@ -808,21 +811,25 @@ class _AgentRun:
         for spec in self.qmd.collections:
             entry = recorded.get(spec.name)
             add = ["collection", "add", str(spec.path), "--name", spec.name, "--mask", spec.pattern]
+            missing = _missing_path(spec)  # as a real run decides: no add while the directory is missing
             if (
                 entry is not None
                 and entry.path is not None
                 and (not _same_path(entry.path, spec.path) or entry.pattern != spec.pattern)
             ):
                 plan(["collection", "remove", spec.name])
-                plan(add)
-                action = "rebind"
+                if missing is None:
+                    plan(add)
+                action = "rebind" if missing is None else "missing"
             elif entry is not None:
                 action = "keep"
-            else:
+            elif missing is None:
                 plan(add)
                 action = "add"
+            else:
+                action = "missing"
             self.collections.append(
-                CollectionOutcome(spec.name, str(spec.path), spec.pattern, spec.kind, action)
+                CollectionOutcome(spec.name, str(spec.path), spec.pattern, spec.kind, action, missing)
             )
         plan(["update"], "retried after 500 ms and 1000 ms on a locked database or a timeout")
         if self.want_embed:
@@ -847,12 +854,12 @@ def _same_path(listed: str, wanted: Path) -> bool:
     return os.path.realpath(listed) == os.path.realpath(str(wanted))
 
 
-def _inside(path: Path, root: Path) -> bool:
-    try:
-        path.resolve().relative_to(root.resolve())
-    except ValueError:
-        return False
-    return True
+def _missing_path(spec: CollectionSpec) -> str | None:
+    """Why `qmd collection add` is not run for `spec` (its path is not a directory), or None."""
+    if spec.path.is_dir():
+        return None
+    problem = "is not a directory" if spec.path.exists() else "does not exist"
+    return f"qmd collection add skipped for {spec.name}: path {problem} ({spec.path})"
 
 
 def _static_outcome(settings: AgentBackendSettings, status: Status, reason: str) -> AgentOutcome:

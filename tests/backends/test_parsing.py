@@ -101,6 +101,18 @@ def test_snapshot_digest_changes_with_files_and_settings(tmp_path: Path) -> None
     assert fp.take_snapshot({"k": 1}, "qmd 1", [spec]).digest("yml") != first
 
 
+def test_snapshot_digest_notices_a_collection_directory_appearing(tmp_path: Path) -> None:
+    """A missing memory/ gets no collection; its appearing (even empty) must make the next run act."""
+    spec = CollectionSpec("c", tmp_path / "memory", "**/*.md", "default", "test")
+    missing = fp.take_snapshot({"k": 1}, "qmd 1", [spec])
+    assert missing.file_count == 0
+    (tmp_path / "memory").mkdir()
+    empty = fp.take_snapshot({"k": 1}, "qmd 1", [spec])
+    assert empty.digest("yml") != missing.digest("yml")
+    (tmp_path / "memory" / "n.md").write_text("note")
+    assert fp.take_snapshot({"k": 1}, "qmd 1", [spec]).digest("yml") != empty.digest("yml")
+
+
 def test_fingerprint_round_trip_and_backoff(tmp_path: Path) -> None:
     path = tmp_path / fp.FINGERPRINT_NAME
     stored = fp.StoredFingerprint("d", 12.5, False, 2, ("a", "b"), 7)

@@ -69,7 +69,9 @@ def test_cold_run_arms_every_agent(two_agents: tuple[Scenario, CliResult, dict[s
         assert index == scenario.qmd_dir(agent_id) / "xdg-cache" / "qmd" / "index.sqlite"
         assert index.is_file()
         assert scenario.fingerprint(agent_id).is_file()
-        assert all(c["action"] == "added" for c in agents[agent_id]["collections"])
+        actions = {c["name"]: c["action"] for c in agents[agent_id]["collections"]}
+        missing = {"notes-main"} if agent_id == "main" else set()  # main has no notes/: not created
+        assert {name for name, action in actions.items() if action != "added"} == missing, actions
         argvs = [c["argv"][1:3] for c in agents[agent_id]["commands"]]
         assert ["collection", "list"] in argvs and ["update"] in argvs
         assert all(c["exitCode"] == 0 and c["durationMs"] >= 0 for c in agents[agent_id]["commands"])
@@ -85,9 +87,14 @@ def test_cold_run_arms_every_agent(two_agents: tuple[Scenario, CliResult, dict[s
         "custom-2-ops",
     ]
     assert report["durationMs"] > 0
-    # The workspace is never written, except the empty dirs the gateway also creates for glob collections.
-    assert sorted(p.name for p in scenario.workspace("main").iterdir()) == ["MEMORY.md", "memory", "notes"]
-    assert list((scenario.workspace("main") / "notes").iterdir()) == []
+    # The workspace is never written: main's configured notes/ is reported missing, not created.
+    assert sorted(p.name for p in scenario.workspace("main").iterdir()) == ["MEMORY.md", "memory"]
+    notes_main = by_name(agents["main"]["collections"])["notes-main"]
+    notes_dir = scenario.workspace("main") / "notes"
+    assert (
+        notes_main["detail"]
+        == f"qmd collection add skipped for notes-main: path does not exist ({notes_dir})"
+    )
 
 
 def test_collections_live_in_the_agents_own_xdg_home(
@@ -162,6 +169,70 @@ def test_edited_note_is_found_after_the_next_run(
     assert agents["main"]["probe"]["latencyMs"] >= 0
     assert search_files(scenario.qmd("main", "search", "flamingo", "--json", "-n", "5")) == [
         "qmd://memory-dir-main/2026-01-01.md"
+    ]
+
+
+def test_missing_memory_dir_is_not_created_and_is_added_once_it_appears(tmp_path: Path) -> None:
+    """memwarm never writes into a workspace: no memory/ means no memory-dir collection yet, not a failure."""
+    require_real_qmd()
+    scenario = make_scenario(
+        tmp_path, {"main": {"MEMORY.md": "# M\nPelican.\n"}}, {"memory": {"backend": "qmd"}}
+    )
+    scenario.path_dirs = [TOOLS_BIN]
+    memory = scenario.workspace("main") / "memory"
+
+    def actions(report: dict[str, Any]) -> dict[str, str]:
+        return {c["name"]: c["action"] for c in report["agents"][0]["collections"]}
+
+    planned, plan = scenario.run_json(["--dry-run"])
+    assert planned.returncode == 0, planned.stderr
+    assert actions(plan) == {"memory-root-main": "add", "memory-dir-main": "missing"}
+    assert not any(str(memory) in c["argv"] for c in plan["agents"][0]["planned"])
+
+    result, report = scenario.run_json()
+    assert result.returncode == 0, result.stderr
+    assert report["agents"][0]["status"] == "armed"
+    assert actions(report) == {"memory-root-main": "added", "memory-dir-main": "missing"}
+    assert not memory.exists()
+
+    result, report = scenario.run_json()
+    assert (report["agents"][0]["status"], actions(report)["memory-dir-main"]) == ("fresh", "missing")
+    assert not memory.exists()
+
+    memory.mkdir()  # an empty memory/ appearing is noticed: the collection is added
+    result, report = scenario.run_json()
+    assert result.returncode == 0, result.stderr
+    assert report["agents"][0]["status"] == "armed"
+    assert actions(report) == {"memory-root-main": "kept", "memory-dir-main": "added"}
+
+    (memory / "2026-02-02.md").write_text("# Day\nAxolotl rollout approved.\n", encoding="utf-8")
+    result, report = scenario.run_json()
+    assert result.returncode == 0, result.stderr
+    assert report["agents"][0]["status"] == "armed"
+    assert search_files(scenario.qmd("main", "search", "axolotl", "--json", "-n", "5")) == [
+        "qmd://memory-dir-main/2026-02-02.md"
+    ]
+
+
+def test_note_in_a_memory_dir_created_later_is_searchable(tmp_path: Path) -> None:
+    """Run, then create memory/ with a note, run again: collection added, the note searchable."""
+    require_real_qmd()
+    scenario = make_scenario(
+        tmp_path, {"main": {"MEMORY.md": "# M\nPelican.\n"}}, {"memory": {"backend": "qmd"}}
+    )
+    scenario.path_dirs = [TOOLS_BIN]
+    first, _ = scenario.run_json()
+    assert first.returncode == 0, first.stderr
+    memory = scenario.workspace("main") / "memory"
+    assert not memory.exists()
+    memory.mkdir()
+    (memory / "n.md").write_text("# N\nCapybara treaty signed.\n", encoding="utf-8")
+    result, report = scenario.run_json()
+    assert result.returncode == 0, result.stderr
+    collections = {c["name"]: c["action"] for c in report["agents"][0]["collections"]}
+    assert collections["memory-dir-main"] == "added"
+    assert search_files(scenario.qmd("main", "search", "capybara", "--json", "-n", "5")) == [
+        "qmd://memory-dir-main/n.md"
     ]
 
 
