@@ -9,7 +9,7 @@ Per agent, in config order (memory-backends.md §2 Version B, §5.1-§5.5, issue
    collection is taken over only when memwarm manages it; nothing else is ever removed; a collection
    whose directory does not exist (say `memory/` before the first note) is reported "missing", never
    created (memwarm writes only under the state dir), and added by the first run that finds it;
-6. `qmd update` with the boot retry rule; 7. `qmd embed` (machine-wide lock; a failure is "degraded");
+6. `qmd update` with the boot retry rule; 7. `qmd embed` (one lock per state dir; a failure is "degraded");
 8. `--probe`: one `qmd search`; 9. the fingerprint is recorded.
 
 The core reports through events and returns an `InitReport`; it never prints, never exits, and never
@@ -728,7 +728,7 @@ class _AgentRun:
         return fp.embed_backoff_seconds(stored.embed_failures) - (fp.now() - stored.embed_failed_at)
 
     def _maybe_embed(self, stored: fp.StoredFingerprint | None) -> _EmbedState:
-        """Run `qmd embed` when wanted, one at a time machine-wide; a failure degrades, never fails."""
+        """Run `qmd embed` when wanted, one at a time per state dir; a failure degrades, never fails."""
         if not self.want_embed:
             return _EmbedState(vectors_current=False)
         remaining = self._backoff_remaining(stored)
@@ -833,7 +833,7 @@ class _AgentRun:
             )
         plan(["update"], "retried after 500 ms and 1000 ms on a locked database or a timeout")
         if self.want_embed:
-            plan(["embed"], "one at a time machine-wide")
+            plan(["embed"], "one at a time per state dir")
         if self.options.probe:
             args = ["search", self.options.probe_query, "--json", "-n", "1"]
             for spec in self.qmd.collections:

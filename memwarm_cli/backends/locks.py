@@ -1,4 +1,8 @@
-"""File locks: one per agent (a second run reports the agent "busy"), one machine-wide for `qmd embed`.
+"""File locks: one per agent (a second run reports the agent "busy"), one per state dir for `qmd embed`.
+
+The embed lock serialises `qmd embed` across the agents of one state dir (one OpenClaw installation),
+not machine-wide: runs against another state dir (another user, `OPENCLAW_STATE_DIR`, a profile) embed
+independently.
 
 `flock` locks belong to an open file description, so they work between threads of this process and
 between processes, and the kernel drops them when the holder dies (a killed cron run leaves no stale
@@ -25,7 +29,7 @@ def agent_lock_path(qmd_dir: Path) -> Path:
 
 
 def embed_lock_path(state_dir: Path) -> Path:
-    """Machine-wide (per state dir, which is per user): `<stateDir>/memwarm/qmd-embed.lock`."""
+    """Per state dir (one OpenClaw installation), not machine-wide: `<stateDir>/memwarm/qmd-embed.lock`."""
     return state_dir / "memwarm" / EMBED_LOCK_NAME
 
 

@@ -1,5 +1,5 @@
 """init-backends against small fake `qmd` executables: missing binary, hang, crash, locked database,
-busy agent, interruption, the machine-wide embed lock and the exit codes."""
+busy agent, interruption, the per-state-dir embed lock and the exit codes."""
 
 from __future__ import annotations
 

@@ -346,7 +346,8 @@ def test_dry_run_touches_nothing(tmp_path: Path) -> None:
     assert "NO_COLOR=1" in out
     ws = scenario.workspace("main")
     assert f"$ qmd collection add {ws} --name memory-root-main --mask MEMORY.md" in out
-    assert "$ qmd update" in out and "$ qmd embed" in out and "$ qmd search memory" in out
+    assert "$ qmd update" in out and "$ qmd search memory" in out
+    assert "$ qmd embed  # one at a time per state dir\n" in out  # the embed lock is per state dir
     _, report = scenario.run_json(["--dry-run"])
     assert report["agents"][0]["status"] == "planned"
     assert report["agents"][0]["planned"][0]["env"]["NO_COLOR"] == "1"
