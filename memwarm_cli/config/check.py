@@ -219,14 +219,14 @@ def _agent_findings(scope: _Scope, out: _Collector, find_executable: FindExecuta
         choice = settings.choice
         for source in (choice.backend_source, choice.qmd_source):
             if "memorySearch" in source:
-                spelling_users.setdefault(_index_path(source, entry_index), []).append(agent.id)
+                spelling_users.setdefault(source, []).append(agent.id)
         # Found as init-backends would find it: on the env's PATH, or relative to the workspace.
         if settings.qmd is None or find_executable(settings.qmd.command, loaded.env, agent.workspace):
             continue
         if choice.qmd_source != "default" and "command" in choice.qmd_block:
-            where = _index_path(choice.qmd_source, entry_index) + ".command"
+            where = choice.qmd_source + ".command"
         else:
-            where = _index_path(choice.backend_source, entry_index)
+            where = choice.backend_source
         missing_qmd.setdefault((settings.qmd.command, where), []).append(agent.id)
 
     for (command, where), users in missing_qmd.items():
@@ -263,15 +263,9 @@ def _spelling_findings(scope: _Scope, out: _Collector, users_by_key: dict[str, l
             out.add("warning", dotted, f"{message} ({used})", _loc_at(scope.pos, *_keys_of(dotted)))
 
 
-def _index_path(source: str, entry_index: int | None) -> str:
-    """backends.settings labels a list entry by its raw id (`agents.list[ops]`); findings use its index."""
-    if source.startswith("agents.list[") and entry_index is not None:
-        rest = source.split("]", 1)[1] if "]" in source else ""
-        return f"agents.list[{entry_index}]{rest}"
-    return source
-
-
 def _keys_of(dotted: str) -> list[str | int]:
+    """The keys of a dotted path whose keys hold no `.` or `[`: backends.settings' sources, which name a
+    list entry by its index (`agents.list[3].memorySearch.qmd`), never by its id."""
     keys: list[str | int] = []
     for part in dotted.split("."):
         while "[" in part:

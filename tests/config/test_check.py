@@ -621,3 +621,21 @@ def test_yaml_merge_keys_are_not_duplicates(home: Path) -> None:
         "    workspace: ~/.openclaw/workspace\nother: {<<: *b, x: 3}\n",
     )
     assert report.findings == []
+
+
+def test_agent_id_with_a_bracket(home: Path) -> None:
+    """A list entry is named by its index: an id with `]` (or `.`) cannot break the dotted path."""
+    make_workspace(home, ".openclaw", "workspace")
+    make_workspace(home, ".openclaw", "workspace-x-y")
+    report = run_check(
+        home,
+        "c.json5",
+        "{agents: {list: [\n {id: 'A]b', memorySearch: {backend: 'qmd'}},\n {id: 'x.y'}]},\n"
+        " memory: {backend: 'builtin'}}",
+        find_executable=_which_all,
+    )
+    spelling = [f for f in report.findings if "upstream OpenClaw's strict config schema" in f.message]
+    assert [(f.path, f.line, f.column) for f in spelling] == [("agents.list[0].memorySearch.backend", 2, 29)]
+    assert spelling[0].message.endswith("(used for agents: a-b)")
+    assert not any("overridden for every agent" in f.message for f in report.findings)
+    assert not any("]b]" in f.path for f in report.findings)
