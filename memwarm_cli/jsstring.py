@@ -65,6 +65,19 @@ def to_well_formed(text: str) -> str:
 # ---- values as JavaScript shows them (messages, env assignment, object keys) ----------------------
 
 
+MAX_EXACT_INT = 2**53  # every integer up to here is exactly a double
+
+
+def js_int(value: int) -> int | float:
+    """An integer as JS holds it: a double. Beyond 2**53 it becomes the nearest float (inf if too big)."""
+    if -MAX_EXACT_INT <= value <= MAX_EXACT_INT:
+        return value
+    try:
+        return float(value)
+    except OverflowError:
+        return float("inf") if value > 0 else float("-inf")
+
+
 def js_number_text(value: float) -> str:
     """`String(number)` for the numbers a config can hold (integral floats print without `.0`)."""
     if math.isnan(value):

@@ -10,9 +10,8 @@ import re
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
-from memwarm_cli.config.json5reader import js_int
 from memwarm_cli.config.positions import Duplicate, Loc, PNode
-from memwarm_cli.jsstring import js_string
+from memwarm_cli.jsstring import js_int, js_string
 
 if TYPE_CHECKING:
     import yaml

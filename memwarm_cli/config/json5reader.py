@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from memwarm_cli.config.positions import Duplicate, LineIndex, Loc, PNode
-from memwarm_cli.jsstring import JS_WHITESPACE
+from memwarm_cli.jsstring import JS_WHITESPACE, js_int
 
 # JSON5 WhiteSpace (TAB, VT, FF, SP, NBSP, BOM, every Zs) plus LineTerminator (LF, CR, LS, PS) is
 # exactly the set JS `trim()` strips.
@@ -276,17 +276,6 @@ def _join_surrogates(text: str) -> str:
 
 
 # The largest integer a double holds exactly, with every integer below it (Number.MAX_SAFE_INTEGER + 1).
-MAX_EXACT_INT = 2**53
-
-
-def js_int(value: int) -> int | float:
-    """An integer as JS holds it: a double. Beyond 2**53 it becomes the nearest float (inf if too big)."""
-    if -MAX_EXACT_INT <= value <= MAX_EXACT_INT:
-        return value
-    try:
-        return float(value)
-    except OverflowError:
-        return float("inf") if value > 0 else float("-inf")
 
 
 def _number(token: str) -> int | float:

@@ -15,7 +15,7 @@ from datetime import UTC, timedelta, timezone, tzinfo
 from functools import lru_cache
 from typing import Any, Literal
 
-from memwarm_cli.jsstring import js_is_finite_number, js_number_text, js_trim
+from memwarm_cli.jsstring import js_int, js_is_finite_number, js_number_text, js_trim
 
 Action = Literal["new", "reset"]
 ACTIONS: tuple[Action, ...] = ("new", "reset")
@@ -74,19 +74,23 @@ def clamp_int(value: Any, spec: LimitSpec) -> Limit:
     if value is MISSING:
         return Limit(spec.name, spec.default, "default", value, None)
     if not js_is_finite_number(value):
-        shown = (
-            js_number_text(float("inf"))
-            if isinstance(value, int) and not isinstance(value, bool)
-            else repr(value)
+        return Limit(
+            spec.name, spec.default, "default", value, f"ignored: not a finite number ({_shown(value)})"
         )
-        return Limit(spec.name, spec.default, "default", value, f"ignored: not a finite number ({shown})")
     truncated = math.trunc(value)
     result = min(spec.maximum, max(spec.minimum, truncated))
     if result == value and isinstance(value, int):
         return Limit(spec.name, result, "config", value, None)
     if result == value:  # a float that is already a whole number in range, e.g. 3.0
         return Limit(spec.name, result, "config", value, None)
-    return Limit(spec.name, result, "clamped", value, f"clamped from {value!r}")
+    return Limit(spec.name, result, "clamped", value, f"clamped from {_shown(value)}")
+
+
+def _shown(value: Any) -> str:
+    """A raw config value in a note: numbers as JS prints them (an oversized int is Infinity)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return repr(value)
+    return js_number_text(float(js_int(value)) if isinstance(value, int) else value)
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memwarm_cli.config.json5reader import Json5Error, js_int, loads, parse_json5
+from memwarm_cli.config.json5reader import Json5Error, loads, parse_json5
+from memwarm_cli.jsstring import js_int
 
 
 @pytest.mark.parametrize(
