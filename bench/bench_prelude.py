@@ -17,7 +17,7 @@ import sys
 from datetime import date, timedelta
 from pathlib import Path
 
-from bench.common import MEMWARM, REPO_ROOT, WORK_DIR, median, time_process
+from bench.common import MEMWARM, REPO_ROOT, WORK_DIR, compile_package, median, time_process
 
 SIZES = (1_000, 10_000, 100_000)
 SLUGGED_PER_DAY = 250
@@ -62,6 +62,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=9)
     args = parser.parse_args()
     WORK_DIR.mkdir(parents=True, exist_ok=True)
+    compile_package()
     env = {**os.environ, "TZ": "UTC"}
     config14 = write_config(14)
     print(f"memwarm prelude benchmark: median of {args.runs} runs, wall clock per whole process")

@@ -1,4 +1,4 @@
-"""Console entry point: runs the Typer app and turns typed core errors into one line and an exit code."""
+"""Console entry point: runs a command and turns typed core errors into one line and an exit code."""
 
 from __future__ import annotations
 
@@ -10,11 +10,19 @@ from memwarm_cli.exitcodes import ExitCode
 
 
 def main() -> None:
-    from memwarm_cli.cli.app import app
+    from memwarm_cli.cli.fastpath import parse_prelude_argv
     from memwarm_cli.cli.output import error
 
+    fast = parse_prelude_argv(sys.argv[1:])
     try:
-        app(prog_name="memwarm")
+        if fast is not None:
+            from memwarm_cli.cli.prelude_run import run_prelude
+
+            run_prelude(**fast)
+        else:
+            from memwarm_cli.cli.app import app
+
+            app(prog_name="memwarm")
     except MemwarmError as exc:
         error(exc.message)
         sys.exit(int(exc.exit_code))

@@ -24,48 +24,6 @@ def prelude_command(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No notes on stderr.")] = False,
 ) -> None:
     """Print the startup prelude a new or reset session would see."""
-    from memwarm_cli.agents import select_agent
-    from memwarm_cli.cli.output import json_text, note, stdout_is_terminal, warn, write_stdout
-    from memwarm_cli.config import load_config
-    from memwarm_cli.errors import UsageError
-    from memwarm_cli.startup.clock import iso_utc, parse_instant
-    from memwarm_cli.startup.session import plan_for_agent
-    from memwarm_cli.startup.settings import should_apply_startup_context
+    from memwarm_cli.cli.prelude_run import run_prelude
 
-    if action not in ("new", "reset"):
-        raise UsageError(f"--action must be new or reset, not {action!r}")
-    at_ms = parse_instant(at)
-    loaded = load_config(global_options(ctx).config_path)
-    if not quiet:
-        for warning in loaded.warnings:
-            warn(warning.message)
-    chosen = select_agent(loaded.data, loaded.env, agent)
-    result = plan_for_agent(loaded, chosen, at_ms, workspace_override=workspace)
-    plan = result.plan
-    gate = should_apply_startup_context(loaded.data, "new" if action == "new" else "reset")
-    prelude = plan.prelude
-
-    if json_output:
-        report = {
-            "agent": result.agent_id,
-            "workspace": str(result.workspace),
-            "at": iso_utc(at_ms),
-            "timezone": plan.settings.timezone.used,
-            "action": action,
-            "applied": gate.applied,
-            "reason": gate.reason,
-            "prelude": prelude,
-        }
-        write_stdout(json_text(report) + "\n")
-        return
-    if not result.workspace_exists and not quiet:
-        warn(f'workspace of agent "{result.agent_id}" does not exist: {result.workspace}')
-    if not gate.applied:
-        note(f"startup context not applied for /{action}: {gate.reason}")
-        return
-    if prelude is None:
-        if not quiet:
-            dates = ", ".join(day.stamp for day in plan.window)
-            note(f"no daily memory in the window ({dates}) under {result.workspace / 'memory'}")
-        return
-    write_stdout(prelude + ("\n" if stdout_is_terminal() else ""))
+    run_prelude(global_options(ctx).config_path, agent, workspace, at, action, json_output, quiet)

@@ -1,0 +1,62 @@
+"""`memwarm prelude`'s work, free of Typer so the fast path (cli/fastpath.py) can run it too."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def run_prelude(
+    config_path: str | None,
+    agent: str | None = None,
+    workspace: Path | None = None,
+    at: str | None = None,
+    action: str = "new",
+    json_output: bool = False,
+    quiet: bool = False,
+) -> None:
+    """Print the startup prelude a new or reset session would see (or a JSON report)."""
+    from memwarm_cli.agents import select_agent
+    from memwarm_cli.cli.output import json_text, note, stdout_is_terminal, warn, write_stdout
+    from memwarm_cli.config import load_config
+    from memwarm_cli.errors import UsageError
+    from memwarm_cli.startup.clock import iso_utc, parse_instant
+    from memwarm_cli.startup.session import plan_for_agent
+    from memwarm_cli.startup.settings import should_apply_startup_context
+
+    if action not in ("new", "reset"):
+        raise UsageError(f"--action must be new or reset, not {action!r}")
+    at_ms = parse_instant(at)
+    loaded = load_config(config_path)
+    if not quiet:
+        for warning in loaded.warnings:
+            warn(warning.message)
+    chosen = select_agent(loaded.data, loaded.env, agent)
+    result = plan_for_agent(loaded, chosen, at_ms, workspace_override=workspace)
+    plan = result.plan
+    gate = should_apply_startup_context(loaded.data, "new" if action == "new" else "reset")
+    prelude = plan.prelude
+
+    if json_output:
+        report = {
+            "agent": result.agent_id,
+            "workspace": str(result.workspace),
+            "at": iso_utc(at_ms),
+            "timezone": plan.settings.timezone.used,
+            "action": action,
+            "applied": gate.applied,
+            "reason": gate.reason,
+            "prelude": prelude,
+        }
+        write_stdout(json_text(report) + "\n")
+        return
+    if not result.workspace_exists and not quiet:
+        warn(f'workspace of agent "{result.agent_id}" does not exist: {result.workspace}')
+    if not gate.applied:
+        note(f"startup context not applied for /{action}: {gate.reason}")
+        return
+    if prelude is None:
+        if not quiet:
+            dates = ", ".join(day.stamp for day in plan.window)
+            note(f"no daily memory in the window ({dates}) under {result.workspace / 'memory'}")
+        return
+    write_stdout(prelude + ("\n" if stdout_is_terminal() else ""))

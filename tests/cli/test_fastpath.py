@@ -1,0 +1,136 @@
+"""The Typer-free `prelude` route agrees with the Typer command it shortcuts."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.main import get_command
+
+from memwarm_cli.cli.app import app
+from memwarm_cli.cli.fastpath import (
+    COMMAND,
+    DEFAULTS,
+    FLAG_OPTIONS,
+    GLOBAL_VALUE_OPTIONS,
+    VALUE_OPTIONS,
+    parse_prelude_argv,
+)
+from tests.conftest import RunCli
+
+GROUP = get_command(app)
+PRELUDE = GROUP.commands[COMMAND]  # type: ignore[attr-defined]
+
+
+def typer_parse(argv: list[str]) -> dict[str, Any]:
+    """What the Typer app would pass to the prelude command for `argv`."""
+    root = GROUP.make_context("memwarm", list(argv))
+    rest = [*root._protected_args, *root.args]
+    assert rest[0] == COMMAND
+    sub = PRELUDE.make_context(COMMAND, rest[1:], parent=root)
+    params = {"config_path": root.params["config"], **sub.params}
+    if params["workspace"] is not None:  # Typer makes the Path when it calls the command
+        params["workspace"] = Path(params["workspace"])
+    return params
+
+
+def option_names(params: list[Any]) -> dict[str, bool]:
+    return {name: bool(getattr(p, "is_flag", False)) for p in params for name in (*p.opts, *p.secondary_opts)}
+
+
+def test_fast_path_knows_exactly_the_typer_options() -> None:
+    typer_options = option_names(PRELUDE.params)
+    typer_options.pop("--help", None)
+    fast_options = {**{n: False for n in VALUE_OPTIONS}, **{n: True for n in FLAG_OPTIONS}}
+    assert fast_options == typer_options
+    global_options = {n for n in option_names(GROUP.params) if n not in ("--help", "--version")}
+    assert set(GLOBAL_VALUE_OPTIONS) == global_options
+    assert set(DEFAULTS) == {*VALUE_OPTIONS.values(), *FLAG_OPTIONS.values(), "config_path"}
+    assert {p.name: p.default for p in PRELUDE.params} == {
+        k: v for k, v in DEFAULTS.items() if k != "config_path"
+    }
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["prelude"],
+        ["--config", "c.json5", "prelude", "--at", "2026-04-11T18:00:00Z"],
+        [
+            "-c",
+            "c.json",
+            "prelude",
+            "-a",
+            "Ops",
+            "-w",
+            "ws",
+            "--at=-5000",
+            "--action",
+            "reset",
+            "--json",
+            "-q",
+        ],
+        ["--config=c.yaml", "prelude", "--agent=x", "--workspace=w s", "--quiet", "--json"],
+        ["prelude", "--at", "-5", "--agent", "a", "--agent", "b"],
+        ["prelude", "--action="],
+    ],
+)
+def test_fast_parse_equals_typer_parse(argv: list[str]) -> None:
+    fast = parse_prelude_argv(argv)
+    assert fast is not None
+    assert fast == typer_parse(argv)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [],
+        ["--help"],
+        ["--version"],
+        ["prelude", "--help"],
+        ["prelude", "-amain"],
+        ["prelude", "-qa", "x"],
+        ["prelude", "--bogus"],
+        ["prelude", "--at"],
+        ["prelude", "--json=yes"],
+        ["prelude", "extra"],
+        ["prelude", "--config", "x"],
+        ["scan"],
+        ["--config", "x", "scan", "prelude"],
+    ],
+)
+def test_everything_else_goes_through_typer(argv: list[str]) -> None:
+    assert parse_prelude_argv(argv) is None
+
+
+def test_both_routes_print_the_same(run_cli: RunCli, tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    (ws / "memory").mkdir(parents=True)
+    (ws / "memory" / "2026-04-11.md").write_text("same either way", encoding="utf-8")
+    config = tmp_path / "c.json"
+    config.write_text(
+        json.dumps({"agents": {"list": [{"id": "main", "workspace": str(ws)}]}}), encoding="utf-8"
+    )
+    base = ["--config", str(config), "prelude", "--at", "2026-04-11T18:00:00Z"]
+    fast = run_cli([*base, "-a", "main"])
+    via_typer = run_cli([*base, "-amain"])  # an attached short option: only Typer parses it
+    assert fast.returncode == via_typer.returncode == 0
+    assert fast.stdout_bytes == via_typer.stdout_bytes and "same either way" in fast.stdout
+    unknown_fast, unknown_typer = run_cli([*base, "-a", "nobody"]), run_cli([*base, "-anobody"])
+    assert unknown_fast.returncode == unknown_typer.returncode == 2
+    assert unknown_fast.stderr == unknown_typer.stderr
+
+
+def test_fast_route_does_not_import_typer(tmp_path: Path) -> None:
+    config = tmp_path / "c.json"
+    config.write_text("{}", encoding="utf-8")
+    code = (
+        "import sys; sys.argv = ['memwarm', '--config', sys.argv[1], 'prelude', '--at', '0', '-q'];"
+        "from memwarm_cli.cli.main import main; main(); print('typer' in sys.modules, file=sys.stderr)"
+    )
+    proc = subprocess.run([sys.executable, "-c", code, str(config)], capture_output=True, text=True)
+    assert proc.returncode == 0 and proc.stderr.strip() == "False"
