@@ -19,7 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-from bench.common import MEMWARM, REPO_ROOT, WORK_DIR, median
+from bench.common import MEMWARM, REPO_ROOT, WORK_DIR, compile_package, median
 
 AGENTS = 8
 NOTES = 200
@@ -89,6 +89,7 @@ def main() -> int:
     if not (TOOLS_BIN / "qmd").exists():
         print("tools/bin/qmd is missing: run `make tools`", file=sys.stderr)
         return 2
+    compile_package()
     state = build()
     load_before = " ".join(f"{x:.2f}" for x in os.getloadavg())
     cold(state, [])  # warm-up: page cache, Node's compile cache
