@@ -21,7 +21,6 @@ from memwarm_cli.startup.settings import SLUGGED_FILES_PER_DAY, StartupSettings,
 from memwarm_cli.startup.text import (
     ADDITIONAL_TRUNCATED_MARKER,
     fit_block,
-    format_block,
     render_prelude,
     sanitize_label,
     trim_content,
@@ -294,19 +293,19 @@ def _fit_all(plan: StartupPlan, loaded: list[tuple[FileRow, str]]) -> None:
         if stopped:
             row.status = Status.BUDGET_EXHAUSTED
             continue
-        block = fit_block(row.label, content, max_total - plan.budget_used)
-        if block is None:
+        fitted = fit_block(row.label, content, max_total - plan.budget_used)
+        if fitted is None:
             if plan.sections:
                 plan.sections.append(ADDITIONAL_TRUNCATED_MARKER)
                 plan.marker_emitted = True
             row.status = Status.BUDGET_EXHAUSTED
             stopped = True
             continue
-        if block != format_block(row.label, content):
+        if fitted.cut:
             row.status = Status.SHRUNK
-        row.block = block
-        row.block_chars = js_length(block)
-        plan.sections.append(block)
+        row.block = fitted.text
+        row.block_chars = js_length(fitted.text)
+        plan.sections.append(fitted.text)
         plan.budget_used += row.block_chars
 
 

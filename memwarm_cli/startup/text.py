@@ -6,6 +6,7 @@ All lengths are UTF-16 code units (see `memwarm_cli.jsstring`).
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from memwarm_cli.jsstring import js_length, js_slice, js_trim
 
@@ -46,13 +47,18 @@ def format_block(label: str, content: str) -> str:
     return f"[Untrusted daily memory: {label}]\nBEGIN_QUOTED_NOTES\n```text\n{escaped}\n```\nEND_QUOTED_NOTES"
 
 
-def fit_block(label: str, content: str, max_chars: int) -> str | None:
+class FittedBlock(NamedTuple):
+    text: str
+    cut: bool  # True when the content was re-cut to fit (the block is not the whole entry)
+
+
+def fit_block(label: str, content: str, max_chars: int) -> FittedBlock | None:
     """The whole block if it fits `max_chars`, else the longest re-cut that fits (binary search), or None."""
     if max_chars <= 0:
         return None
     full = format_block(label, content)
     if js_length(full) <= max_chars:
-        return full
+        return FittedBlock(full, False)
     low, high, best = 0, js_length(content), None
     while low <= high:
         middle = (low + high) // 2
@@ -61,7 +67,7 @@ def fit_block(label: str, content: str, max_chars: int) -> str | None:
             best, low = candidate, middle + 1
         else:
             high = middle - 1
-    return best
+    return None if best is None else FittedBlock(best, True)
 
 
 def render_prelude(sections: list[str]) -> str:

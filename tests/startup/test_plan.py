@@ -136,8 +136,10 @@ def test_sanitize_hostile_label() -> None:
 def test_fit_block_smallest_truncated_block_is_113() -> None:
     label = "memory/2026-04-11.md"
     assert fit_block(label, "a" * 100, 112) is None
-    block = fit_block(label, "a" * 100, 113)
-    assert block is not None and js_length(block) == 113
+    fitted = fit_block(label, "a" * 100, 113)
+    assert fitted is not None and fitted.cut and js_length(fitted.text) == 113
+    whole = fit_block(label, "a" * 100, 195)
+    assert whole is not None and not whole.cut and whole.text == format_block(label, "a" * 100)
     assert js_length(format_block(label, "b" * 100)) == 195
 
 
