@@ -239,7 +239,13 @@ def write_fingerprint(path: Path, stored: StoredFingerprint) -> None:
         "fileCount": stored.file_count,
         "embedFailedAt": stored.embed_failed_at,
     }
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    write_json_atomically(path, data)
+
+
+def write_json_atomically(path: Path, data: Any) -> None:
+    """Write JSON to a temporary sibling, then rename it over `path` (agents run in threads: the
+    temporary name carries the thread too)."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     os.replace(tmp, path)
 
@@ -296,9 +302,7 @@ def store_version(path: Path, identity: str, version: str) -> None:
     trimmed = dict(list(entries.items())[-16:])
     with contextlib.suppress(OSError):
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-        tmp.write_text(json.dumps(trimmed, indent=2) + "\n", encoding="utf-8")
-        os.replace(tmp, path)
+        write_json_atomically(path, trimmed)
 
 
 def now() -> float:
