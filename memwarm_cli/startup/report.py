@@ -11,7 +11,6 @@ from memwarm_cli.startup.clock import iso_utc, local_time
 from memwarm_cli.startup.plan import FileRow, StartupPlan, Status
 from memwarm_cli.startup.session import AgentPlan
 from memwarm_cli.startup.settings import ACTIONS, Limit, jsonable, should_apply_startup_context
-from memwarm_cli.startup.text import sanitize_label
 
 SCAN_SCHEMA_VERSION = 1
 
@@ -50,7 +49,7 @@ def file_record(row: FileRow, tz: tzinfo) -> dict[str, Any]:
         "stamp": row.stamp or None,
         "clock": row.clock,
         "path": escape_name(row.relative_path),
-        "label": sanitize_label(row.relative_path),
+        "label": row.label,
         "kind": row.kind,
         "status": row.status.value,
         "statusText": row.status.description,
