@@ -272,12 +272,15 @@ def final_log_line(outcome: AgentOutcome) -> str:
     """OpenClaw's start-up wording for one agent (`armed` / `failed`), with memwarm's extra states."""
     agent = f'agent "{outcome.agent_id}"'
     prefix = "qmd memory startup initialization"
-    if outcome.status == "armed":
-        return f"{prefix} armed for {agent}"
+    notes = []
     if outcome.status == "fresh":
-        return f"{prefix} armed for {agent} (fresh: nothing changed since the last run)"
-    if outcome.status == "degraded":
-        return f"{prefix} armed for {agent} (degraded: {outcome.reason})"
+        notes.append("fresh: nothing changed since the last run")
+    elif outcome.status == "degraded":
+        notes.append(f"degraded: {outcome.reason}")
+    if outcome.status in ("armed", "fresh", "degraded") and outcome.probe is not None:
+        notes.append(probe_note(outcome.probe))
+    if outcome.status in ("armed", "fresh", "degraded"):
+        return f"{prefix} armed for {agent}" + (f" ({'; '.join(notes)})" if notes else "")
     if outcome.status == "failed":
         return f"{prefix} failed for {agent}: {outcome.reason or 'unknown error'}"
     if outcome.status == "busy":
@@ -285,6 +288,14 @@ def final_log_line(outcome: AgentOutcome) -> str:
     if outcome.status == "planned":
         return f"{prefix} planned for {agent} (dry run)"
     return f"{prefix} skipped for {agent}: {outcome.reason}"
+
+
+def probe_note(probe: ProbeOutcome) -> str:
+    """`probe: answered in 85 ms, 1 hit`: what `--probe` found, for the human log line."""
+    if not probe.answered:
+        return f"probe: no answer after {probe.latency_ms} ms"
+    hits = "" if probe.hits is None else f", {probe.hits} hit" + ("" if probe.hits == 1 else "s")
+    return f"probe: answered in {probe.latency_ms} ms{hits}"
 
 
 def summary_line(report: InitReport) -> str:

@@ -167,6 +167,15 @@ def test_edited_note_is_found_after_the_next_run(
     assert agents["ops"]["status"] == "fresh"
     assert agents["main"]["probe"]["answered"] is True
     assert agents["main"]["probe"]["latencyMs"] >= 0
+    # The human log line says what the probe found, with the report's own figures.
+    for agent_id, state in (("main", ""), ("ops", "fresh: nothing changed since the last run; ")):
+        probe = agents[agent_id]["probe"]
+        hits = f", {probe['hits']} hit" + ("" if probe["hits"] == 1 else "s")
+        line = (
+            f'qmd memory startup initialization armed for agent "{agent_id}" '
+            f"({state}probe: answered in {probe['latencyMs']} ms{hits})"
+        )
+        assert line in result.stderr.splitlines(), result.stderr
     assert search_files(scenario.qmd("main", "search", "flamingo", "--json", "-n", "5")) == [
         "qmd://memory-dir-main/2026-01-01.md"
     ]
