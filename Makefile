@@ -37,12 +37,23 @@ tools/bin/qmd: toolchain/qmd $(TOOLS_STAMP)
 
 # The main job on sample_workspace/: the exact prelude a new session of the default agent would see at
 # DEMO_AT, then the scan that explains it. stamp_mtimes.py fixes the notes' mtimes (git does not keep them).
-demo: venv
+# Then the cron job's view: init-backends with the real qmd from tools/, its state in build/demo-state
+# (never ~/.openclaw), run cold with a search probe and again to show the cheap "fresh" path.
+DEMO_STATE := build/demo-state
+demo: venv tools
 	$(PY) sample_workspace/stamp_mtimes.py
 	$(VENV)/bin/memwarm --config sample_workspace/openclaw.json5 prelude --at $(DEMO_AT)
 	@echo
 	@echo "---- memwarm scan --all (why each note is in or out) ----"
 	$(VENV)/bin/memwarm --config sample_workspace/openclaw.json5 scan --all --at $(DEMO_AT) --format plain
+	@echo
+	@echo "---- memwarm init-backends --probe (qmd index per agent, state in $(DEMO_STATE)) ----"
+	rm -rf $(DEMO_STATE)
+	PATH="$(CURDIR)/tools/bin:$$PATH" OPENCLAW_STATE_DIR="$(CURDIR)/$(DEMO_STATE)" \
+		$(VENV)/bin/memwarm --config sample_workspace/openclaw.json5 init-backends --probe
+	@echo "---- again, nothing changed ----"
+	PATH="$(CURDIR)/tools/bin:$$PATH" OPENCLAW_STATE_DIR="$(CURDIR)/$(DEMO_STATE)" \
+		$(VENV)/bin/memwarm --config sample_workspace/openclaw.json5 init-backends
 
 lint: venv
 	$(VENV)/bin/ruff check memwarm_cli tests bench
