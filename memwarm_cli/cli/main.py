@@ -10,7 +10,9 @@ from memwarm_cli.errors import MemwarmError
 from memwarm_cli.exitcodes import ExitCode
 
 if TYPE_CHECKING:
-    from typer._click.exceptions import ClickException
+    from collections.abc import Sequence
+
+    from typer._click.core import Command
 
 
 def main() -> None:
@@ -45,6 +47,7 @@ def _run_app() -> None:
     """
     # typer vendors click as typer._click (pinned <0.29 in pyproject); its exception classes live there.
     from typer import Abort, _click
+    from typer.main import get_command
 
     from memwarm_cli.cli.app import app
     from memwarm_cli.cli.output import error
@@ -55,21 +58,53 @@ def _run_app() -> None:
         # A group called with no subcommand (`memwarm config`): its help, as click prints it.
         exc.show()
         sys.exit(int(ExitCode.USAGE))
-    except _click.exceptions.ClickException as exc:
-        error(usage_error_line(exc))
+    except _click.exceptions.UsageError as exc:
+        path = exc.ctx.command_path if exc.ctx is not None else command_path(get_command(app), sys.argv[1:])
+        error(usage_error_line(path, exc.format_message()))
         sys.exit(int(ExitCode.USAGE))
-    except Abort:
-        sys.exit(int(ExitCode.INTERRUPTED))
+    except _click.exceptions.ClickException as exc:  # not a usage error: click's own code (1)
+        error(one_line(exc.format_message()))
+        sys.exit(exc.exit_code)
+    except Abort:  # click's own abort (no memwarm command prompts today): exit 1, as click gives
+        error("aborted")
+        sys.exit(int(ExitCode.FINDINGS))
     # Non-standalone click returns the code of `typer.Exit(code)` (and of --help's exit) instead of exiting.
     if isinstance(returned, int) and not isinstance(returned, bool):
         sys.exit(returned)
 
 
-def usage_error_line(exc: ClickException) -> str:
+def command_path(root: Command, args: Sequence[str]) -> str:
+    """`memwarm config check`: the (sub)command that `args` name, as far as they can be followed.
+
+    Click's parser raises some errors (`Option '--at' requires an argument.`) before a context exists;
+    the line must still name the subcommand. Group options that take a value skip that value.
+    """
+    names = ["memwarm"]
+    command = root
+    remaining = list(args)
+    while remaining and isinstance(getattr(command, "commands", None), dict):
+        arg = remaining.pop(0)
+        if arg == "--":
+            break
+        if arg.startswith("-"):
+            option = next((p for p in command.params if arg in getattr(p, "opts", ())), None)
+            if option is not None and not getattr(option, "is_flag", False) and remaining:
+                remaining.pop(0)
+            continue
+        sub = command.commands.get(arg)  # type: ignore[attr-defined]
+        if sub is None:
+            break
+        names.append(arg)
+        command = sub
+    return " ".join(names)
+
+
+def one_line(message: str) -> str:
+    return " ".join(message.split())
+
+
+def usage_error_line(path: str, message: str) -> str:
     """`<subcommand>: <click's message> (see '<command path> --help')`, on one line."""
-    message = " ".join(exc.format_message().split())
-    ctx = getattr(exc, "ctx", None)  # UsageError has one; other ClickExceptions do not
-    path = ctx.command_path if ctx is not None else "memwarm"
     subcommand = path.partition(" ")[2]
     prefix = f"{subcommand}: " if subcommand else ""
-    return f"{prefix}{message} (see '{path} --help')"
+    return f"{prefix}{one_line(message)} (see '{path} --help')"

@@ -41,12 +41,48 @@ def test_usage_errors_are_one_line_with_exit_code_2(run_cli: RunCli, args: list[
     assert result.stderr == expected + "\n"
 
 
-def test_a_multi_line_click_message_still_gives_one_line(run_cli: RunCli) -> None:
-    # `scan --format` lists its choices; whatever click's wording, it must not spill onto more lines.
-    result = run_cli(["scan", "--format", "xml"])
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["scan", "--at"], "scan: Option '--at' requires an argument. (see 'memwarm scan --help')"),
+        (
+            ["--config", "x.json5", "config", "show", "--format"],
+            "config show: Option '--format' requires an argument. (see 'memwarm config show --help')",
+        ),
+        (["scan", "--all=1"], "scan: Option '--all' does not take a value. (see 'memwarm scan --help')"),
+        (["--config"], "Option '--config' requires an argument. (see 'memwarm --help')"),
+    ],
+)
+def test_errors_raised_before_a_context_still_name_the_subcommand(
+    run_cli: RunCli, args: list[str], expected: str
+) -> None:
+    # click's parser raises these without a context; the path comes from the arguments instead.
+    result = run_cli(args)
     assert result.returncode == ExitCode.USAGE
-    assert result.stderr.count("\n") == 1
-    assert result.stderr.startswith("memwarm: error: scan: Invalid value for '--format'")
+    assert result.stderr == f"memwarm: error: {expected}\n"
+
+
+def test_command_path_follows_groups_and_skips_group_option_values() -> None:
+    from typer.main import get_command
+
+    from memwarm_cli.cli.app import app
+    from memwarm_cli.cli.main import command_path
+
+    root = get_command(app)
+    assert command_path(root, ["--config", "config", "config", "check", "--strict"]) == "memwarm config check"
+    assert command_path(root, ["init-backends", "--agent"]) == "memwarm init-backends"
+    assert command_path(root, ["nosuch", "scan"]) == "memwarm"
+    assert command_path(root, []) == "memwarm"
+
+
+def test_usage_error_line_is_one_line() -> None:
+    from memwarm_cli.cli.main import usage_error_line
+
+    assert usage_error_line("memwarm scan", "bad\nvalue\there") == (
+        "scan: bad value here (see 'memwarm scan --help')"
+    )
+    top = usage_error_line("memwarm", "No such command 'x'.")
+    assert top == "No such command 'x'. (see 'memwarm --help')"
 
 
 def test_a_group_without_subcommand_shows_its_help_on_stderr(run_cli: RunCli) -> None:
