@@ -291,11 +291,12 @@ def final_log_line(outcome: AgentOutcome) -> str:
 
 
 def probe_note(probe: ProbeOutcome) -> str:
-    """`probe: answered in 85 ms, 1 hit`: what `--probe` found, for the human log line."""
-    if not probe.answered:
-        return f"probe: no answer after {probe.latency_ms} ms"
-    hits = "" if probe.hits is None else f", {probe.hits} hit" + ("" if probe.hits == 1 else "s")
-    return f"probe: answered in {probe.latency_ms} ms{hits}"
+    """`probe: answered in 85 ms, a match`: what `--probe` found, for the human log line.
+
+    Only answered probes get here (an unanswered one fails the agent); the search asks for one result.
+    """
+    found = "" if probe.hits is None else (", a match" if probe.hits else ", no match")
+    return f"probe: answered in {probe.latency_ms} ms{found}"
 
 
 def summary_line(report: InitReport) -> str:
