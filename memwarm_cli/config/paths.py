@@ -166,6 +166,13 @@ def resolve_state_dir(env: Mapping[str, str]) -> Path:
     return resolve_state_dir_choice(env).path
 
 
+def _config_path_from_env(env: Mapping[str, str], name: str, *, explicit: bool) -> ConfigSource | None:
+    """The config file an environment variable names (None when unset, empty or blank)."""
+    value = _env_value(env, name)
+    path = resolve_user_path(value, env) if value is not None else None
+    return ConfigSource(path, name, path_exists(path), explicit) if path is not None else None
+
+
 def resolve_config_source(config_flag: str | None, env: Mapping[str, str]) -> ConfigSource:
     """Which config file is used and why (§6.2 `resolveConfigPath`, with `--config` first)."""
     if config_flag is not None:
@@ -176,11 +183,9 @@ def resolve_config_source(config_flag: str | None, env: Mapping[str, str]) -> Co
             raise ConfigError("--config", "empty config path")
         return ConfigSource(flag_path, "--config", path_exists(flag_path), True)
 
-    env_path_value = _env_value(env, "OPENCLAW_CONFIG_PATH")
-    if env_path_value is not None:
-        env_path = resolve_user_path(env_path_value, env)
-        if env_path is not None:
-            return ConfigSource(env_path, "OPENCLAW_CONFIG_PATH", path_exists(env_path), True)
+    from_env = _config_path_from_env(env, "OPENCLAW_CONFIG_PATH", explicit=True)
+    if from_env is not None:
+        return from_env
 
     state = resolve_state_dir_choice(env)
     state_label = "state dir" if state.reason == "default" else f"state dir ({state.reason})"
@@ -199,11 +204,9 @@ def resolve_config_source(config_flag: str | None, env: Mapping[str, str]) -> Co
     if state.from_env:
         return ConfigSource(state.path / CONFIG_FILENAMES[0], state_label, False, False)
 
-    legacy_path_value = _env_value(env, "CLAWDBOT_CONFIG_PATH")
-    if legacy_path_value is not None:
-        legacy_path = resolve_user_path(legacy_path_value, env)
-        if legacy_path is not None:
-            return ConfigSource(legacy_path, "CLAWDBOT_CONFIG_PATH", path_exists(legacy_path), False)
+    from_legacy_env = _config_path_from_env(env, "CLAWDBOT_CONFIG_PATH", explicit=False)
+    if from_legacy_env is not None:
+        return from_legacy_env
 
     home = resolve_home_dir(env)
     for dirname in STATE_DIRNAMES:
