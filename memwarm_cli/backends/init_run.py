@@ -272,14 +272,14 @@ def final_log_line(outcome: AgentOutcome) -> str:
     """OpenClaw's start-up wording for one agent (`armed` / `failed`), with memwarm's extra states."""
     agent = f'agent "{outcome.agent_id}"'
     prefix = "qmd memory startup initialization"
-    notes = []
-    if outcome.status == "fresh":
-        notes.append("fresh: nothing changed since the last run")
-    elif outcome.status == "degraded":
-        notes.append(f"degraded: {outcome.reason}")
-    if outcome.status in ("armed", "fresh", "degraded") and outcome.probe is not None:
-        notes.append(probe_note(outcome.probe))
     if outcome.status in ("armed", "fresh", "degraded"):
+        notes = []
+        if outcome.status == "fresh":
+            notes.append("fresh: nothing changed since the last run")
+        elif outcome.status == "degraded":
+            notes.append(f"degraded: {outcome.reason}")
+        if outcome.probe is not None:
+            notes.append(probe_note(outcome.probe))
         return f"{prefix} armed for {agent}" + (f" ({'; '.join(notes)})" if notes else "")
     if outcome.status == "failed":
         return f"{prefix} failed for {agent}: {outcome.reason or 'unknown error'}"

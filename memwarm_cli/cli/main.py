@@ -63,7 +63,7 @@ def _run_app() -> None:
         error(usage_error_line(path, exc.format_message()))
         sys.exit(int(ExitCode.USAGE))
     except _click.exceptions.ClickException as exc:  # not a usage error: click's own code (1)
-        error(one_line(exc.format_message()))
+        error(_collapse_whitespace(exc.format_message()))
         sys.exit(exc.exit_code)
     except Abort:  # click's own abort (no memwarm command prompts today): exit 1, as click gives
         error("aborted")
@@ -99,7 +99,8 @@ def command_path(root: Command, args: Sequence[str]) -> str:
     return " ".join(names)
 
 
-def one_line(message: str) -> str:
+def _collapse_whitespace(message: str) -> str:
+    # Joins click's lines; config/formats.one_line escapes instead, for text quoted from a user's file.
     return " ".join(message.split())
 
 
@@ -107,4 +108,4 @@ def usage_error_line(path: str, message: str) -> str:
     """`<subcommand>: <click's message> (see '<command path> --help')`, on one line."""
     subcommand = path.partition(" ")[2]
     prefix = f"{subcommand}: " if subcommand else ""
-    return f"{prefix}{one_line(message)} (see '{path} --help')"
+    return f"{prefix}{_collapse_whitespace(message)} (see '{path} --help')"
