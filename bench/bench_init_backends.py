@@ -67,32 +67,29 @@ def env_for(state: Path) -> dict[str, str]:
     return env
 
 
-# CPU seconds (user + sys) of the children waited for by each run_once, in call order.
-CPU_SECONDS: list[float] = []
-
-
 def _children_cpu() -> float:
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
 
 
-def run_once(state: Path, args: list[str], expect: str) -> float:
+def run_once(state: Path, args: list[str], expect: str) -> tuple[float, float]:
+    """Wall-clock seconds of one whole run, and CPU seconds (user + sys) of memwarm and its qmd children."""
     cpu_before = _children_cpu()
     start = time.perf_counter()
     proc = subprocess.run(
         [MEMWARM, "init-backends", "--json", *args], env=env_for(state), capture_output=True, check=False
     )
     elapsed = time.perf_counter() - start
-    CPU_SECONDS.append(_children_cpu() - cpu_before)
+    cpu = _children_cpu() - cpu_before
     if proc.returncode != 0:
         raise SystemExit(f"init-backends failed ({proc.returncode}):\n{proc.stderr.decode()}")
     statuses = {a["status"] for a in json.loads(proc.stdout)["agents"]}
     if statuses != {expect}:
         raise SystemExit(f"expected every agent {expect}, got {statuses}")
-    return elapsed
+    return elapsed, cpu
 
 
-def cold(state: Path, args: list[str]) -> float:
+def cold(state: Path, args: list[str]) -> tuple[float, float]:
     shutil.rmtree(state / "agents", ignore_errors=True)
     return run_once(state, args, "armed")
 
@@ -115,12 +112,14 @@ def main() -> int:
     cpu_default: list[float] = []
     cpu_serial: list[float] = []
     for _ in range(options.runs):
-        cold_default.append(cold(state, []))
-        cpu_default.append(CPU_SECONDS[-1])
-        cold_serial.append(cold(state, ["--concurrency", "1"]))
-        cpu_serial.append(CPU_SECONDS[-1])
+        wall, cpu = cold(state, [])
+        cold_default.append(wall)
+        cpu_default.append(cpu)
+        wall, cpu = cold(state, ["--concurrency", "1"])
+        cold_serial.append(wall)
+        cpu_serial.append(cpu)
     cold(state, [])
-    rerun = [run_once(state, [], "fresh") for _ in range(options.runs + 2)]
+    rerun = [run_once(state, [], "fresh")[0] for _ in range(options.runs + 2)]
 
     m_cold, m_rerun, m_serial = median(cold_default), median(rerun), median(cold_serial)
     rerun_ratio = m_rerun / m_cold
