@@ -40,20 +40,20 @@ tools/bin/qmd: toolchain/qmd $(TOOLS_STAMP)
 # Then the cron job's view: init-backends with the real qmd from tools/, its state in build/demo-state
 # (never ~/.openclaw), run cold with a search probe and again to show the cheap "fresh" path.
 DEMO_STATE := build/demo-state
+DEMO_MEMWARM := $(VENV)/bin/memwarm --config sample_workspace/openclaw.json5
+DEMO_QMD_ENV := PATH="$(CURDIR)/tools/bin:$$PATH" OPENCLAW_STATE_DIR="$(CURDIR)/$(DEMO_STATE)"
 demo: venv tools
 	$(PY) sample_workspace/stamp_mtimes.py
-	$(VENV)/bin/memwarm --config sample_workspace/openclaw.json5 prelude --at $(DEMO_AT)
+	$(DEMO_MEMWARM) prelude --at $(DEMO_AT)
 	@echo
 	@echo "---- memwarm scan --all (why each note is in or out) ----"
-	$(VENV)/bin/memwarm --config sample_workspace/openclaw.json5 scan --all --at $(DEMO_AT) --format plain
+	$(DEMO_MEMWARM) scan --all --at $(DEMO_AT) --format plain
 	@echo
 	@echo "---- memwarm init-backends --probe (qmd index per agent, state in $(DEMO_STATE)) ----"
 	rm -rf $(DEMO_STATE)
-	PATH="$(CURDIR)/tools/bin:$$PATH" OPENCLAW_STATE_DIR="$(CURDIR)/$(DEMO_STATE)" \
-		$(VENV)/bin/memwarm --config sample_workspace/openclaw.json5 init-backends --probe
+	$(DEMO_QMD_ENV) $(DEMO_MEMWARM) init-backends --probe
 	@echo "---- again, nothing changed ----"
-	PATH="$(CURDIR)/tools/bin:$$PATH" OPENCLAW_STATE_DIR="$(CURDIR)/$(DEMO_STATE)" \
-		$(VENV)/bin/memwarm --config sample_workspace/openclaw.json5 init-backends
+	$(DEMO_QMD_ENV) $(DEMO_MEMWARM) init-backends
 
 lint: venv
 	$(VENV)/bin/ruff check memwarm_cli tests bench
