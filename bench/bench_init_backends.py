@@ -3,7 +3,9 @@
 Measures, as whole processes:
 - cold: no per-agent qmd state (every collection added, every index built), default concurrency;
 - rerun: the same run again with nothing changed (the "fresh" path: no qmd update);
-- cold with --concurrency 1, against the default (CPU count, here 2).
+- cold with --concurrency 1, against the default (CPU count, here 2);
+- the ceiling: the qmd commands a cold run ran, replayed by a bare runner (no memwarm) in as many lanes
+  as the default and in one lane. No orchestrator can speed the same commands up by more than that.
 
 Targets (2-core machine): rerun under 10% of cold; default at least 1.6x faster than --concurrency 1.
 The verdict uses the ratio of the medians. Also printed, for a noisy machine: the median of the
@@ -21,6 +23,8 @@ import shutil
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 from bench.common import MEMWARM, REPO_ROOT, WORK_DIR, compile_package, median
@@ -94,6 +98,57 @@ def cold(state: Path, args: list[str]) -> tuple[float, float]:
     return run_once(state, args, "armed")
 
 
+@dataclass(frozen=True)
+class AgentCommands:
+    """The qmd commands one agent's cold run ran, with the env and cwd memwarm gives them."""
+
+    qmd_dir: Path
+    cwd: str
+    argvs: list[list[str]]
+
+
+def cold_commands(state: Path) -> list[AgentCommands]:
+    """One cold run's qmd commands per agent, from its --json report (the cached `--version` aside)."""
+    shutil.rmtree(state / "agents", ignore_errors=True)
+    proc = subprocess.run(
+        [MEMWARM, "init-backends", "--json"], env=env_for(state), capture_output=True, check=False
+    )
+    if proc.returncode != 0:
+        raise SystemExit(f"init-backends failed ({proc.returncode}):\n{proc.stderr.decode()}")
+    report = json.loads(proc.stdout)["agents"]
+    if {agent["status"] for agent in report} != {"armed"}:
+        raise SystemExit(f"expected every agent armed, got {sorted({agent['status'] for agent in report})}")
+    qmd = str(TOOLS_BIN / "qmd")
+    agents = []
+    for agent in report:
+        argvs = [[qmd, *c["argv"][1:]] for c in agent["commands"] if c["argv"][1:] != ["--version"]]
+        agents.append(AgentCommands(state / "agents" / agent["agentId"] / "qmd", agent["workspace"], argvs))
+    return agents
+
+
+def replay(state: Path, agents: list[AgentCommands], lanes: int) -> float:
+    """Wall-clock seconds for a bare runner to run every agent's commands in order, `lanes` agents at once."""
+    shutil.rmtree(state / "agents", ignore_errors=True)
+    base = env_for(state)
+
+    def run_agent(agent: AgentCommands) -> None:
+        env = dict(base, NO_COLOR="1")
+        env["XDG_CONFIG_HOME"] = str(agent.qmd_dir / "xdg-config")
+        env["XDG_CACHE_HOME"] = str(agent.qmd_dir / "xdg-cache")
+        env["QMD_CONFIG_DIR"] = str(agent.qmd_dir / "xdg-config" / "qmd")
+        (agent.qmd_dir / "xdg-config" / "qmd").mkdir(parents=True)
+        (agent.qmd_dir / "xdg-cache" / "qmd").mkdir(parents=True)
+        for argv in agent.argvs:
+            proc = subprocess.run(argv, env=env, cwd=agent.cwd, capture_output=True, check=False)
+            if proc.returncode != 0:
+                raise SystemExit(f"replayed {argv} failed ({proc.returncode}):\n{proc.stderr.decode()}")
+
+    start = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=lanes) as pool:
+        list(pool.map(run_agent, agents))
+    return time.perf_counter() - start
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=5, help="timed runs per case (median reported)")
@@ -111,6 +166,10 @@ def main() -> int:
     cold_serial: list[float] = []
     cpu_default: list[float] = []
     cpu_serial: list[float] = []
+    agents = cold_commands(state)
+    lanes = min(os.cpu_count() or 1, len(agents))
+    bare_default: list[float] = []
+    bare_serial: list[float] = []
     for _ in range(options.runs):
         wall, cpu = cold(state, [])
         cold_default.append(wall)
@@ -118,6 +177,8 @@ def main() -> int:
         wall, cpu = cold(state, ["--concurrency", "1"])
         cold_serial.append(wall)
         cpu_serial.append(cpu)
+        bare_default.append(replay(state, agents, lanes))
+        bare_serial.append(replay(state, agents, 1))
     cold(state, [])
     rerun = [run_once(state, [], "fresh")[0] for _ in range(options.runs + 2)]
 
@@ -142,6 +203,13 @@ def main() -> int:
         f"  (best runs: cold {min(cold_default):.2f} s, --concurrency 1 {min(cold_serial):.2f} s, "
         f"speed-up {min(cold_serial) / min(cold_default):.2f}x)"
     )
+    ceiling = median(bare_serial) / median(bare_default)
+    print(
+        f"  ceiling: the same {sum(len(a.argvs) for a in agents)} qmd commands, bare runner: "
+        f"{lanes} lanes median {median(bare_default):.2f} s, 1 lane {median(bare_serial):.2f} s, "
+        f"speed-up {ceiling:.2f}x"
+    )
+    print(f"  memwarm's speed-up as a share of the ceiling: {speedup / ceiling:.0%}")
     print(f"  load average after:  {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 0
 
