@@ -192,9 +192,9 @@ def main() -> int:
     print(f"  cold --concurrency 1         median {m_serial:6.2f} s   runs {_fmt(cold_serial)}")
     verdict = "ok" if rerun_ratio < 0.10 else "MISSED"
     print(f"  re-run / cold      {rerun_ratio:6.1%}   (target < 10%)   {verdict}")
-    print(f"  default speed-up   {speedup:6.2f}x   (target >= 1.6x) {'ok' if speedup >= 1.6 else 'MISSED'}")
+    print(f"  default speed-up   {speedup:6.3f}x  (target >= 1.6x) {'ok' if speedup >= 1.6 else 'MISSED'}")
     paired = median([serial / default for default, serial in zip(cold_default, cold_serial, strict=True)])
-    print(f"  (median of the {options.runs} paired ratios: {paired:.2f}x)")
+    print(f"  (median of the {options.runs} paired ratios: {paired:.3f}x)")
     print(
         f"  CPU time, user+sys: default median {median(cpu_default):.2f} s, "
         f"--concurrency 1 median {median(cpu_serial):.2f} s"
@@ -207,7 +207,7 @@ def main() -> int:
     print(
         f"  ceiling: the same {sum(len(a.argvs) for a in agents)} qmd commands, bare runner: "
         f"{lanes} lanes median {median(bare_default):.2f} s, 1 lane {median(bare_serial):.2f} s, "
-        f"speed-up {ceiling:.2f}x"
+        f"speed-up {ceiling:.3f}x"
     )
     print(f"  memwarm's speed-up as a share of the ceiling: {speedup / ceiling:.0%}")
     print(f"  load average after:  {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
