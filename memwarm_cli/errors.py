@@ -29,6 +29,12 @@ class UnknownAgentError(UsageError):
         super().__init__(f'unknown agent "{requested}" (known agents: {", ".join(known)})')
 
 
+class OutputError(MemwarmError):
+    """stdout could not be written: closed, disk full or an I/O error (not a reader that went away)."""
+
+    exit_code = ExitCode.OUTPUT
+
+
 class ConfigError(MemwarmError):
     """The config file cannot be found, read or parsed. Printed as `<file>:<line>:<col>: <message>`."""
 

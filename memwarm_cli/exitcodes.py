@@ -9,5 +9,6 @@ class ExitCode(IntEnum):
     USAGE = 2  # bad arguments, unknown agent
     CONFIG = 3  # config missing, unreadable or unparsable
     DEGRADED = 4  # init-backends: nothing failed but some agent is degraded
+    OUTPUT = 5  # stdout could not be written (closed, disk full, I/O error)
     INTERRUPTED = 130  # SIGINT
     TERMINATED = 143  # SIGTERM

@@ -25,7 +25,9 @@ app = typer.Typer(
 
 def _version(value: bool) -> None:
     if value:
-        typer.echo(f"memwarm {__version__}")
+        from memwarm_cli.cli.output import write_stdout
+
+        write_stdout(f"memwarm {__version__}\n")
         raise typer.Exit()
 
 

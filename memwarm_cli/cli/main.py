@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from typing import TYPE_CHECKING
 
-from memwarm_cli.errors import MemwarmError
+from memwarm_cli.errors import MemwarmError, OutputError
 from memwarm_cli.exitcodes import ExitCode
 
 if TYPE_CHECKING:
@@ -17,7 +18,7 @@ if TYPE_CHECKING:
 
 def main() -> None:
     from memwarm_cli.cli.fastpath import parse_prelude_argv
-    from memwarm_cli.cli.output import error
+    from memwarm_cli.cli.output import ReaderGone, error
 
     fast = parse_prelude_argv(sys.argv[1:])
     try:
@@ -28,15 +29,30 @@ def main() -> None:
         else:
             _run_app()
     except MemwarmError as exc:
+        if isinstance(exc, OutputError):
+            _discard_stdout()
         error(exc.message)
         sys.exit(int(exc.exit_code))
     except KeyboardInterrupt:
         sys.exit(int(ExitCode.INTERRUPTED))
-    except BrokenPipeError:
+    except (BrokenPipeError, ReaderGone):
         # The reader went away (`memwarm scan | head`): not an error worth a traceback.
+        _discard_stdout()
+        sys.exit(int(ExitCode.OK))
+
+
+def _discard_stdout() -> None:
+    """Point fd 1 at /dev/null so the bytes still buffered in sys.stdout cannot fail again.
+
+    Python flushes sys.stdout at exit; on a full disk that flush would print "Exception ignored ...
+    OSError" after our one line and turn the exit code into 120.
+    """
+    if sys.stdout is None:  # closed at startup: nothing buffered, nothing flushed at exit
+        return
+    with contextlib.suppress(OSError, ValueError):  # no usable fd behind sys.stdout: nothing to protect
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
-        sys.exit(int(ExitCode.OK))
+        os.close(devnull)
 
 
 def _run_app() -> None:

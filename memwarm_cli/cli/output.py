@@ -6,6 +6,7 @@ never through Rich. Consoles are built per invocation because tests change the e
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -21,7 +22,8 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def stdout_is_terminal() -> bool:
-    return sys.stdout.isatty()
+    # sys.stdout is None when fd 1 was closed at startup (`memwarm ... >&-`); write_stdout reports that.
+    return sys.stdout is not None and sys.stdout.isatty()
 
 
 def color_allowed(stream_is_tty: bool) -> bool:
@@ -49,11 +51,38 @@ def json_text(data: Any) -> str:
     return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
+class ReaderGone(Exception):
+    """The reader of stdout went away (`memwarm scan | head`): cli/main.py exits 0 quietly."""
+
+
 def write_stdout(text: str) -> None:
-    """Write exactly `text` as UTF-8 (lone surrogates become U+FFFD, as Node writes them)."""
-    sys.stdout.flush()
-    sys.stdout.buffer.write(to_well_formed(text).encode("utf-8"))
-    sys.stdout.buffer.flush()
+    """Write exactly `text` as UTF-8 (lone surrogates become U+FFFD, as Node writes them).
+
+    Raises OutputError when stdout is closed or the write fails (disk full, I/O error), and ReaderGone
+    when the reader went away (EPIPE).
+    """
+    from memwarm_cli.errors import OutputError
+
+    stdout = sys.stdout
+    if stdout is None:  # fd 1 was closed when Python started
+        raise OutputError("cannot write to stdout: it is closed")
+    data = memoryview(to_well_formed(text).encode("utf-8"))
+    try:
+        stdout.flush()
+        # Under PYTHONUNBUFFERED stdout.buffer is the raw file, whose write may be short (a file size
+        # limit, a disk filling up): write the rest, so the failure surfaces instead of a silent cut.
+        while data:
+            written = stdout.buffer.write(data)
+            if written is None:  # a non-blocking raw stdout that is full: as BufferedWriter reports it
+                raise BlockingIOError(errno.EAGAIN, os.strerror(errno.EAGAIN))
+            data = data[written:]
+        stdout.buffer.flush()
+    except BrokenPipeError:
+        # Not an OSError any more: Typer would catch EPIPE itself and exit 1, where prelude exits 0.
+        raise ReaderGone from None
+    except OSError as exc:
+        reason = exc.strerror or str(exc) or "input/output error"
+        raise OutputError(f"cannot write to stdout: {reason}") from exc
 
 
 def write_json(data: Any) -> None:

@@ -1,13 +1,19 @@
-"""The entry point: usage errors are one `memwarm: error:` line with exit code 2, like all bad input."""
+"""The entry point: usage errors are one `memwarm: error:` line with exit code 2, like all bad input;
+an unwritable stdout is one such line with exit code 5."""
 
 from __future__ import annotations
 
+import json
+import os
+import resource
+import signal
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from memwarm_cli.exitcodes import ExitCode
-from tests.conftest import RunCli
+from tests.conftest import MEMWARM, RunCli, isolated_env
 
 
 @pytest.mark.parametrize(
@@ -110,3 +116,134 @@ def test_a_command_exit_code_survives_non_standalone_mode(run_cli: RunCli, tmp_p
     result = run_cli(["--config", str(config), "config", "check", "--strict"])
     assert result.returncode == ExitCode.FINDINGS, result.stderr
     assert "/nonexistent/ws" in result.stdout
+
+
+# --- stdout that cannot be written: one `memwarm: error:` line and exit 5, never a traceback ---
+
+# Every way data reaches stdout: Typer commands (--json and plain), the eager --version callback and the
+# `prelude` fast path, which runs without Typer.
+_PRINTING_COMMANDS = [
+    pytest.param(["--version"], id="version"),
+    pytest.param(["config", "path", "--json"], id="config-path-json"),
+    pytest.param(["config", "path"], id="config-path-plain"),
+    pytest.param(["init-backends", "--dry-run", "--json"], id="init-backends-dry-run-json"),
+    pytest.param(["prelude", "--json"], id="prelude-fast-path-json"),
+]
+
+
+@pytest.fixture(params=["buffered", "unbuffered"])
+def state_env(request: pytest.FixtureRequest, tmp_path: Path, home_dir: Path) -> dict[str, str]:
+    """An isolated state dir with one agent whose workspace and qmd command exist.
+
+    Both must exist so that `init-backends --dry-run` logs no failure line on stderr of its own; a dry
+    run only resolves the command, it never runs it. Buffered is how users run memwarm (bytes left in
+    the buffer are flushed again at exit); PYTHONUNBUFFERED makes stdout.buffer the raw file instead.
+    """
+    state, workspace, qmd = tmp_path / "state", tmp_path / "ws", tmp_path / "bin" / "qmd"
+    for directory in (state, workspace, qmd.parent):
+        directory.mkdir()
+    qmd.write_text("#!/bin/sh\nexit 0\n", encoding="utf-8")
+    qmd.chmod(0o755)
+    config = {
+        "agents": {"list": [{"id": "main", "workspace": str(workspace)}]},
+        "memory": {"backend": "qmd", "qmd": {"command": str(qmd)}},
+    }
+    (state / "openclaw.json").write_text(json.dumps(config), encoding="utf-8")
+    env = isolated_env(home_dir, {"OPENCLAW_STATE_DIR": str(state)})
+    env.pop("PYTHONUNBUFFERED", None)
+    if request.param == "unbuffered":
+        env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+def _run_with_stdout(
+    args: list[str],
+    env: dict[str, str],
+    stdout: int,
+    *,
+    close_stdout: bool = False,
+    max_file_size: int | None = None,
+) -> tuple[int, str]:
+    """Run the installed CLI with fd 1 set to `stdout` (or closed); returns the exit code and stderr."""
+
+    def in_child() -> None:
+        if close_stdout:
+            os.close(1)
+        if max_file_size is not None:  # writes past the limit fail with EFBIG instead of killing
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (max_file_size, max_file_size))
+
+    proc = subprocess.run(
+        [MEMWARM, *args],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+        timeout=120,
+        preexec_fn=in_child,
+    )
+    return proc.returncode, proc.stderr.decode("utf-8", "replace")
+
+
+def _assert_one_output_error_line(returncode: int, stderr: str) -> None:
+    assert "Traceback" not in stderr and "Exception ignored" not in stderr, stderr
+    assert returncode == ExitCode.OUTPUT, stderr
+    assert stderr.count("\n") == 1 and stderr.endswith("\n"), stderr
+    assert stderr.startswith("memwarm: error: cannot write to stdout: "), stderr
+
+
+@pytest.mark.parametrize("args", _PRINTING_COMMANDS)
+def test_a_full_disk_on_stdout_is_one_line_with_exit_code_5(
+    args: list[str], state_env: dict[str, str]
+) -> None:
+    with open("/dev/full", "wb") as full:
+        returncode, stderr = _run_with_stdout(args, state_env, full.fileno())
+    _assert_one_output_error_line(returncode, stderr)
+    assert stderr == "memwarm: error: cannot write to stdout: No space left on device\n"
+
+
+@pytest.mark.parametrize("args", _PRINTING_COMMANDS)
+def test_a_closed_stdout_is_one_line_with_exit_code_5(args: list[str], state_env: dict[str, str]) -> None:
+    returncode, stderr = _run_with_stdout(args, state_env, subprocess.DEVNULL, close_stdout=True)
+    _assert_one_output_error_line(returncode, stderr)
+    assert stderr == "memwarm: error: cannot write to stdout: it is closed\n"
+
+
+def test_a_write_cut_short_midway_is_reported_not_truncated_silently(
+    state_env: dict[str, str], tmp_path: Path
+) -> None:
+    # A file size limit lets the first 1024 bytes through and then fails, as a disk filling up does.
+    # Unbuffered, the raw file's short write used to drop the rest and exit 0.
+    out = tmp_path / "out.json"
+    with out.open("wb") as file:
+        returncode, stderr = _run_with_stdout(
+            ["config", "show", "--json"], state_env, file.fileno(), max_file_size=1024
+        )
+    _assert_one_output_error_line(returncode, stderr)
+    assert stderr == "memwarm: error: cannot write to stdout: File too large\n"
+    assert out.stat().st_size == 1024
+
+
+def test_a_reader_that_went_away_is_a_quiet_exit_0(state_env: dict[str, str]) -> None:
+    # `memwarm prelude --json | head -c0`: the pipe's read end is closed before memwarm writes.
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        returncode, stderr = _run_with_stdout(["prelude", "--json"], state_env, write_end)
+    finally:
+        os.close(write_end)
+    assert (returncode, stderr) == (ExitCode.OK, "")
+
+
+@pytest.mark.parametrize("args", [["config", "path", "--json"], ["scan", "--json"], ["--version"]])
+def test_a_reader_that_went_away_is_a_quiet_exit_0_on_typer_commands_too(
+    state_env: dict[str, str], args: list[str]
+) -> None:
+    # Typer catches EPIPE itself (typer/core.py `_main`) and would exit 1: every command must agree.
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        returncode, stderr = _run_with_stdout(args, state_env, write_end)
+    finally:
+        os.close(write_end)
+    assert (returncode, stderr) == (ExitCode.OK, "")
