@@ -246,6 +246,7 @@ class StepEvent:
 @dataclass(frozen=True)
 class RunStartEvent:
     agents: int  # selected agents (skipped ones included)
+    agent_ids: tuple[str, ...]  # the selected agents, in config order
     runnable: int  # agents with work to do (memory search on, backend qmd)
     concurrency: int
 
@@ -331,11 +332,24 @@ def select_agents(loaded: LoadedConfig, requested: Sequence[str]) -> list[Agent]
 
 
 def default_concurrency(eligible: int) -> int:
-    return max(1, min(os.cpu_count() or 1, eligible))
+    return max(1, min(usable_cpu_count(), eligible))
+
+
+def usable_cpu_count() -> int:
+    """CPUs this process may run on (`taskset`, cgroup cpusets), not every CPU the machine has."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):  # no sched_getaffinity on macOS
+        return os.cpu_count() or 1
 
 
 # --------------------------------------------------------------------------------------------------------
 # The run
+
+
+# `qmd --version` answers in well under a second; a qmd that hangs on it must not stall every run.
+VERSION_TIMEOUT_MS = 5000
+UNKNOWN_VERSION = "unknown"
 
 
 class _Shared:
@@ -373,14 +387,21 @@ class _Shared:
                     self._versions[key] = cached
                     return cached, None
             result = run_command(
-                command, ["--version"], env=env, cwd=cwd, timeout_ms=timeout_ms, token=self.token
+                command,
+                ["--version"],
+                env=env,
+                cwd=cwd,
+                timeout_ms=min(timeout_ms, VERSION_TIMEOUT_MS),
+                token=self.token,
             )
-            if result.ok:
-                version = qmdcli.parse_version(result.stdout)
-                if identity is not None:
-                    fp.store_version(cache_path, identity, version)
-            else:
-                version = f"unknown ({result.error_message()})"
+            if self.token.cancelled:  # the run is stopping; the next step raises Cancelled
+                return UNKNOWN_VERSION, result
+            # A qmd that cannot say its version is remembered as such too: asking again on every run
+            # would cost a cron job a process (or a hang) each time, and error text in the fingerprint
+            # could differ from run to run. A reinstalled or upgraded qmd has a new identity and is asked.
+            version = qmdcli.parse_version(result.stdout) if result.ok else UNKNOWN_VERSION
+            if identity is not None:
+                fp.store_version(cache_path, identity, version)
             self._versions[key] = version
             return version, result
 
@@ -495,7 +516,7 @@ class _AgentRun:
         except _AgentFailed as exc:
             return self._outcome("failed", exc.reason)
         except OSError as exc:  # the state dir cannot be written, a path vanished: this agent only
-            return self._outcome("failed", f"{type(exc).__name__}: {exc}")
+            return self._outcome("failed", describe_os_error(exc))
 
     def _preflight(self) -> None:
         if not self.workspace.is_dir():
@@ -585,6 +606,8 @@ class _AgentRun:
         if self.options.probe:
             self._probe()
         if self.probe is not None and not self.probe.answered:
+            # A run whose search fails is not a successful one: the next run must not report "fresh".
+            fp.remove_fingerprint(self.fingerprint_path)
             return self._outcome("failed", f"qmd search probe failed: {self.probe.error}")
         if degraded is not None:
             return self._outcome("degraded", degraded)
@@ -787,8 +810,8 @@ class _AgentRun:
         )
 
     def _record_fingerprint(self, snapshot: fp.Snapshot, embed: _EmbedState) -> None:
-        if self.failure is not None:
-            return
+        if self.failure is not None or (self.probe is not None and not self.probe.answered):
+            return  # only a successful run leaves a fingerprint
         self.token.check()
         fp.write_fingerprint(
             self.fingerprint_path,
@@ -914,7 +937,14 @@ def run_init_backends(
     runnable = [slot for slot in slots if slot.settings.skip_reason is None]
     workers = options.concurrency or default_concurrency(len(runnable))
     workers = max(1, min(workers, len(runnable) or 1))
-    on_event(RunStartEvent(agents=len(slots), runnable=len(runnable), concurrency=workers))
+    on_event(
+        RunStartEvent(
+            agents=len(slots),
+            agent_ids=tuple(slot.settings.agent_id for slot in slots),
+            runnable=len(runnable),
+            concurrency=workers,
+        )
+    )
     seen_warnings: list[str] = []
     for slot in runnable:
         for warning in slot.settings.choice.warnings:
@@ -962,4 +992,13 @@ def _result(slot: _Slot) -> AgentOutcome:
     try:
         return slot.future.result()
     except Exception as exc:  # a bug or an OS error in one agent must not lose the others' results
-        return _static_outcome(slot.settings, "failed", f"{type(exc).__name__}: {exc}")
+        reason = describe_os_error(exc) if isinstance(exc, OSError) else f"{type(exc).__name__}: {exc}"
+        return _static_outcome(slot.settings, "failed", reason)
+
+
+def describe_os_error(exc: OSError) -> str:
+    """`cannot prepare <path>: Not a directory`, not Python's `NotADirectoryError: [Errno 20] ...`."""
+    if exc.strerror is None:
+        return str(exc)
+    paths = " -> ".join(str(p) for p in (exc.filename, exc.filename2) if p is not None)
+    return f"cannot prepare {paths}: {exc.strerror}" if paths else exc.strerror

@@ -119,7 +119,12 @@ def _signals_cancel(token: CancelToken) -> Iterator[None]:
 
 
 class _Renderer:
-    """Turns core events into stderr lines (thread-safe), with a Rich progress display on a terminal."""
+    """Turns core events into stderr lines (thread-safe), with a Rich progress display on a terminal.
+
+    Agents run concurrently, but their lines come out in config order (an agent's warnings, then its
+    final line), so the log of one run reads the same every time. Every line is made one line:
+    qmd's stderr inside a reason may hold newlines and terminal escapes.
+    """
 
     def __init__(self, *, quiet: bool) -> None:
         self.quiet = quiet
@@ -128,6 +133,10 @@ class _Renderer:
         self._task: Any = None
         self._steps: dict[str, str] = {}
         self._print: Callable[[str], None] = _plain_line
+        self._order: list[str] = []  # agent ids in config order
+        self._held: list[list[str]] = []  # per position in _order: lines not yet printed
+        self._done: list[bool] = []
+        self._next = 0  # first position whose lines are not printed yet
 
     @contextmanager
     def live(self) -> Iterator[None]:
@@ -172,12 +181,18 @@ class _Renderer:
 
         with self._lock:
             if isinstance(event, RunStartEvent):
+                self._order = list(event.agent_ids)
+                self._held = [[] for _ in self._order]
+                self._done = [False for _ in self._order]
                 if self._progress is not None:
                     self._progress.update(self._task, total=event.agents)
             elif isinstance(event, LogEvent):
-                if not self.quiet:
-                    who = f"[{event.agent_id}] " if event.agent_id else ""
-                    self._print(f"{who}{event.message}")
+                if self.quiet:
+                    return
+                if event.agent_id is None:
+                    self._emit(event.message)
+                else:
+                    self._hold(self._position(event.agent_id), f"[{event.agent_id}] {event.message}")
             elif isinstance(event, StepEvent | AgentStartEvent):
                 step = event.step if isinstance(event, StepEvent) else "starting"
                 self._steps[event.agent_id] = step
@@ -188,10 +203,38 @@ class _Renderer:
                 if self._progress is not None:
                     self._progress.advance(self._task)
                 self._refresh()
-                if outcome.status == "planned":
-                    return
-                if not self.quiet or outcome.status == "failed":
-                    self._print(final_log_line(outcome))
+                position = self._position(outcome.agent_id)
+                if outcome.status != "planned" and (not self.quiet or outcome.status == "failed"):
+                    self._hold(position, final_log_line(outcome))
+                if position is not None:
+                    self._done[position] = True
+                self._release()
+
+    def _position(self, agent_id: str) -> int | None:
+        """The first not-yet-finished position of `agent_id` in config order (ids may repeat)."""
+        for index in range(self._next, len(self._order)):
+            if self._order[index] == agent_id and not self._done[index]:
+                return index
+        return None
+
+    def _hold(self, position: int | None, line: str) -> None:
+        if position is None:
+            self._emit(line)
+        else:
+            self._held[position].append(line)
+
+    def _release(self, *, everything: bool = False) -> None:
+        """Print the held lines of every finished agent that no earlier unfinished agent holds back."""
+        while self._next < len(self._order) and (everything or self._done[self._next]):
+            for line in self._held[self._next]:
+                self._emit(line)
+            self._held[self._next] = []
+            self._next += 1
+
+    def _emit(self, line: str) -> None:
+        from memwarm_cli.config.formats import one_line
+
+        self._print(one_line(line))
 
     def _refresh(self) -> None:
         if self._progress is None:
@@ -202,8 +245,10 @@ class _Renderer:
     def finish(self, report: InitReport) -> None:
         from memwarm_cli.backends.init_run import summary_line
 
+        with self._lock:
+            self._release(everything=True)
         if not self.quiet:
-            _plain_line(summary_line(report))
+            self._emit(summary_line(report))
 
 
 def _plain_line(line: str) -> None:

@@ -148,12 +148,13 @@ def search_files(proc: subprocess.CompletedProcess[str]) -> list[str]:
 FAKE_QMD = r"""#!/bin/bash
 # A fake qmd for fault tests. Behaviour comes from files in $FAKE_QMD_DIR:
 #   log                 every invocation appended ("<pid> <args>")
-#   update.sh / embed.sh / add.sh   sourced instead of the default behaviour of that subcommand
+#   update.sh / embed.sh / add.sh / version.sh / search.sh   sourced before the default behaviour
+#                       of that subcommand (they may exit first)
 dir="${FAKE_QMD_DIR:?}"
 echo "$$ $*" >> "$dir/log"
 case "$1" in
   "") exit 0 ;;
-  --version) echo "qmd 0.0.0-fake" ;;
+  --version) if [ -f "$dir/version.sh" ]; then . "$dir/version.sh"; fi; echo "qmd 0.0.0-fake" ;;
   collection)
     case "$2" in
       list) exit 0 ;;
@@ -165,7 +166,7 @@ case "$1" in
     mkdir -p "$XDG_CACHE_HOME/qmd" && touch "$XDG_CACHE_HOME/qmd/index.sqlite"
     exit 0 ;;
   embed) if [ -f "$dir/embed.sh" ]; then . "$dir/embed.sh"; fi; exit 0 ;;
-  search) echo "[]" ;;
+  search) if [ -f "$dir/search.sh" ]; then . "$dir/search.sh"; fi; echo "[]" ;;
   *) echo "fake qmd: unknown command $1" >&2; exit 2 ;;
 esac
 """

@@ -393,9 +393,7 @@ def test_probe_reports_a_search_that_does_not_answer(tmp_path: Path) -> None:
     # A search that hangs past limits.timeoutMs: the first search the gateway runs would time out too.
     scenario.config["memory"]["qmd"] = {"limits": {"timeoutMs": 300}}
     scenario.write_config()
-    (tmp_path / "fakebin" / "qmd").write_text(
-        (tmp_path / "fakebin" / "qmd").read_text().replace('search) echo "[]"', "search) sleep 30")
-    )
+    (state / "search.sh").write_text("sleep 30\n", encoding="utf-8")
     result, report = run(scenario, state, ["--probe"])
     assert result.returncode == ExitCode.FINDINGS
     agent = report["agents"][0]
@@ -455,3 +453,95 @@ def test_duplicate_document_constraint_rebuilds_managed_collections_once(tmp_pat
     ]
     assert "qmd update failed with duplicate document constraint (boot); rebuilding" in result.stderr
     assert "qmd managed collections rebuilt for update repair (boot)" in result.stderr
+
+
+def test_failed_probe_leaves_no_fingerprint_so_the_next_run_is_not_fresh(tmp_path: Path) -> None:
+    scenario, state = fake_scenario(tmp_path)
+    result, report = run(scenario, state)
+    assert report["agents"][0]["status"] == "armed" and scenario.fingerprint("main").exists()
+    (state / "search.sh").write_text("echo 'search exploded' >&2; exit 1\n", encoding="utf-8")
+    for _ in range(2):  # from the unchanged path (a fingerprint exists), then from a full pass
+        result, report = run(scenario, state, ["--probe"])
+        assert result.returncode == ExitCode.FINDINGS
+        assert report["agents"][0]["status"] == "failed"
+        assert "qmd search probe failed" in report["agents"][0]["reason"]
+        assert not scenario.fingerprint("main").exists()
+    result, report = run(scenario, state)
+    assert result.returncode == 0, result.stderr
+    agent = report["agents"][0]
+    assert agent["status"] == "armed"  # the full pass ran again, not "fresh"
+    assert [c["argv"][1:] for c in agent["commands"]][-1] == ["update"]
+
+
+def test_version_that_hangs_is_cut_short_once_and_remembered(tmp_path: Path) -> None:
+    scenario, state = fake_scenario(tmp_path, {"version": "sleep 60\n"})
+    result, report = run(scenario, state)
+    assert result.returncode == 0, result.stderr
+    agent = report["agents"][0]
+    version = [c for c in agent["commands"] if c["argv"][1:] == ["--version"]]
+    # Capped well below the 30 s command timeout; the agent still gets its index.
+    assert [(c["timedOut"], c["error"]) for c in version] == [(True, "qmd --version timed out after 5000ms")]
+    assert agent["status"] == "armed"
+    result, report = run(scenario, state)
+    assert result.returncode == 0, result.stderr
+    agent = report["agents"][0]
+    assert agent["status"] == "fresh"
+    assert agent["commands"] == []  # not asked again: a cron job must not pay for it every run
+    assert fake_log(state).count("--version") == 1
+
+
+def test_agent_lines_come_in_config_order_each_on_one_line(tmp_path: Path) -> None:
+    agents = {"alpha": NOTES, "beta": NOTES, "gamma": NOTES}
+    scenario = make_scenario(tmp_path, agents, {"memory": {"backend": "qmd"}})
+    # alpha is slow, beta fails with several lines of stderr holding a terminal escape, gamma is quick.
+    update = (
+        'case "$PWD" in\n'
+        "  */ws-alpha) sleep 1.5 ;;\n"
+        "  */ws-beta) printf 'boom\\nline2\\n\\033[31mred\\033[0m\\n' >&2; exit 3 ;;\n"
+        "esac\n"
+    )
+    state = install_fake_qmd(tmp_path / "fakebin", {"update": update})
+    scenario.path_dirs = [tmp_path / "fakebin"]
+    result, report = scenario.run_json(["--concurrency", "3"], extra_env={"FAKE_QMD_DIR": str(state)})
+    assert result.returncode == ExitCode.FINDINGS
+    beta = by_agent(report)["beta"]
+    assert beta["reason"].endswith("(code 3): boom\nline2\n\x1b[31mred\x1b[0m")  # JSON keeps it as it was
+    lines = result.stderr.splitlines()
+    error = "qmd update failed (code 3): boom\\x0aline2\\x0a\\x1b[31mred\\x1b[0m"
+    assert lines[:4] == [
+        'qmd memory startup initialization armed for agent "alpha"',
+        f"[beta] qmd boot update failed: Error: {error}",
+        f'qmd memory startup initialization failed for agent "beta": qmd boot update failed: Error: {error}',
+        'qmd memory startup initialization armed for agent "gamma"',
+    ]
+    assert lines[4].startswith("init-backends: 3 agents in ") and len(lines) == 5
+    assert "\x1b" not in result.stderr
+
+
+def test_state_that_cannot_be_created_is_reported_in_words(tmp_path: Path) -> None:
+    scenario, state = fake_scenario(tmp_path)
+    blocker = scenario.qmd_dir("main")
+    blocker.parent.mkdir(parents=True)
+    blocker.write_text("not a directory\n", encoding="utf-8")
+    result, report = run(scenario, state)
+    assert result.returncode == ExitCode.FINDINGS
+    reason = report["agents"][0]["reason"]
+    assert reason == f"cannot prepare {blocker / 'xdg-config' / 'qmd'}: Not a directory"
+    assert blocker.read_text(encoding="utf-8") == "not a directory\n"
+
+
+def test_default_concurrency_follows_the_cpus_this_process_may_use(tmp_path: Path) -> None:
+    scenario = make_scenario(tmp_path, {"a": NOTES, "b": NOTES}, {"memory": {"backend": "qmd"}})
+    install_fake_qmd(tmp_path / "fakebin")
+    scenario.path_dirs = [tmp_path / "fakebin"]
+    proc = subprocess.run(
+        ["taskset", "-c", "0", MEMWARM, "init-backends", "--dry-run", "--json"],
+        env=scenario.env(),
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["concurrency"] == 1
+    _, report = scenario.run_json(["--dry-run"])
+    assert report["concurrency"] == min(len(os.sched_getaffinity(0)), 2)
