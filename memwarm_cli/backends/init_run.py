@@ -633,6 +633,15 @@ class _AgentRun:
         for spec in self.qmd.collections:
             self.token.check()
             self.collections.append(self._ensure_one(spec, listed.get(spec.name), managed, timeout))
+        # Like the gateway, memwarm never removes a collection it stopped managing; say so once (the
+        # next fingerprint no longer records it), since its notes still turn up in searches.
+        for name in sorted(recorded - {c.name for c in self.qmd.collections}):
+            if name in listed:
+                self._warn(
+                    f"qmd collection {name} is no longer configured but stays in the index and in "
+                    f"search results (left in place; remove it with `qmd collection remove {name}` "
+                    "in this agent's env)"
+                )
 
     def _ensure_one(
         self, spec: CollectionSpec, entry: qmdcli.ListedCollection | None, managed: set[str], timeout: int

@@ -306,6 +306,39 @@ def test_conflicts_unmanaged_collections_are_never_removed(tmp_path: Path) -> No
     assert "memory-alt-main" not in scenario.qmd("main", "collection", "list").stdout
 
 
+def test_a_collection_no_longer_configured_is_kept_with_a_warning_once(tmp_path: Path) -> None:
+    require_real_qmd()
+    extra = tmp_path / "extra"
+    extra.mkdir()
+    (extra / "old.md").write_text("# Old\nThe axolotl archive moved.\n", encoding="utf-8")
+    scenario = make_scenario(
+        tmp_path,
+        {"main": {"memory/a.md": "# A\n"}},
+        {
+            "memory": {"backend": "qmd"},
+            "agents": {"list": [{"id": "main", "memorySearch": {"extraPaths": [str(extra)]}}]},
+        },
+    )
+    scenario.path_dirs = [TOOLS_BIN]
+    result, report = scenario.run_json()
+    assert result.returncode == 0, result.stderr
+    (dropped,) = [c["name"] for c in report["agents"][0]["collections"] if c["kind"] != "default"]
+    scenario.config["agents"]["list"][0].pop("memorySearch")
+    scenario.write_config()
+    warning = f"qmd collection {dropped} is no longer configured but stays in the index"
+    result, report = scenario.run_json()
+    assert result.returncode == 0, result.stderr
+    assert any(w.startswith(warning) for w in report["agents"][0]["warnings"])
+    assert f"[main] {warning}" in result.stderr
+    # Left in place, as the gateway leaves it: its notes are still found.
+    assert search_files(scenario.qmd("main", "search", "axolotl", "--json", "-n", "5")) == [
+        f"qmd://{dropped}/old.md"
+    ]
+    (scenario.workspace("main") / "memory" / "b.md").write_text("# B\n", encoding="utf-8")
+    result, report = scenario.run_json()
+    assert report["agents"][0]["status"] == "armed" and report["agents"][0]["warnings"] == []
+
+
 def by_name(collections: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return {c["name"]: c for c in collections}
 
