@@ -28,9 +28,15 @@ NOTES = {"MEMORY.md": "# M\nnotes\n", "memory/a.md": "# A\n"}
 
 
 def fake_scenario(
-    tmp_path: Path, behaviours: dict[str, str] | None = None, **qmd: Any
+    tmp_path: Path,
+    behaviours: dict[str, str] | None = None,
+    *,
+    agents: tuple[str, ...] = ("main",),
+    **qmd: Any,
 ) -> tuple[Scenario, Path]:
-    scenario = make_scenario(tmp_path, {"main": NOTES}, {"memory": {"backend": "qmd", "qmd": qmd}})
+    """Agents (each with NOTES) whose qmd is the fake one, with `behaviours` and memory.qmd set to `qmd`."""
+    workspaces = {agent: NOTES for agent in agents}
+    scenario = make_scenario(tmp_path, workspaces, {"memory": {"backend": "qmd", "qmd": qmd}})
     state = install_fake_qmd(tmp_path / "fakebin", behaviours)
     scenario.path_dirs = [tmp_path / "fakebin"]
     return scenario, state
@@ -195,8 +201,6 @@ def test_signal_mid_run_stops_children_releases_locks_and_leaves_no_fingerprint(
 
 
 def test_embed_runs_one_at_a_time_and_a_failure_is_degraded(tmp_path: Path) -> None:
-    agents = {name: NOTES for name in ("a", "b", "c")}
-    scenario = make_scenario(tmp_path, agents, {"memory": {"backend": "qmd", "qmd": {"searchMode": "query"}}})
     body = (
         'echo "start $(date +%s%N)" >> "$FAKE_QMD_DIR/embeds"; sleep 0.3; '
         'echo "end $(date +%s%N)" >> "$FAKE_QMD_DIR/embeds"\n'
@@ -204,8 +208,7 @@ def test_embed_runs_one_at_a_time_and_a_failure_is_degraded(tmp_path: Path) -> N
         '  echo "fetch failed: model download" >&2; exit 1\n'
         "fi\n"
     )
-    state = install_fake_qmd(tmp_path / "fakebin", {"embed": body})
-    scenario.path_dirs = [tmp_path / "fakebin"]
+    scenario, state = fake_scenario(tmp_path, {"embed": body}, agents=("a", "b", "c"), searchMode="query")
     failing = scenario.qmd_dir("b") / "xdg-cache"
     result, report = scenario.run_json(
         ["--concurrency", "3"], extra_env={"FAKE_QMD_DIR": str(state), "FAILING_CACHE": str(failing)}
@@ -491,8 +494,6 @@ def test_version_that_hangs_is_cut_short_once_and_remembered(tmp_path: Path) -> 
 
 
 def test_agent_lines_come_in_config_order_each_on_one_line(tmp_path: Path) -> None:
-    agents = {"alpha": NOTES, "beta": NOTES, "gamma": NOTES}
-    scenario = make_scenario(tmp_path, agents, {"memory": {"backend": "qmd"}})
     # alpha is slow, beta fails with several lines of stderr holding a terminal escape, gamma is quick.
     update = (
         'case "$PWD" in\n'
@@ -500,8 +501,7 @@ def test_agent_lines_come_in_config_order_each_on_one_line(tmp_path: Path) -> No
         "  */ws-beta) printf 'boom\\nline2\\n\\033[31mred\\033[0m\\n' >&2; exit 3 ;;\n"
         "esac\n"
     )
-    state = install_fake_qmd(tmp_path / "fakebin", {"update": update})
-    scenario.path_dirs = [tmp_path / "fakebin"]
+    scenario, state = fake_scenario(tmp_path, {"update": update}, agents=("alpha", "beta", "gamma"))
     result, report = scenario.run_json(["--concurrency", "3"], extra_env={"FAKE_QMD_DIR": str(state)})
     assert result.returncode == ExitCode.FINDINGS
     beta = by_agent(report)["beta"]
@@ -531,9 +531,7 @@ def test_state_that_cannot_be_created_is_reported_in_words(tmp_path: Path) -> No
 
 
 def test_default_concurrency_follows_the_cpus_this_process_may_use(tmp_path: Path) -> None:
-    scenario = make_scenario(tmp_path, {"a": NOTES, "b": NOTES}, {"memory": {"backend": "qmd"}})
-    install_fake_qmd(tmp_path / "fakebin")
-    scenario.path_dirs = [tmp_path / "fakebin"]
+    scenario, _ = fake_scenario(tmp_path, agents=("a", "b"))
     proc = subprocess.run(
         ["taskset", "-c", "0", MEMWARM, "init-backends", "--dry-run", "--json"],
         env=scenario.env(),
