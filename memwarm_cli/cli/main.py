@@ -31,7 +31,8 @@ def main() -> None:
     except MemwarmError as exc:
         if isinstance(exc, OutputError):
             _discard_stdout()
-        error(exc.message)
+        with contextlib.suppress(OSError):  # stderr unwritable too: the exit code still tells
+            error(exc.message)
         sys.exit(int(exc.exit_code))
     except KeyboardInterrupt:
         sys.exit(int(ExitCode.INTERRUPTED))

@@ -7,6 +7,7 @@ never through Rich. Consoles are built per invocation because tests change the e
 from __future__ import annotations
 
 import errno
+import io
 import json
 import os
 import re
@@ -16,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 from memwarm_cli.jsstring import to_well_formed
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from rich.console import Console
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -35,7 +38,7 @@ def make_console(*, stderr: bool = False) -> Console:
     from rich.console import Console
 
     stream = sys.stderr if stderr else sys.stdout
-    tty = stream.isatty()
+    tty = stream is not None and stream.isatty()  # None: the fd was closed when Python started
     return Console(
         file=stream,
         no_color=not color_allowed(tty),
@@ -43,6 +46,32 @@ def make_console(*, stderr: bool = False) -> Console:
         highlight=False,
         soft_wrap=False,
     )
+
+
+def render_to_stdout(render: Callable[[Console], None]) -> None:
+    """Let `render` print to a console shaped like stdout (width, colours), then write it all at once.
+
+    Rich writing to stdout itself would turn a full disk into a traceback and a closed pipe into exit 1;
+    going through write_stdout gives every command the same errors and exit codes.
+    """
+    from rich.console import Console
+
+    if sys.stdout is None:
+        write_stdout("")  # raises OutputError: stdout is closed
+    shape = make_console()
+    buffer = io.StringIO()
+    render(
+        Console(
+            file=buffer,
+            width=shape.width,
+            color_system="auto" if shape.color_system is not None else None,  # same detection, same env
+            force_terminal=shape.is_terminal,
+            no_color=shape.no_color,
+            highlight=False,
+            soft_wrap=False,
+        )
+    )
+    write_stdout(buffer.getvalue())
 
 
 def json_text(data: Any) -> str:

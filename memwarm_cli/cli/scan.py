@@ -192,13 +192,15 @@ _STATUS_STYLE = {
 
 
 def _write_tables(records: list[dict[str, Any]]) -> None:
-    from memwarm_cli.cli.output import make_console
+    from memwarm_cli.cli.output import render_to_stdout
 
-    console = make_console()
-    for index, record in enumerate(records):
-        if index:
-            console.print()
-        _render_table(console, record)
+    def render(console: Console) -> None:
+        for index, record in enumerate(records):
+            if index:
+                console.print()
+            _render_table(console, record)
+
+    render_to_stdout(render)
 
 
 def _render_table(console: Console, record: dict[str, Any]) -> None:
