@@ -204,6 +204,10 @@ class StoredFingerprint:
     embed_failed_at: float = 0.0  # when the last embed failure happened (the backoff counts from it)
 
 
+# The digest of a fingerprint kept only for its embed backoff: matches no snapshot.
+UNSUCCESSFUL_DIGEST = ""
+
+
 def read_fingerprint(path: Path) -> StoredFingerprint | None:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))

@@ -24,7 +24,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -67,7 +67,7 @@ class InitOptions:
     force: bool = False
     embed: bool | None = None  # None: embed when searchMode is not "search"
     probe: bool = False
-    concurrency: int | None = None  # None: CPU count, at most the number of agents to prepare
+    concurrency: int | None = None  # None: usable CPUs, at most the number of agents to prepare
     timeout_ms: int | None = None  # overrides every qmd command timeout
     probe_query: str = DEFAULT_PROBE_QUERY
 
@@ -394,13 +394,16 @@ class _Shared:
                 timeout_ms=min(timeout_ms, VERSION_TIMEOUT_MS),
                 token=self.token,
             )
-            if self.token.cancelled:  # the run is stopping; the next step raises Cancelled
-                return UNKNOWN_VERSION, result
-            # A qmd that cannot say its version is remembered as such too: asking again on every run
-            # would cost a cron job a process (or a hang) each time, and error text in the fingerprint
-            # could differ from run to run. A reinstalled or upgraded qmd has a new identity and is asked.
+            self.token.check()
             version = qmdcli.parse_version(result.stdout) if result.ok else UNKNOWN_VERSION
-            if identity is not None:
+            # A qmd that ran and cannot say its version (an error exit, or no answer in the full
+            # VERSION_TIMEOUT_MS) is remembered as such too: asking again would cost a cron job a process,
+            # or a hang, on every run. An upgraded qmd has a new identity and is asked; so does --force.
+            # Not remembered: a spawn error, or a timeout that --timeout made shorter.
+            answered_or_refused = result.exit_code is not None or (
+                result.timed_out and result.timeout_ms == VERSION_TIMEOUT_MS
+            )
+            if identity is not None and (result.ok or answered_or_refused):
                 fp.store_version(cache_path, identity, version)
             self._versions[key] = version
             return version, result
@@ -607,7 +610,8 @@ class _AgentRun:
             self._probe()
         if self.probe is not None and not self.probe.answered:
             # A run whose search fails is not a successful one: the next run must not report "fresh".
-            fp.remove_fingerprint(self.fingerprint_path)
+            current = fp.read_fingerprint(self.fingerprint_path) or stored
+            fp.write_fingerprint(self.fingerprint_path, replace(current, digest=fp.UNSUCCESSFUL_DIGEST))
             return self._outcome("failed", f"qmd search probe failed: {self.probe.error}")
         if degraded is not None:
             return self._outcome("degraded", degraded)
@@ -819,13 +823,20 @@ class _AgentRun:
         )
 
     def _record_fingerprint(self, snapshot: fp.Snapshot, embed: _EmbedState) -> None:
-        if self.failure is not None or (self.probe is not None and not self.probe.answered):
-            return  # only a successful run leaves a fingerprint
+        """Only a successful run leaves a fingerprint that can match. After a failed --probe one is
+        written that never matches, so the embed backoff it carries still holds on the next run."""
+        if self.failure is not None:
+            return
         self.token.check()
+        probe_failed = self.probe is not None and not self.probe.answered
         fp.write_fingerprint(
             self.fingerprint_path,
             fp.StoredFingerprint(
-                digest=snapshot.digest(fp.file_digest(self.paths.index_yml)),
+                digest=(
+                    fp.UNSUCCESSFUL_DIGEST
+                    if probe_failed
+                    else snapshot.digest(fp.file_digest(self.paths.index_yml))
+                ),
                 recorded_at=fp.now(),
                 vectors_current=embed.vectors_current,
                 embed_failures=embed.failures,

@@ -50,7 +50,10 @@ def init_backends_command(
     concurrency: Annotated[
         int | None,
         typer.Option(
-            "--concurrency", metavar="N", min=1, help="Agents prepared at once (default: CPU count)."
+            "--concurrency",
+            metavar="N",
+            min=1,
+            help="Agents prepared at once (default: the CPUs memwarm may run on).",
         ),
     ] = None,
     timeout: Annotated[
@@ -93,11 +96,11 @@ def init_backends_command(
     with _signals_cancel(token), renderer.live():
         report = run_init_backends(loaded, options, token=token, on_event=renderer.handle)
 
+    renderer.finish(report)  # the summary line first: it still reaches stderr if stdout cannot be written
     if dry_run and not json_output:
         _print_plan(report)
     if json_output:
         write_json(report.to_json())
-    renderer.finish(report)
     raise typer.Exit(int(report.exit_code))
 
 
@@ -133,10 +136,10 @@ class _Renderer:
         self._task: Any = None
         self._steps: dict[str, str] = {}
         self._print: Callable[[str], None] = _plain_line
-        self._order: list[str] = []  # agent ids in config order
-        self._held: list[list[str]] = []  # per position in _order: lines not yet printed
-        self._done: list[bool] = []
-        self._next = 0  # first position whose lines are not printed yet
+        self._order: list[str] = []  # agent ids in config order (unique: selection drops repeats)
+        self._held: dict[str, list[str]] = {}  # per agent: lines not yet printed
+        self._done: set[str] = set()
+        self._next = 0  # position in _order of the first agent whose lines are not printed yet
 
     @contextmanager
     def live(self) -> Iterator[None]:
@@ -182,8 +185,7 @@ class _Renderer:
         with self._lock:
             if isinstance(event, RunStartEvent):
                 self._order = list(event.agent_ids)
-                self._held = [[] for _ in self._order]
-                self._done = [False for _ in self._order]
+                self._held = {agent: [] for agent in self._order}
                 if self._progress is not None:
                     self._progress.update(self._task, total=event.agents)
             elif isinstance(event, LogEvent):
@@ -192,7 +194,7 @@ class _Renderer:
                 if event.agent_id is None:
                     self._emit(event.message)
                 else:
-                    self._hold(self._position(event.agent_id), f"[{event.agent_id}] {event.message}")
+                    self._hold(event.agent_id, f"[{event.agent_id}] {event.message}")
             elif isinstance(event, StepEvent | AgentStartEvent):
                 step = event.step if isinstance(event, StepEvent) else "starting"
                 self._steps[event.agent_id] = step
@@ -203,32 +205,23 @@ class _Renderer:
                 if self._progress is not None:
                     self._progress.advance(self._task)
                 self._refresh()
-                position = self._position(outcome.agent_id)
                 if outcome.status != "planned" and (not self.quiet or outcome.status == "failed"):
-                    self._hold(position, final_log_line(outcome))
-                if position is not None:
-                    self._done[position] = True
+                    self._hold(outcome.agent_id, final_log_line(outcome))
+                self._done.add(outcome.agent_id)
                 self._release()
 
-    def _position(self, agent_id: str) -> int | None:
-        """The first not-yet-finished position of `agent_id` in config order (ids may repeat)."""
-        for index in range(self._next, len(self._order)):
-            if self._order[index] == agent_id and not self._done[index]:
-                return index
-        return None
-
-    def _hold(self, position: int | None, line: str) -> None:
-        if position is None:
+    def _hold(self, agent_id: str, line: str) -> None:
+        held = self._held.get(agent_id)
+        if held is None:  # an agent this run did not announce, or whose lines are out already
             self._emit(line)
         else:
-            self._held[position].append(line)
+            held.append(line)
 
     def _release(self, *, everything: bool = False) -> None:
         """Print the held lines of every finished agent that no earlier unfinished agent holds back."""
-        while self._next < len(self._order) and (everything or self._done[self._next]):
-            for line in self._held[self._next]:
+        while self._next < len(self._order) and (everything or self._order[self._next] in self._done):
+            for line in self._held.pop(self._order[self._next], []):
                 self._emit(line)
-            self._held[self._next] = []
             self._next += 1
 
     def _emit(self, line: str) -> None:

@@ -458,7 +458,7 @@ def test_duplicate_document_constraint_rebuilds_managed_collections_once(tmp_pat
     assert "qmd managed collections rebuilt for update repair (boot)" in result.stderr
 
 
-def test_failed_probe_leaves_no_fingerprint_so_the_next_run_is_not_fresh(tmp_path: Path) -> None:
+def test_failed_probe_leaves_no_matching_fingerprint_so_the_next_run_is_not_fresh(tmp_path: Path) -> None:
     scenario, state = fake_scenario(tmp_path)
     result, report = run(scenario, state)
     assert report["agents"][0]["status"] == "armed" and scenario.fingerprint("main").exists()
@@ -468,7 +468,8 @@ def test_failed_probe_leaves_no_fingerprint_so_the_next_run_is_not_fresh(tmp_pat
         assert result.returncode == ExitCode.FINDINGS
         assert report["agents"][0]["status"] == "failed"
         assert "qmd search probe failed" in report["agents"][0]["reason"]
-        assert not scenario.fingerprint("main").exists()
+        # Kept (it carries the embed backoff) but matching nothing.
+        assert json.loads(scenario.fingerprint("main").read_text(encoding="utf-8"))["digest"] == ""
     result, report = run(scenario, state)
     assert result.returncode == 0, result.stderr
     agent = report["agents"][0]
@@ -478,6 +479,11 @@ def test_failed_probe_leaves_no_fingerprint_so_the_next_run_is_not_fresh(tmp_pat
 
 def test_version_that_hangs_is_cut_short_once_and_remembered(tmp_path: Path) -> None:
     scenario, state = fake_scenario(tmp_path, {"version": "sleep 60\n"})
+    # A timeout that --timeout shortened says nothing about qmd: not remembered.
+    result, report = run(scenario, state, ["--timeout", "0.3"])
+    assert result.returncode == 0, result.stderr
+    assert "qmd --version timed out after 300ms" in [c["error"] for c in report["agents"][0]["commands"]]
+    scenario.fingerprint("main").unlink()
     result, report = run(scenario, state)
     assert result.returncode == 0, result.stderr
     agent = report["agents"][0]
@@ -490,7 +496,7 @@ def test_version_that_hangs_is_cut_short_once_and_remembered(tmp_path: Path) -> 
     agent = report["agents"][0]
     assert agent["status"] == "fresh"
     assert agent["commands"] == []  # not asked again: a cron job must not pay for it every run
-    assert fake_log(state).count("--version") == 1
+    assert fake_log(state).count("--version") == 2
 
 
 def test_agent_lines_come_in_config_order_each_on_one_line(tmp_path: Path) -> None:
@@ -532,8 +538,9 @@ def test_state_that_cannot_be_created_is_reported_in_words(tmp_path: Path) -> No
 
 def test_default_concurrency_follows_the_cpus_this_process_may_use(tmp_path: Path) -> None:
     scenario, _ = fake_scenario(tmp_path, agents=("a", "b"))
+    one_cpu = str(min(os.sched_getaffinity(0)))
     proc = subprocess.run(
-        ["taskset", "-c", "0", MEMWARM, "init-backends", "--dry-run", "--json"],
+        ["taskset", "-c", one_cpu, MEMWARM, "init-backends", "--dry-run", "--json"],
         env=scenario.env(),
         capture_output=True,
         timeout=60,
