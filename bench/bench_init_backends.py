@@ -26,6 +26,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from bench.common import MEMWARM, REPO_ROOT, WORK_DIR, compile_package, median
 
@@ -100,44 +101,53 @@ def cold(state: Path, args: list[str]) -> tuple[float, float]:
 
 @dataclass(frozen=True)
 class AgentCommands:
-    """The qmd commands one agent's cold run ran, with the env and cwd memwarm gives them."""
+    """The qmd commands one agent's cold run ran, with the env overrides and cwd memwarm gives them."""
 
-    qmd_dir: Path
+    env: dict[str, str]
     cwd: str
     argvs: list[list[str]]
 
 
-def cold_commands(state: Path) -> list[AgentCommands]:
-    """One cold run's qmd commands per agent, from its --json report (the cached `--version` aside)."""
-    shutil.rmtree(state / "agents", ignore_errors=True)
+def _report(state: Path, args: list[str]) -> dict[str, Any]:
     proc = subprocess.run(
-        [MEMWARM, "init-backends", "--json"], env=env_for(state), capture_output=True, check=False
+        [MEMWARM, "init-backends", "--json", *args], env=env_for(state), capture_output=True, check=False
     )
     if proc.returncode != 0:
         raise SystemExit(f"init-backends failed ({proc.returncode}):\n{proc.stderr.decode()}")
-    report = json.loads(proc.stdout)["agents"]
-    if {agent["status"] for agent in report} != {"armed"}:
-        raise SystemExit(f"expected every agent armed, got {sorted({agent['status'] for agent in report})}")
+    report: dict[str, Any] = json.loads(proc.stdout)
+    return report
+
+
+def cold_commands(state: Path) -> tuple[list[AgentCommands], int]:
+    """One cold run's qmd commands per agent (the cached `--version` aside), with the env and cwd its
+    `--dry-run` report gives them, in config order; and the run's concurrency (CPU affinity counts)."""
+    shutil.rmtree(state / "agents", ignore_errors=True)
+    planned = _report(state, ["--dry-run"])
+    ran = _report(state, [])
+    if {agent["status"] for agent in ran["agents"]} != {"armed"}:
+        raise SystemExit(f"expected every agent armed, got {sorted({a['status'] for a in ran['agents']})}")
     qmd = str(TOOLS_BIN / "qmd")
     agents = []
-    for agent in report:
+    for plan, agent in zip(planned["agents"], ran["agents"], strict=True):
+        first = plan["planned"][0]
         argvs = [[qmd, *c["argv"][1:]] for c in agent["commands"] if c["argv"][1:] != ["--version"]]
-        agents.append(AgentCommands(state / "agents" / agent["agentId"] / "qmd", agent["workspace"], argvs))
-    return agents
+        agents.append(AgentCommands(first["env"], first["cwd"], argvs))
+    return agents, int(ran["concurrency"])
 
 
 def replay(state: Path, agents: list[AgentCommands], lanes: int) -> float:
-    """Wall-clock seconds for a bare runner to run every agent's commands in order, `lanes` agents at once."""
+    """Wall-clock seconds for a bare runner to run every agent's commands in order, `lanes` agents at once.
+
+    memwarm's own work is left out: its availability check (qmd started and stopped at once), the
+    fingerprint, the locks. The directories qmd needs are made as memwarm makes them.
+    """
     shutil.rmtree(state / "agents", ignore_errors=True)
     base = env_for(state)
 
     def run_agent(agent: AgentCommands) -> None:
-        env = dict(base, NO_COLOR="1")
-        env["XDG_CONFIG_HOME"] = str(agent.qmd_dir / "xdg-config")
-        env["XDG_CACHE_HOME"] = str(agent.qmd_dir / "xdg-cache")
-        env["QMD_CONFIG_DIR"] = str(agent.qmd_dir / "xdg-config" / "qmd")
-        (agent.qmd_dir / "xdg-config" / "qmd").mkdir(parents=True)
-        (agent.qmd_dir / "xdg-cache" / "qmd").mkdir(parents=True)
+        env = {**base, **agent.env}
+        Path(env["QMD_CONFIG_DIR"]).mkdir(parents=True)
+        (Path(env["XDG_CACHE_HOME"]) / "qmd").mkdir(parents=True)
         for argv in agent.argvs:
             proc = subprocess.run(argv, env=env, cwd=agent.cwd, capture_output=True, check=False)
             if proc.returncode != 0:
@@ -166,8 +176,7 @@ def main() -> int:
     cold_serial: list[float] = []
     cpu_default: list[float] = []
     cpu_serial: list[float] = []
-    agents = cold_commands(state)
-    lanes = min(os.cpu_count() or 1, len(agents))
+    agents, lanes = cold_commands(state)
     bare_default: list[float] = []
     bare_serial: list[float] = []
     for _ in range(options.runs):
