@@ -400,10 +400,10 @@ class _Shared:
             # VERSION_TIMEOUT_MS) is remembered as such too: asking again would cost a cron job a process,
             # or a hang, on every run. An upgraded qmd has a new identity and is asked; so does --force.
             # Not remembered: a spawn error, or a timeout that --timeout made shorter.
-            answered_or_refused = result.exit_code is not None or (
+            qmd_ran = result.exit_code is not None or (
                 result.timed_out and result.timeout_ms == VERSION_TIMEOUT_MS
             )
-            if identity is not None and (result.ok or answered_or_refused):
+            if identity is not None and qmd_ran:
                 fp.store_version(cache_path, identity, version)
             self._versions[key] = version
             return version, result
@@ -575,14 +575,19 @@ class _AgentRun:
         self._record_fingerprint(snapshot, embed)
         return self._final(embed.degraded)
 
-    def _final(self, degraded: str | None) -> AgentOutcome:
+    def _final(self, degraded: str | None, success: Literal["armed", "fresh"] = "armed") -> AgentOutcome:
         if self.failure is not None:
             return self._outcome("failed", self.failure)
-        if self.probe is not None and not self.probe.answered:
+        if self.probe is not None and self.probe_failed:
             return self._outcome("failed", f"qmd search probe failed: {self.probe.error}")
         if degraded is not None:
             return self._outcome("degraded", degraded)
-        return self._outcome("armed", None)
+        return self._outcome(success, None)
+
+    @property
+    def probe_failed(self) -> bool:
+        """--probe ran a search that did not answer: the run is not a successful one."""
+        return self.probe is not None and not self.probe.answered
 
     def _unchanged(self, stored: fp.StoredFingerprint, snapshot: fp.Snapshot) -> AgentOutcome:
         """Nothing changed since the last successful run: no update; embed only if vectors are owed."""
@@ -603,19 +608,15 @@ class _AgentRun:
             else:
                 fp.remove_fingerprint(self.fingerprint_path)  # unfinished work leaves no fingerprint
                 embed = self._maybe_embed(stored)
-                self._record_fingerprint(snapshot, embed)
+                stored = self._record_fingerprint(snapshot, embed) or stored
                 degraded = embed.degraded
                 embedded = True
         if self.options.probe:
             self._probe()
-        if self.probe is not None and not self.probe.answered:
+        if self.probe_failed:
             # A run whose search fails is not a successful one: the next run must not report "fresh".
-            current = fp.read_fingerprint(self.fingerprint_path) or stored
-            fp.write_fingerprint(self.fingerprint_path, replace(current, digest=fp.UNSUCCESSFUL_DIGEST))
-            return self._outcome("failed", f"qmd search probe failed: {self.probe.error}")
-        if degraded is not None:
-            return self._outcome("degraded", degraded)
-        return self._outcome("armed" if embedded else "fresh", None)
+            fp.write_fingerprint(self.fingerprint_path, replace(stored, digest=fp.UNSUCCESSFUL_DIGEST))
+        return self._final(degraded, "armed" if embedded else "fresh")
 
     # -- collections -------------------------------------------------------------------------------
     def _managed_names(self, recorded: set[str]) -> set[str]:
@@ -822,29 +823,28 @@ class _AgentRun:
             error=None if result.ok else result.error_message(),
         )
 
-    def _record_fingerprint(self, snapshot: fp.Snapshot, embed: _EmbedState) -> None:
+    def _record_fingerprint(self, snapshot: fp.Snapshot, embed: _EmbedState) -> fp.StoredFingerprint | None:
         """Only a successful run leaves a fingerprint that can match. After a failed --probe one is
-        written that never matches, so the embed backoff it carries still holds on the next run."""
+        written that never matches, so the embed backoff it carries still holds on the next run.
+        Returns what was written (None: nothing, after a failure)."""
         if self.failure is not None:
-            return
+            return None
         self.token.check()
-        probe_failed = self.probe is not None and not self.probe.answered
-        fp.write_fingerprint(
-            self.fingerprint_path,
-            fp.StoredFingerprint(
-                digest=(
-                    fp.UNSUCCESSFUL_DIGEST
-                    if probe_failed
-                    else snapshot.digest(fp.file_digest(self.paths.index_yml))
-                ),
-                recorded_at=fp.now(),
-                vectors_current=embed.vectors_current,
-                embed_failures=embed.failures,
-                managed_collections=tuple(c.name for c in self.qmd.collections),
-                file_count=snapshot.file_count,
-                embed_failed_at=embed.failed_at,
+        stored = fp.StoredFingerprint(
+            digest=(
+                fp.UNSUCCESSFUL_DIGEST
+                if self.probe_failed
+                else snapshot.digest(fp.file_digest(self.paths.index_yml))
             ),
+            recorded_at=fp.now(),
+            vectors_current=embed.vectors_current,
+            embed_failures=embed.failures,
+            managed_collections=tuple(c.name for c in self.qmd.collections),
+            file_count=snapshot.file_count,
+            embed_failed_at=embed.failed_at,
         )
+        fp.write_fingerprint(self.fingerprint_path, stored)
+        return stored
 
     # -- dry run ----------------------------------------------------------------------------------------
     def _dry_run(self) -> AgentOutcome:
