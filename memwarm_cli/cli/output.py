@@ -56,8 +56,6 @@ def render_to_stdout(render: Callable[[Console], None]) -> None:
     """
     from rich.console import Console
 
-    if sys.stdout is None:
-        write_stdout("")  # raises OutputError: stdout is closed
     shape = make_console()
     buffer = io.StringIO()
     render(
