@@ -77,20 +77,31 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def _init_backends(state: Path, args: list[str]) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [MEMWARM, "init-backends", "--json", *args], env=env_for(state), capture_output=True, check=False
+    )
+
+
+def _checked_report(proc: subprocess.CompletedProcess[bytes], expect: str) -> dict[str, Any]:
+    """The --json report of a run that exited 0 with every agent in status `expect`."""
+    if proc.returncode != 0:
+        raise SystemExit(f"init-backends failed ({proc.returncode}):\n{proc.stderr.decode()}")
+    report: dict[str, Any] = json.loads(proc.stdout)
+    statuses = {a["status"] for a in report["agents"]}
+    if statuses != {expect}:
+        raise SystemExit(f"expected every agent {expect}, got {statuses}")
+    return report
+
+
 def run_once(state: Path, args: list[str], expect: str) -> tuple[float, float]:
     """Wall-clock seconds of one whole run, and CPU seconds (user + sys) of memwarm and its qmd children."""
     cpu_before = _children_cpu()
     start = time.perf_counter()
-    proc = subprocess.run(
-        [MEMWARM, "init-backends", "--json", *args], env=env_for(state), capture_output=True, check=False
-    )
+    proc = _init_backends(state, args)
     elapsed = time.perf_counter() - start
     cpu = _children_cpu() - cpu_before
-    if proc.returncode != 0:
-        raise SystemExit(f"init-backends failed ({proc.returncode}):\n{proc.stderr.decode()}")
-    statuses = {a["status"] for a in json.loads(proc.stdout)["agents"]}
-    if statuses != {expect}:
-        raise SystemExit(f"expected every agent {expect}, got {statuses}")
+    _checked_report(proc, expect)
     return elapsed, cpu
 
 
@@ -108,24 +119,12 @@ class AgentCommands:
     argvs: list[list[str]]
 
 
-def _report(state: Path, args: list[str]) -> dict[str, Any]:
-    proc = subprocess.run(
-        [MEMWARM, "init-backends", "--json", *args], env=env_for(state), capture_output=True, check=False
-    )
-    if proc.returncode != 0:
-        raise SystemExit(f"init-backends failed ({proc.returncode}):\n{proc.stderr.decode()}")
-    report: dict[str, Any] = json.loads(proc.stdout)
-    return report
-
-
 def cold_commands(state: Path) -> tuple[list[AgentCommands], int]:
     """One cold run's qmd commands per agent (the cached `--version` aside), with the env and cwd its
     `--dry-run` report gives them, in config order; and the run's concurrency (CPU affinity counts)."""
     shutil.rmtree(state / "agents", ignore_errors=True)
-    planned = _report(state, ["--dry-run"])
-    ran = _report(state, [])
-    if {agent["status"] for agent in ran["agents"]} != {"armed"}:
-        raise SystemExit(f"expected every agent armed, got {sorted({a['status'] for a in ran['agents']})}")
+    planned = _checked_report(_init_backends(state, ["--dry-run"]), "planned")
+    ran = _checked_report(_init_backends(state, []), "armed")
     qmd = str(TOOLS_BIN / "qmd")
     agents = []
     for plan, agent in zip(planned["agents"], ran["agents"], strict=True):
