@@ -225,7 +225,7 @@ class _Renderer:
             self._next += 1
 
     def _emit(self, line: str) -> None:
-        from memwarm_cli.config.formats import one_line
+        from memwarm_cli.textsafe import one_line
 
         self._print(one_line(line))
 

@@ -117,7 +117,7 @@ def command_path(root: Command, args: Sequence[str]) -> str:
 
 
 def _collapse_whitespace(message: str) -> str:
-    # Joins click's lines; config/formats.one_line escapes instead, for text quoted from a user's file.
+    # Joins click's lines; textsafe.one_line escapes instead, for text quoted from a user's file.
     return " ".join(message.split())
 
 

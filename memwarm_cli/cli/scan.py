@@ -143,7 +143,7 @@ def _write_plain(records: list[dict[str, Any]], quiet: bool) -> None:
 
 def summary_lines(record: dict[str, Any]) -> list[str]:
     """The human summary under the table (and on stderr, prefixed with #, in plain mode)."""
-    from memwarm_cli.startup.report import escape_name
+    from memwarm_cli.textsafe import escape_name
 
     zone = record["timezone"]
     zone_text = zone["used"]

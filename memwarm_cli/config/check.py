@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import Any, Literal
 
 from memwarm_cli.backends.process import resolve_executable
-from memwarm_cli.config.formats import one_line
 from memwarm_cli.config.includes import IncludeError
 from memwarm_cli.config.loader import LoadedConfig, TopLevelArrayError, load_config
 from memwarm_cli.config.paths import ConfigSource, is_directory, resolve_config_source, stat_problem
 from memwarm_cli.config.positions import Loc, PNode
+from memwarm_cli.textsafe import one_line
 
 Severity = Literal["error", "warning"]
 # `backends.process.resolve_executable(command, env, cwd)`: the path exec would run, or None.

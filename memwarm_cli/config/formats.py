@@ -20,16 +20,6 @@ if TYPE_CHECKING:
 MAX_YAML_VALUES = 1_000_000
 
 
-# Control characters and everything str.splitlines() breaks on (C1 controls include NEL, U+0085).
-_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
-
-
-def one_line(text: str) -> str:
-    return _CONTROL.sub(
-        lambda m: f"\\x{ord(m.group()):02x}" if m.group() < "\u0100" else f"\\u{ord(m.group()):04x}", text
-    )
-
-
 class ParseError(ValueError):
     """A document that cannot be parsed; line and column are 1-based."""
 

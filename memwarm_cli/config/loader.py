@@ -86,7 +86,8 @@ def read_config_bytes(path: Path) -> bytes:
 
 def parse_config_file(path: Path, *, track: bool = False) -> tuple[Any, PNode | None]:
     """Read and parse one file (no includes); parse errors become ConfigError with line and column."""
-    from memwarm_cli.config.formats import ParseError, decode_text, format_for, one_line, parse_document
+    from memwarm_cli.config.formats import ParseError, decode_text, format_for, parse_document
+    from memwarm_cli.textsafe import one_line
 
     file = str(path)
     data = read_config_bytes(path)
@@ -114,7 +115,7 @@ def _resolve(
         if exc.loc is None and not track:
             # Errors are rare: find where the failing `$include` stands by loading again with positions.
             return _resolve(path, track=True)
-        from memwarm_cli.config.formats import one_line
+        from memwarm_cli.textsafe import one_line
 
         loc = exc.loc
         if loc is None:

@@ -11,28 +11,9 @@ from memwarm_cli.startup.clock import iso_utc, local_time
 from memwarm_cli.startup.plan import FileRow, StartupPlan, Status
 from memwarm_cli.startup.session import AgentPlan
 from memwarm_cli.startup.settings import ACTIONS, Limit, jsonable, should_apply_startup_context
+from memwarm_cli.textsafe import escape_name
 
 SCAN_SCHEMA_VERSION = 1
-
-
-def escape_name(name: str) -> str:
-    """A raw file name made safe for one table cell or TSV field: no control, bidi or undecodable bytes."""
-    out: list[str] = []
-    for ch in name:
-        code = ord(ch)
-        if ch == "\\":
-            out.append("\\\\")
-        elif ch in "\t\n\r":
-            out.append({"\t": "\\t", "\n": "\\n", "\r": "\\r"}[ch])
-        elif 0xDC80 <= code <= 0xDCFF:  # an undecodable byte (surrogateescape)
-            out.append(f"\\x{code - 0xDC00:02x}")
-        elif code < 0x20 or 0x7F <= code < 0xA0 or 0xD800 <= code <= 0xDFFF:
-            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
-        elif 0x202A <= code <= 0x202E or 0x2066 <= code <= 0x2069 or code in (0x200E, 0x200F, 0x061C):
-            out.append(f"\\u{code:04x}")
-        else:
-            out.append(ch)
-    return "".join(out)
 
 
 def _limit(limit: Limit) -> dict[str, Any]:

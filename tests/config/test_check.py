@@ -565,7 +565,7 @@ def test_random_bytes(home: Path, data: bytes, name: str) -> None:
 
 
 def test_one_line() -> None:
-    from memwarm_cli.config.formats import one_line
+    from memwarm_cli.textsafe import one_line
 
     assert one_line("a\nb\x85c\u2028d\x1ce\tf\x7f") == "a\\x0ab\\x85c\\u2028d\\x1ce\tf\\x7f"
 
