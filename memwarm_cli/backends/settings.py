@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from memwarm_cli.config import resolve_user_path
+from memwarm_cli.config.lookup import as_object, coalesce, lookup
 from memwarm_cli.jsstring import js_is_finite_number, js_trim, js_trimmed_string, js_truthy
 
 SearchMode = Literal["search", "vsearch", "query"]
@@ -55,29 +56,6 @@ UPSTREAM_SPELLING_WARNING = (
 
 # --------------------------------------------------------------------------------------------------------
 # Small JS-like helpers
-
-
-def _obj(value: Any) -> Mapping[str, Any]:
-    """`value` when it is a JSON object, else an empty mapping (so lookups on garbage fall back)."""
-    return value if isinstance(value, Mapping) else {}
-
-
-def _get(mapping: Any, *keys: str) -> Any:
-    """Nested lookup that yields None (JS undefined) as soon as a level is not an object."""
-    current: Any = mapping
-    for key in keys:
-        if not isinstance(current, Mapping):
-            return None
-        current = current.get(key)
-    return current
-
-
-def _coalesce(*values: Any) -> Any:
-    """JS `a ?? b ?? c`: the first value that is not None."""
-    for value in values:
-        if value is not None:
-            return value
-    return None
 
 
 def _positive_int(value: Any, default: int) -> int:
@@ -165,15 +143,15 @@ _PROVIDER_DEFAULT_MODELS = {
 
 
 def _memory_search_blocks(cfg: Mapping[str, Any], entry: Mapping[str, Any] | None) -> tuple[Any, Any]:
-    defaults = _get(cfg, "agents", "defaults", "memorySearch")
-    overrides = _get(entry, "memorySearch") if entry is not None else None
-    return _obj(defaults), _obj(overrides)
+    defaults = lookup(cfg, "agents", "defaults", "memorySearch")
+    overrides = lookup(entry, "memorySearch") if entry is not None else None
+    return as_object(defaults), as_object(overrides)
 
 
 def memory_search_enabled(cfg: Mapping[str, Any], entry: Mapping[str, Any] | None) -> bool:
     """`enabled = overrides.enabled ?? defaults.enabled ?? true` (JS truthiness of the result)."""
     defaults, overrides = _memory_search_blocks(cfg, entry)
-    return js_truthy(_coalesce(overrides.get("enabled"), defaults.get("enabled"), True))
+    return js_truthy(coalesce(overrides.get("enabled"), defaults.get("enabled"), True))
 
 
 def merged_extra_paths(cfg: Mapping[str, Any], entry: Mapping[str, Any] | None) -> tuple[str, ...]:
@@ -208,7 +186,7 @@ def resolve_memory_search(
     defaults, overrides = _memory_search_blocks(cfg, entry)
 
     def pick(*keys: str) -> Any:
-        return _coalesce(_get(overrides, *keys), _get(defaults, *keys))
+        return coalesce(lookup(overrides, *keys), lookup(defaults, *keys))
 
     session_memory = js_truthy(pick("experimental", "sessionMemory"))
     raw_sources = pick("sources")
@@ -297,7 +275,7 @@ def _agent_label(cfg: Mapping[str, Any], entry: Mapping[str, Any] | None) -> str
 
     The index, not the id: an id may contain `]` or `.`, which would break the dotted path.
     """
-    raw_list = _get(cfg, "agents", "list")
+    raw_list = lookup(cfg, "agents", "list")
     if entry is not None and isinstance(raw_list, list):
         for index, item in enumerate(raw_list):
             if item is entry:
@@ -307,9 +285,9 @@ def _agent_label(cfg: Mapping[str, Any], entry: Mapping[str, Any] | None) -> str
 
 def resolve_backend_choice(cfg: Mapping[str, Any], entry: Mapping[str, Any] | None) -> BackendChoice:
     """The backend for one agent (`entry` is its agents.list object, or None) and where it came from."""
-    agent_ms = _obj(_get(entry, "memorySearch")) if entry is not None else {}
-    defaults_ms = _obj(_get(cfg, "agents", "defaults", "memorySearch"))
-    memory = _obj(_get(cfg, "memory"))
+    agent_ms = as_object(lookup(entry, "memorySearch")) if entry is not None else {}
+    defaults_ms = as_object(lookup(cfg, "agents", "defaults", "memorySearch"))
+    memory = as_object(lookup(cfg, "memory"))
     label = _agent_label(cfg, entry)
 
     candidates = (
@@ -328,7 +306,7 @@ def resolve_backend_choice(cfg: Mapping[str, Any], entry: Mapping[str, Any] | No
     qmd_source = "default"
     for block, prefix in candidates:
         if block.get("qmd") is not None:
-            qmd_block = _obj(block.get("qmd"))
+            qmd_block = as_object(block.get("qmd"))
             qmd_source = f"{prefix}.qmd"
             break
 
@@ -542,7 +520,7 @@ def resolve_collections(
 
     seen = {(str(c.path), c.pattern) for c in collections}
     for index, (item, source, kind) in enumerate(entries):
-        spec = _obj(item)  # upstream reads `entry.path`: a string or any non-object has none
+        spec = as_object(item)  # upstream reads `entry.path`: a string or any non-object has none
         raw_path = spec.get("path")
         resolved = resolve_collection_path(raw_path, workspace, env) if isinstance(raw_path, str) else None
         if resolved is None:
@@ -578,7 +556,7 @@ def resolve_qmd_settings(
         if mode_raw == mode:
             search_mode = mode
 
-    update = _obj(block.get("update"))
+    update = as_object(block.get("update"))
     update_settings = QmdUpdateSettings(
         interval_ms=_duration_or_default(update.get("interval"), DEFAULT_UPDATE_INTERVAL_MS),
         debounce_ms=_non_negative_int(update.get("debounceMs"), DEFAULT_DEBOUNCE_MS),
@@ -589,14 +567,14 @@ def resolve_qmd_settings(
         update_timeout_ms=_positive_int(update.get("updateTimeoutMs"), DEFAULT_UPDATE_TIMEOUT_MS),
         embed_timeout_ms=_positive_int(update.get("embedTimeoutMs"), DEFAULT_EMBED_TIMEOUT_MS),
     )
-    limits = _obj(block.get("limits"))
+    limits = as_object(block.get("limits"))
     limit_settings = QmdLimits(
         max_results=_positive_int(limits.get("maxResults"), DEFAULT_LIMITS["maxResults"]),
         max_snippet_chars=_positive_int(limits.get("maxSnippetChars"), DEFAULT_LIMITS["maxSnippetChars"]),
         max_injected_chars=_positive_int(limits.get("maxInjectedChars"), DEFAULT_LIMITS["maxInjectedChars"]),
         timeout_ms=_positive_int(limits.get("timeoutMs"), DEFAULT_LIMITS["timeoutMs"]),
     )
-    sessions = _obj(block.get("sessions"))
+    sessions = as_object(block.get("sessions"))
     export_raw = sessions.get("exportDir")
     export_dir = resolve_collection_path(export_raw, workspace, env) if isinstance(export_raw, str) else None
     retention = sessions.get("retentionDays")

@@ -15,13 +15,11 @@ from datetime import UTC, timedelta, timezone, tzinfo
 from functools import lru_cache
 from typing import Any, Literal
 
+from memwarm_cli.config.lookup import MISSING, lookup
 from memwarm_cli.jsstring import js_int, js_is_finite_number, js_number_text, js_trim
 
 Action = Literal["new", "reset"]
 ACTIONS: tuple[Action, ...] = ("new", "reset")
-
-# Not-present marker for raw config values (None is a real JSON value: null).
-MISSING: Any = type("Missing", (), {"__repr__": lambda self: "<missing>"})()
 
 
 def jsonable(value: Any) -> Any:
@@ -64,9 +62,6 @@ class Limit:
     source: LimitSource
     configured: Any  # the raw config value, or MISSING
     note: str | None  # e.g. "clamped from 999", "ignored: not a number ('5')"
-
-    def describe_source(self) -> str:
-        return self.source if self.note is None else f"{self.source} ({self.note})"
 
 
 def clamp_int(value: Any, spec: LimitSpec) -> Limit:
@@ -122,23 +117,16 @@ class StartupSettings:
         return (self.daily_memory_days, self.max_file_bytes, self.max_file_chars, self.max_total_chars)
 
 
-def _get(mapping: Any, key: str) -> Any:
-    """Optional chaining: `mapping?.[key]` for JSON-ish values."""
-    if isinstance(mapping, Mapping) and key in mapping:
-        return mapping[key]
-    return MISSING
-
-
 def startup_context_section(cfg: Mapping[str, Any] | None) -> Any:
-    return _get(_get(_get(cfg, "agents"), "defaults"), "startupContext")
+    return lookup(cfg, "agents", "defaults", "startupContext", missing=MISSING)
 
 
 def should_apply_startup_context(cfg: Mapping[str, Any] | None, action: Action) -> GateDecision:
     """`shouldApplyStartupContext`: strict `enabled === false`, then the `applyOn` array."""
     section = startup_context_section(cfg)
-    if _get(section, "enabled") is False:
+    if lookup(section, "enabled", missing=MISSING) is False:
         return GateDecision(action, False, "agents.defaults.startupContext.enabled is false")
-    apply_on = _get(section, "applyOn")
+    apply_on = lookup(section, "applyOn", missing=MISSING)
     if not isinstance(apply_on, list) or not apply_on:
         return GateDecision(action, True, None)
     if action in [item for item in apply_on if isinstance(item, str)]:
@@ -232,8 +220,8 @@ def resolve_user_timezone(configured: Any, host_zone: str) -> TimezoneChoice:
 
 def resolve_startup_settings(cfg: Mapping[str, Any] | None, host_zone: str | None = None) -> StartupSettings:
     section = startup_context_section(cfg)
-    limits = [clamp_int(_get(section, spec.name), spec) for spec in LIMIT_SPECS]
-    configured_zone = _get(_get(_get(cfg, "agents"), "defaults"), "userTimezone")
+    limits = [clamp_int(lookup(section, spec.name, missing=MISSING), spec) for spec in LIMIT_SPECS]
+    configured_zone = lookup(cfg, "agents", "defaults", "userTimezone", missing=MISSING)
     zone = resolve_user_timezone(
         configured_zone, host_zone if host_zone is not None else host_timezone_name()
     )

@@ -5,10 +5,10 @@ from typing import Any
 
 import pytest
 
+from memwarm_cli.config.lookup import MISSING
 from memwarm_cli.startup.settings import (
     DAILY_MEMORY_DAYS,
     MAX_FILE_BYTES,
-    MISSING,
     clamp_int,
     lookup_zone,
     resolve_startup_settings,

@@ -1,0 +1,36 @@
+"""Values read out of a raw, unvalidated config as OpenClaw's runtime reads them: `cfg?.a?.b`, `a ?? b`.
+
+A level that is not an object makes the value absent, never an error: a value of the wrong type counts
+as absent higher up too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+# Not-present marker for raw config values, where absent and null must be told apart (None is JSON null).
+MISSING: Any = type("Missing", (), {"__repr__": lambda self: "<missing>"})()
+
+
+def lookup(value: Any, *keys: str, missing: Any = None) -> Any:
+    """`value?.[k1]?.[k2]...`: `missing` as soon as a level is not an object or lacks the key."""
+    current = value
+    for key in keys:
+        if not isinstance(current, Mapping) or key not in current:
+            return missing
+        current = current[key]
+    return current
+
+
+def as_object(value: Any) -> Mapping[str, Any]:
+    """`value` when it is a JSON object, else an empty mapping (so lookups on garbage fall back)."""
+    return value if isinstance(value, Mapping) else {}
+
+
+def coalesce(*values: Any) -> Any:
+    """JS `a ?? b ?? c`: the first value that is not None."""
+    for value in values:
+        if value is not None:
+            return value
+    return None
