@@ -29,6 +29,7 @@ from typing import Any, Literal
 
 from memwarm_cli.config import resolve_user_path
 from memwarm_cli.config.lookup import as_object, coalesce, lookup
+from memwarm_cli.durations import parse_duration_ms
 from memwarm_cli.jsstring import js_is_finite_number, js_trim, js_trimmed_string, js_truthy
 
 SearchMode = Literal["search", "vsearch", "query"]
@@ -70,37 +71,6 @@ def _non_negative_int(value: Any, default: int) -> int:
 
 def _clamp(value: float, low: float, high: float) -> float:
     return max(low, min(high, value))
-
-
-# --------------------------------------------------------------------------------------------------------
-# Durations (§1.3)
-
-_DURATION = re.compile(r"^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$")
-_DURATION_UNITS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000}
-
-
-def parse_duration_ms(raw: str, default_unit: str = "ms") -> int:
-    """`parseDurationMs`: `"5"` with default_unit "m" is 300000; raises ValueError like upstream throws.
-
-    Also raises ValueError for a value too large for a double (upstream would yield Infinity).
-    """
-    text = js_trim(str(raw)).lower()
-    if not text:
-        raise ValueError("invalid duration (empty)")
-    match = _DURATION.match(text)
-    if match is None:
-        raise ValueError(f"invalid duration: {raw}")
-    unit = match.group(2) or default_unit or "ms"
-    value = float(match.group(1))  # a run of 400 digits is inf, as in JS
-    product = value * _DURATION_UNITS[unit]
-    if not math.isfinite(product):
-        # JS would carry Infinity on; memwarm treats it as unparsable (the caller's default applies).
-        raise ValueError(f"invalid duration (too large): {raw}")
-    # Math.round: halves go up.
-    result = math.floor(product + 0.5)
-    if value > 0 and result == 0:
-        raise ValueError(f"duration too small: {raw}")
-    return result
 
 
 def _duration_or_default(raw: Any, default_ms: int) -> int:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from memwarm_cli.config.positions import PNode, join_path
+from memwarm_cli.durations import parse_duration_ms
 from memwarm_cli.jsstring import js_string, js_typeof
 
 
@@ -94,8 +95,6 @@ class Duration(Schema):
         if not isinstance(value, str):
             out.append(_wrong_type("a string", value, path, node))
             return
-        from memwarm_cli.backends.settings import parse_duration_ms
-
         try:
             parse_duration_ms(value, "m")
         except ValueError:

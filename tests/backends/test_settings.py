@@ -10,13 +10,13 @@ import pytest
 from memwarm_cli.backends.settings import (
     agent_qmd_paths,
     ensure_unique_name,
-    parse_duration_ms,
     qmd_child_env,
     resolve_agent_backend,
     resolve_backend_choice,
     sanitize_collection_name,
     split_command,
 )
+from memwarm_cli.durations import parse_duration_ms
 
 STATE = Path("/state")
 WS = Path("/ws/main")
@@ -171,16 +171,6 @@ def test_names_and_commands() -> None:
     assert [ensure_unique_name("a", taken) for _ in range(3)] == ["a", "a-2", "a-3"]
     assert split_command('"/opt/my qmd/qmd" --x') == "/opt/my qmd/qmd"
     assert split_command("qmd 'unclosed") == "qmd"
-
-
-def test_durations() -> None:
-    assert parse_duration_ms("5", "m") == 300000
-    assert parse_duration_ms("1.5s") == 1500
-    assert parse_duration_ms("0") == 0
-    with pytest.raises(ValueError, match="empty"):
-        parse_duration_ms(" ")
-    with pytest.raises(ValueError, match="too small"):
-        parse_duration_ms("0.1ms")
 
 
 @pytest.mark.parametrize("raw", ["9" * 400, "9" * 305 + "d", "1" + "0" * 308 + "m"])
