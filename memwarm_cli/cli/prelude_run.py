@@ -20,8 +20,8 @@ def run_prelude(
     from memwarm_cli.config import load_config
     from memwarm_cli.errors import UsageError
     from memwarm_cli.startup.clock import iso_utc, parse_instant
+    from memwarm_cli.startup.prelude_settings import should_apply_startup_context
     from memwarm_cli.startup.session import plan_for_agent
-    from memwarm_cli.startup.settings import should_apply_startup_context
 
     if action not in ("new", "reset"):
         raise UsageError(f"--action must be new or reset, not {action!r}")

@@ -67,7 +67,7 @@ def scan_command(
     from memwarm_cli.config import load_config
     from memwarm_cli.errors import UsageError
     from memwarm_cli.startup.clock import parse_instant
-    from memwarm_cli.startup.report import scan_record
+    from memwarm_cli.startup.scan_record import scan_record
     from memwarm_cli.startup.session import plan_for_agent
 
     if all_agents and agent is not None:

@@ -175,7 +175,7 @@ def _id_findings(scope: _Scope, out: _Collector) -> None:
 
 
 def _timezone_findings(scope: _Scope, out: _Collector, host_zone: str | None) -> None:
-    from memwarm_cli.startup.settings import host_timezone_name, resolve_startup_settings
+    from memwarm_cli.startup.prelude_settings import host_timezone_name, resolve_startup_settings
 
     host = host_zone if host_zone is not None else host_timezone_name(scope.loaded.env)
     zone = resolve_startup_settings(scope.data, host).timezone

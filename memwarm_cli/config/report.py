@@ -51,7 +51,7 @@ def path_data(loaded: LoadedConfig) -> dict[str, Any]:
 
 def _agent_show(loaded: LoadedConfig, agent: Agent, host_zone: str | None) -> dict[str, Any]:
     from memwarm_cli.backends.settings import resolve_agent_backend
-    from memwarm_cli.startup.settings import (
+    from memwarm_cli.startup.prelude_settings import (
         host_timezone_name,
         jsonable,
         resolve_startup_settings,

@@ -16,8 +16,12 @@ from typing import Any, Literal
 
 from memwarm_cli.jsstring import js_length, js_trim
 from memwarm_cli.startup.clock import date_stamp
+from memwarm_cli.startup.prelude_settings import (
+    SLUGGED_FILES_PER_DAY,
+    StartupSettings,
+    resolve_startup_settings,
+)
 from memwarm_cli.startup.reading import ReadFailure, read_startup_file
-from memwarm_cli.startup.settings import SLUGGED_FILES_PER_DAY, StartupSettings, resolve_startup_settings
 from memwarm_cli.startup.text import (
     ADDITIONAL_TRUNCATED_MARKER,
     fit_block,

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from memwarm_cli.errors import UsageError
 from memwarm_cli.startup.plan import StartupPlan, build_plan
-from memwarm_cli.startup.settings import host_timezone_name
+from memwarm_cli.startup.prelude_settings import host_timezone_name
 
 if TYPE_CHECKING:
     from memwarm_cli.agents import Agent

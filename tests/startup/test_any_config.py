@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from memwarm_cli.agents import resolve_agents, select_agent
 from memwarm_cli.startup.plan import build_plan
-from memwarm_cli.startup.settings import LIMIT_SPECS, should_apply_startup_context
+from memwarm_cli.startup.prelude_settings import LIMIT_SPECS, should_apply_startup_context
 
 scalars = st.one_of(
     st.none(),

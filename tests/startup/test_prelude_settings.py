@@ -6,7 +6,7 @@ from typing import Any
 import pytest
 
 from memwarm_cli.config.lookup import MISSING
-from memwarm_cli.startup.settings import (
+from memwarm_cli.startup.prelude_settings import (
     DAILY_MEMORY_DAYS,
     MAX_FILE_BYTES,
     clamp_int,

@@ -9,8 +9,8 @@ from typing import Any
 from memwarm_cli.jsstring import js_length
 from memwarm_cli.startup.clock import iso_utc, local_time
 from memwarm_cli.startup.plan import FileRow, StartupPlan, Status
+from memwarm_cli.startup.prelude_settings import ACTIONS, Limit, jsonable, should_apply_startup_context
 from memwarm_cli.startup.session import AgentPlan
-from memwarm_cli.startup.settings import ACTIONS, Limit, jsonable, should_apply_startup_context
 from memwarm_cli.textsafe import escape_name
 
 SCAN_SCHEMA_VERSION = 1
