@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memwarm_cli.backends.settings import CollectionSpec
+from memwarm_cli.backends.qmd_collections import CollectionSpec
 
 FINGERPRINT_NAME = "memwarm-fingerprint.json"
 VERSION_CACHE_NAME = "qmd-versions.json"

@@ -31,6 +31,7 @@ from typing import Any, Literal
 from memwarm_cli.agents import Agent, resolve_agents, select_agent
 from memwarm_cli.backends import fingerprint as fp
 from memwarm_cli.backends import qmdcli
+from memwarm_cli.backends.agent_backend import AgentBackendSettings, resolve_agent_backend
 from memwarm_cli.backends.locks import FileLock, agent_lock_path, embed_lock_path
 from memwarm_cli.backends.process import (
     Cancelled,
@@ -41,16 +42,9 @@ from memwarm_cli.backends.process import (
     run_command,
     unavailable_error,
 )
-from memwarm_cli.backends.settings import (
-    AgentBackendSettings,
-    CollectionSpec,
-    QmdSettings,
-    qmd_child_env,
-    qmd_env_overrides,
-    resolve_agent_backend,
-    scope_collection_base,
-    shared_models_dir,
-)
+from memwarm_cli.backends.qmd_collections import CollectionSpec, scope_collection_base
+from memwarm_cli.backends.qmd_paths import qmd_child_env, qmd_env_overrides, shared_models_dir
+from memwarm_cli.backends.qmd_settings import QmdSettings
 from memwarm_cli.config import LoadedConfig
 from memwarm_cli.exitcodes import ExitCode
 

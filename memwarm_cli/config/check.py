@@ -193,7 +193,7 @@ def _agent_findings(scope: _Scope, out: _Collector, find_executable: FindExecuta
     """Missing workspaces and memory/ dirs, a qmd command that is not there; returns, for each
     `memorySearch.backend`/`.qmd` key in use, the agents that use it."""
     from memwarm_cli.agents import resolve_agents
-    from memwarm_cli.backends.settings import resolve_agent_backend
+    from memwarm_cli.backends.agent_backend import resolve_agent_backend
 
     loaded, pos = scope.loaded, scope.pos
     index_of = {id(e): i for i, e in scope.entries}
@@ -242,7 +242,7 @@ def _agent_findings(scope: _Scope, out: _Collector, find_executable: FindExecuta
 
 def _spelling_findings(scope: _Scope, out: _Collector, users_by_key: dict[str, list[str]]) -> None:
     """The `memorySearch.backend` / `memorySearch.qmd` spelling, wherever it stands."""
-    from memwarm_cli.backends.settings import UPSTREAM_SPELLING_WARNING
+    from memwarm_cli.backends.backend_choice import UPSTREAM_SPELLING_WARNING
 
     agents_cfg = scope.data.get("agents")
     defaults = agents_cfg.get("defaults") if isinstance(agents_cfg, dict) else None

@@ -21,7 +21,7 @@ def _source_data(loaded: LoadedConfig) -> dict[str, Any]:
 
 def path_data(loaded: LoadedConfig) -> dict[str, Any]:
     """Which config file and why, the state dir, and each agent's workspace and qmd index path."""
-    from memwarm_cli.backends.settings import resolve_agent_backend
+    from memwarm_cli.backends.agent_backend import resolve_agent_backend
     from memwarm_cli.config.paths import resolve_state_dir_choice
 
     state = resolve_state_dir_choice(loaded.env)
@@ -50,7 +50,7 @@ def path_data(loaded: LoadedConfig) -> dict[str, Any]:
 
 
 def _agent_show(loaded: LoadedConfig, agent: Agent, host_zone: str | None) -> dict[str, Any]:
-    from memwarm_cli.backends.settings import resolve_agent_backend
+    from memwarm_cli.backends.agent_backend import resolve_agent_backend
     from memwarm_cli.startup.prelude_settings import (
         host_timezone_name,
         jsonable,

@@ -8,7 +8,7 @@ from pathlib import Path
 from memwarm_cli.backends import fingerprint as fp
 from memwarm_cli.backends import process, qmdcli
 from memwarm_cli.backends.locks import FileLock
-from memwarm_cli.backends.settings import CollectionSpec
+from memwarm_cli.backends.qmd_collections import CollectionSpec
 
 LIST_TEXT = """Collections (2):
 

@@ -7,15 +7,11 @@ from typing import Any
 
 import pytest
 
-from memwarm_cli.backends.settings import (
-    agent_qmd_paths,
-    ensure_unique_name,
-    qmd_child_env,
-    resolve_agent_backend,
-    resolve_backend_choice,
-    sanitize_collection_name,
-    split_command,
-)
+from memwarm_cli.backends.agent_backend import resolve_agent_backend
+from memwarm_cli.backends.backend_choice import resolve_backend_choice
+from memwarm_cli.backends.qmd_collections import ensure_unique_name, sanitize_collection_name
+from memwarm_cli.backends.qmd_paths import agent_qmd_paths, qmd_child_env
+from memwarm_cli.backends.qmd_settings import split_command
 from memwarm_cli.durations import parse_duration_ms
 
 STATE = Path("/state")

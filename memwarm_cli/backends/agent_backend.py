@@ -1,0 +1,64 @@
+"""The memory backend picture of one agent: memory search (§3), backend choice, qmd settings (§4) and the
+per-agent qmd paths (§5.1), resolved together for `init-backends`, `config show` and `config check`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from memwarm_cli.backends.backend_choice import BackendChoice, resolve_backend_choice
+from memwarm_cli.backends.memory_search import MemorySearchSettings, resolve_memory_search
+from memwarm_cli.backends.qmd_paths import AgentQmdPaths, agent_qmd_paths
+from memwarm_cli.backends.qmd_settings import QmdSettings, resolve_qmd_settings
+
+
+@dataclass(frozen=True)
+class AgentBackendSettings:
+    """The memory backend picture of one agent, as `init-backends` and `config show` need it.
+
+    `memory_search` is None when memory search is disabled; `qmd` is None unless the backend is qmd and
+    memory search is enabled. `paths` is always filled in (where the qmd index would live).
+    """
+
+    agent_id: str
+    workspace: Path
+    memory_search: MemorySearchSettings | None
+    choice: BackendChoice
+    qmd: QmdSettings | None
+    paths: AgentQmdPaths
+
+    @property
+    def skip_reason(self) -> str | None:
+        """Why init-backends leaves this agent alone, or None when it is a qmd agent to prepare."""
+        if self.memory_search is None:
+            return "memory search disabled"
+        if self.qmd is None:
+            return "builtin"
+        return None
+
+
+def resolve_agent_backend(
+    cfg: Mapping[str, Any],
+    agent_id: str,
+    entry: Mapping[str, Any] | None,
+    workspace: Path,
+    state_dir: Path,
+    env: Mapping[str, str],
+) -> AgentBackendSettings:
+    """§3 + §4 + §5.1 for one agent (`entry` is its agents.list object, None when it has none)."""
+    memory_search = resolve_memory_search(cfg, agent_id, entry, state_dir, env)
+    choice = resolve_backend_choice(cfg, entry)
+    qmd: QmdSettings | None = None
+    if memory_search is not None and choice.backend == "qmd":
+        qmd = resolve_qmd_settings(choice, agent_id, workspace, memory_search.extra_paths, env)
+    return AgentBackendSettings(
+        agent_id=agent_id,
+        workspace=workspace,
+        memory_search=memory_search,
+        choice=choice,
+        qmd=qmd,
+        paths=agent_qmd_paths(state_dir, agent_id),
+    )

@@ -1,0 +1,148 @@
+"""The agent's memory search settings, resolved like OpenClaw's `resolveMemorySearchConfig`
+(memory-backends.md §3).
+
+A pure function of the parsed config, the agent's id and list entry, the state dir and an environment
+mapping. JS semantics are kept where they matter: `a ?? b` lets only null/undefined (None/missing) fall
+through, numbers are finite non-boolean int/float values, strings are trimmed with JS whitespace rules.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from memwarm_cli.config import resolve_user_path
+from memwarm_cli.config.lookup import as_object, coalesce, lookup
+from memwarm_cli.jsstring import js_is_finite_number, js_trimmed_string, js_truthy
+
+
+def _clamp(value: float, low: float, high: float) -> float:
+    return max(low, min(high, value))
+
+
+@dataclass(frozen=True)
+class MemorySearchSettings:
+    """The agent's resolved `memorySearch` (defaults merged with the agents.list entry's overrides)."""
+
+    enabled: bool
+    sources: tuple[str, ...]
+    extra_paths: tuple[str, ...]  # raw trimmed strings; resolved per backend
+    provider: str
+    fallback: str
+    model: str
+    store_path: Path
+    chunk_tokens: int
+    chunk_overlap: int
+    max_results: int
+    min_score: float
+    session_memory: bool
+
+
+_PROVIDER_DEFAULT_MODELS = {
+    "openai": "text-embedding-3-small",
+    "gemini": "gemini-embedding-001",
+    "voyage": "voyage-4-large",
+    "mistral": "mistral-embed",
+}
+
+
+def _memory_search_blocks(cfg: Mapping[str, Any], entry: Mapping[str, Any] | None) -> tuple[Any, Any]:
+    defaults = lookup(cfg, "agents", "defaults", "memorySearch")
+    overrides = lookup(entry, "memorySearch") if entry is not None else None
+    return as_object(defaults), as_object(overrides)
+
+
+def memory_search_enabled(cfg: Mapping[str, Any], entry: Mapping[str, Any] | None) -> bool:
+    """`enabled = overrides.enabled ?? defaults.enabled ?? true` (JS truthiness of the result)."""
+    defaults, overrides = _memory_search_blocks(cfg, entry)
+    return js_truthy(coalesce(overrides.get("enabled"), defaults.get("enabled"), True))
+
+
+def merged_extra_paths(cfg: Mapping[str, Any], entry: Mapping[str, Any] | None) -> tuple[str, ...]:
+    """`[...defaults.extraPaths, ...overrides.extraPaths]`, trimmed, empties dropped, first kept."""
+    defaults, overrides = _memory_search_blocks(cfg, entry)
+    seen: list[str] = []
+    for block in (defaults, overrides):
+        raw = block.get("extraPaths")
+        if not isinstance(raw, list):
+            continue
+        for item in raw:
+            text = js_trimmed_string(item)
+            if text is not None and text not in seen:
+                seen.append(text)
+    return tuple(seen)
+
+
+def resolve_memory_search(
+    cfg: Mapping[str, Any],
+    agent_id: str,
+    entry: Mapping[str, Any] | None,
+    state_dir: Path,
+    env: Mapping[str, str],
+) -> MemorySearchSettings | None:
+    """`resolveMemorySearchConfig(cfg, agentId)`: None iff memory search is disabled for the agent.
+
+    `entry` is the agent's `agents.list[]` object (None when the agent has no entry); `env` is used for
+    `~` expansion of `store.path`.
+    """
+    if not memory_search_enabled(cfg, entry):
+        return None
+    defaults, overrides = _memory_search_blocks(cfg, entry)
+
+    def pick(*keys: str) -> Any:
+        return coalesce(lookup(overrides, *keys), lookup(defaults, *keys))
+
+    session_memory = js_truthy(pick("experimental", "sessionMemory"))
+    raw_sources = pick("sources")
+    sources: list[str] = []
+    if isinstance(raw_sources, list):
+        for source in raw_sources:
+            keep = source == "memory" or (source == "sessions" and session_memory)
+            if keep and source not in sources:
+                sources.append(source)
+    if not sources:
+        sources = ["memory"]
+
+    provider_raw = pick("provider")
+    provider = provider_raw if isinstance(provider_raw, str) and provider_raw else "auto"
+    fallback_raw = pick("fallback")
+    fallback = fallback_raw if isinstance(fallback_raw, str) and fallback_raw else "none"
+    model_raw = pick("model")
+    model = model_raw if isinstance(model_raw, str) and model_raw else ""
+    model = model or _PROVIDER_DEFAULT_MODELS.get(provider, "")
+
+    store_raw = pick("store", "path")
+    store_path: Path | None = None
+    if isinstance(store_raw, str):
+        store_path = resolve_user_path(store_raw.replace("{agentId}", agent_id), env)
+    if store_path is None:
+        store_path = state_dir / "memory" / f"{agent_id}.sqlite"
+
+    tokens_raw = pick("chunking", "tokens")
+    tokens = max(1, math.floor(tokens_raw)) if js_is_finite_number(tokens_raw) else 400
+    overlap_raw = pick("chunking", "overlap")
+    overlap = math.floor(overlap_raw) if js_is_finite_number(overlap_raw) else 80
+    overlap = int(_clamp(overlap, 0, max(0, tokens - 1)))
+
+    max_results_raw = pick("query", "maxResults")
+    max_results = math.floor(max_results_raw) if js_is_finite_number(max_results_raw) else 6
+    min_score_raw = pick("query", "minScore")
+    min_score = _clamp(float(min_score_raw), 0.0, 1.0) if js_is_finite_number(min_score_raw) else 0.35
+
+    return MemorySearchSettings(
+        enabled=True,
+        sources=tuple(sources),
+        extra_paths=merged_extra_paths(cfg, entry),
+        provider=provider,
+        fallback=fallback,
+        model=model,
+        store_path=store_path,
+        chunk_tokens=tokens,
+        chunk_overlap=overlap,
+        max_results=max_results,
+        min_score=min_score,
+        session_memory=session_memory,
+    )
