@@ -24,7 +24,7 @@ def path_command(ctx: typer.Context, json_output: JsonFlag = False) -> None:
     """Which config file is used and why, the state dir, each agent's workspace and qmd index path."""
     from memwarm_cli.cli.output import json_text, write_stdout
     from memwarm_cli.config import load_config
-    from memwarm_cli.config.report import path_data
+    from memwarm_cli.configview.path_view import path_data
 
     # Everything is computed before the first byte is written: an error exit leaves stdout empty (the
     # error line on stderr names the file and why it was chosen).
@@ -65,7 +65,7 @@ def check_command(
     file cannot be read or parsed.
     """
     from memwarm_cli.cli.output import json_text, note, write_stdout
-    from memwarm_cli.config.check import check_config
+    from memwarm_cli.configview.check import check_config
     from memwarm_cli.exitcodes import ExitCode
 
     report = check_config(global_options(ctx).config_path)
@@ -118,7 +118,7 @@ def show_command(
     """The effective, resolved settings per agent: workspace, time zone, startup limits, memory, qmd."""
     from memwarm_cli.cli.output import write_stdout
     from memwarm_cli.config import load_config
-    from memwarm_cli.config.report import show_data
+    from memwarm_cli.configview.show_view import show_data
     from memwarm_cli.errors import UsageError
 
     fmt = "yaml" if output_format is None else output_format.strip().lower()
@@ -146,6 +146,6 @@ def render(data: dict[str, Any], fmt: str) -> str:
         )
     import tomli_w
 
-    from memwarm_cli.config.report import drop_nulls
+    from memwarm_cli.configview.show_view import drop_nulls
 
     return tomli_w.dumps(drop_nulls(data))

@@ -12,7 +12,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memwarm_cli.config.report import drop_nulls
+from memwarm_cli.configview.show_view import drop_nulls
 from tests.conftest import RunCli
 
 CONFIG = """// two agents, qmd

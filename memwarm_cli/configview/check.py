@@ -307,7 +307,7 @@ def check_config(
     find_executable: FindExecutable = resolve_executable,
 ) -> CheckReport:
     """Check a config. Raises ConfigError only when the top-level file cannot be read or parsed."""
-    from memwarm_cli.config.schema import check_schema
+    from memwarm_cli.configview.schema import check_schema
 
     include_errors: list[IncludeError] = []
     try:

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memwarm_cli.backends.process import resolve_executable
-from memwarm_cli.config.check import CheckReport, Finding, check_config
+from memwarm_cli.configview.check import CheckReport, Finding, check_config
 from memwarm_cli.errors import ConfigError
 
 

@@ -1,63 +1,25 @@
-"""The data `config path` and `config show` print: plain JSON-ready dicts, no formatting here."""
+"""The data `config show` prints: the effective settings per agent. Plain JSON-ready dicts, no
+formatting here.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from memwarm_cli.agents import Agent, resolve_agents, select_agent
+from memwarm_cli.backends.agent_backend import resolve_agent_backend
 from memwarm_cli.config.loader import LoadedConfig
 from memwarm_cli.config.paths import is_directory
-
-
-def _source_data(loaded: LoadedConfig) -> dict[str, Any]:
-    source = loaded.source
-    return {
-        "path": str(source.path),
-        "reason": source.reason,
-        "exists": source.exists,
-        "explicit": source.explicit,
-    }
-
-
-def path_data(loaded: LoadedConfig) -> dict[str, Any]:
-    """Which config file and why, the state dir, and each agent's workspace and qmd index path."""
-    from memwarm_cli.backends.agent_backend import resolve_agent_backend
-    from memwarm_cli.config.paths import resolve_state_dir_choice
-
-    state = resolve_state_dir_choice(loaded.env)
-    agents = []
-    for agent in resolve_agents(loaded.data, loaded.env):
-        settings = resolve_agent_backend(
-            loaded.data, agent.id, agent.entry, agent.workspace, loaded.state_dir, loaded.env
-        )
-        disabled = settings.memory_search is None
-        agents.append(
-            {
-                "id": agent.id,
-                "default": agent.is_default,
-                "workspace": str(agent.workspace),
-                "workspaceExists": is_directory(agent.workspace),
-                # As init-backends decides: memory search off, else the backend in use.
-                "backend": f"none ({settings.skip_reason})" if disabled else settings.choice.backend,
-                "qmdIndex": str(settings.paths.index_path),
-            }
-        )
-    return {
-        "config": _source_data(loaded),
-        "stateDir": {"path": str(loaded.state_dir), "reason": state.reason},
-        "agents": agents,
-    }
+from memwarm_cli.configview.path_view import source_data
+from memwarm_cli.startup.prelude_settings import (
+    host_timezone_name,
+    jsonable,
+    resolve_startup_settings,
+    should_apply_startup_context,
+)
 
 
 def _agent_show(loaded: LoadedConfig, agent: Agent, host_zone: str | None) -> dict[str, Any]:
-    from memwarm_cli.backends.agent_backend import resolve_agent_backend
-    from memwarm_cli.startup.prelude_settings import (
-        host_timezone_name,
-        jsonable,
-        resolve_startup_settings,
-        should_apply_startup_context,
-    )
-
     data = loaded.data
     startup = resolve_startup_settings(
         data, host_zone if host_zone is not None else host_timezone_name(loaded.env)
@@ -141,7 +103,7 @@ def show_data(
     else:
         agents = resolve_agents(loaded.data, loaded.env)
     return {
-        "config": _source_data(loaded),
+        "config": source_data(loaded),
         "stateDir": str(loaded.state_dir),
         "agents": [_agent_show(loaded, agent, host_zone) for agent in agents],
     }
