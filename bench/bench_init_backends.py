@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import MEMWARM, REPO_ROOT, WORK_DIR, compile_package, median
+from memwarm_cli.backends import qmd_commands
 
 AGENTS = 8
 NOTES = 200
@@ -129,7 +130,8 @@ def cold_commands(state: Path) -> tuple[list[AgentCommands], int]:
     agents = []
     for plan, agent in zip(planned["agents"], ran["agents"], strict=True):
         first = plan["planned"][0]
-        argvs = [[qmd, *c["argv"][1:]] for c in agent["commands"] if c["argv"][1:] != ["--version"]]
+        version = list(qmd_commands.version_args())
+        argvs = [[qmd, *c["argv"][1:]] for c in agent["commands"] if c["argv"][1:] != version]
         agents.append(AgentCommands(first["env"], first["cwd"], argvs))
     return agents, int(ran["concurrency"])
 

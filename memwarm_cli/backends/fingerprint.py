@@ -24,7 +24,6 @@ from typing import Any
 from memwarm_cli.backends.qmd_collections import CollectionSpec
 
 FINGERPRINT_NAME = "memwarm-fingerprint.json"
-VERSION_CACHE_NAME = "qmd-versions.json"
 FINGERPRINT_VERSION = 1
 EXCLUDED_DIRS = frozenset({"node_modules", ".git", ".cache", "vendor", "dist", "build"})
 
@@ -264,49 +263,6 @@ def embed_backoff_seconds(failures: int) -> float:
     if failures <= 0:
         return 0.0
     return float(min(3600, 60 * 2 ** (failures - 1)))
-
-
-def executable_identity(executable: str) -> str | None:
-    """A string that changes when the qmd behind `executable` is reinstalled or upgraded.
-
-    The real path of the executable with its size, mtime and inode, plus those of the `package.json`
-    one or two levels up (npm's `bin/qmd`, or tools/bin/qmd next to tools/package.json).
-    """
-    real = os.path.realpath(executable)
-    parts = []
-    for candidate in (
-        real,
-        os.path.join(os.path.dirname(real), "..", "package.json"),
-        os.path.join(os.path.dirname(real), "..", "..", "package.json"),
-    ):
-        try:
-            st = os.stat(candidate)
-        except OSError:
-            continue
-        parts.append(f"{os.path.normpath(candidate)}:{st.st_size}:{st.st_mtime_ns}:{st.st_ino}")
-    return "|".join(parts) if parts else None
-
-
-def read_version_cache(path: Path) -> dict[str, str]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    if not isinstance(data, dict):
-        return {}
-    return {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, str)}
-
-
-def store_version(path: Path, identity: str, version: str) -> None:
-    """Record one executable's version (best effort: a cache write failure only costs a later call)."""
-    entries = read_version_cache(path)
-    entries.pop(identity, None)
-    entries[identity] = version
-    # Keep the cache small: only the most recent few executables.
-    trimmed = dict(list(entries.items())[-16:])
-    with contextlib.suppress(OSError):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_json_atomically(path, trimmed)
 
 
 def now() -> float:

@@ -22,7 +22,7 @@ import typer
 from memwarm_cli.cli.context import global_options
 
 if TYPE_CHECKING:
-    from memwarm_cli.backends.init_run import AgentOutcome, Event, InitReport
+    from memwarm_cli.backends.init_report import AgentOutcome, Event, InitReport
     from memwarm_cli.backends.process import CancelToken
 
 
@@ -69,7 +69,8 @@ def init_backends_command(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only failures.")] = False,
 ) -> None:
     """Prepare each agent's qmd index where the gateway looks for it (collections, update, embed)."""
-    from memwarm_cli.backends.init_run import InitOptions, run_init_backends
+    from memwarm_cli.backends.init_report import InitOptions
+    from memwarm_cli.backends.init_run import run_init_backends
     from memwarm_cli.backends.process import CancelToken, timeout_ms_from_seconds
     from memwarm_cli.cli.output import warn, write_json
     from memwarm_cli.config import load_config
@@ -173,7 +174,7 @@ class _Renderer:
         self._print = _plain_line
 
     def handle(self, event: Event) -> None:
-        from memwarm_cli.backends.init_run import (
+        from memwarm_cli.backends.init_report import (
             AgentDoneEvent,
             AgentStartEvent,
             LogEvent,
@@ -236,7 +237,7 @@ class _Renderer:
         self._progress.update(self._task, description=text)
 
     def finish(self, report: InitReport) -> None:
-        from memwarm_cli.backends.init_run import summary_line
+        from memwarm_cli.backends.init_report import summary_line
 
         with self._lock:
             self._release(everything=True)

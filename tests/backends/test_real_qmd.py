@@ -425,3 +425,33 @@ def test_toolchain_runs_qmd_on_node_22_whatever_node_is_on_path() -> None:
     version = subprocess.run([str(qmd), "--version"], capture_output=True, text=True, env=env, check=False)
     assert version.returncode == 0, version.stderr
     assert version.stdout.startswith("qmd 2.8.3")
+
+
+def test_dry_run_plans_exactly_the_commands_a_cold_run_runs(tmp_path: Path) -> None:
+    """One list of steps: the plan's argv are the run's, in order, down to the probe's collections
+    (a collection whose directory is missing is not added, so it is not searched either)."""
+    require_real_qmd()
+    extra = tmp_path / "extra"
+    extra.mkdir()
+    (extra / "n.md").write_text("# N\nMarmot.\n", encoding="utf-8")
+    config = {
+        "memory": {"backend": "qmd"},
+        "agents": {"defaults": {"memorySearch": {"extraPaths": [str(extra), str(tmp_path / "gone")]}}},
+    }
+    scenario = make_scenario(tmp_path, {"main": {"MEMORY.md": "# M\nPelican.\n"}}, config)
+    scenario.path_dirs = [TOOLS_BIN]
+    planned, plan = scenario.run_json(["--dry-run", "--probe"])
+    assert planned.returncode == 0, planned.stderr
+    result, report = scenario.run_json(["--probe"])
+    assert result.returncode == 0, result.stderr
+    ran = [c["argv"] for c in report["agents"][0]["commands"]]
+    assert [c["argv"] for c in plan["agents"][0]["planned"]] == ran
+    search = ran[-1]
+    assert search[:2] == ["qmd", "search"] and "memory-dir-main" not in search and "custom-1-main" in search
+    actions = {c["name"]: c["action"] for c in plan["agents"][0]["collections"]}
+    assert actions == {
+        "memory-root-main": "add",
+        "memory-dir-main": "missing",
+        "custom-1-main": "add",
+        "custom-2-main": "missing",
+    }

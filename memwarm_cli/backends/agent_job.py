@@ -1,0 +1,187 @@
+"""One agent's pass through `init-backends`: what the steps (agent_steps.py) share and record.
+
+`RunContext` is shared by every agent of one run (config, options, cancellation, the event sink, the qmd
+versions); `AgentJob` holds one agent's state: the commands it ran, its collections, warnings, probe,
+first failure, fingerprint, and the outcome it ends with.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from memwarm_cli.backends import fingerprint as fp
+from memwarm_cli.backends.agent_backend import AgentBackendSettings
+from memwarm_cli.backends.init_report import (
+    AgentOutcome,
+    CollectionOutcome,
+    CommandRecord,
+    EventSink,
+    InitOptions,
+    LogEvent,
+    PlannedCommand,
+    ProbeOutcome,
+    Status,
+    StepEvent,
+)
+from memwarm_cli.backends.locks import FileLock
+from memwarm_cli.backends.process import CancelToken, CommandResult, run_command
+from memwarm_cli.backends.qmd_paths import qmd_child_env, qmd_env_overrides
+from memwarm_cli.backends.qmd_settings import QmdSettings
+from memwarm_cli.backends.version_cache import QmdVersions
+from memwarm_cli.config import LoadedConfig
+
+
+class AgentFailed(Exception):
+    """The agent cannot be prepared; `reason` is the log line's error."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class EmbedState:
+    vectors_current: bool
+    failures: int = 0
+    failed_at: float = 0.0
+    degraded: str | None = None
+
+
+class RunContext:
+    """State shared by the agent workers of one run."""
+
+    def __init__(
+        self, loaded: LoadedConfig, options: InitOptions, token: CancelToken, sink: EventSink
+    ) -> None:
+        self.loaded = loaded
+        self.options = options
+        self.token = token
+        self.sink = sink
+        self.versions = QmdVersions(loaded.state_dir, force=options.force, token=token)
+
+
+class AgentJob:
+    """One agent's state while the steps run (or are planned, with `--dry-run`)."""
+
+    def __init__(self, run: RunContext, settings: AgentBackendSettings, qmd: QmdSettings) -> None:
+        self.run = run
+        self.options = run.options
+        self.token = run.token
+        self.settings = settings
+        self.qmd = qmd
+        self.paths = settings.paths
+        self.workspace = settings.workspace
+        self.env = qmd_child_env(run.loaded.env, settings.paths)
+        self.fingerprint_path = self.paths.index_path.parent / fp.FINGERPRINT_NAME
+        self.started = time.monotonic()
+        # Recorded for the outcome:
+        self.commands: list[CommandRecord] = []
+        self.collections: list[CollectionOutcome] = []
+        self.warnings: list[str] = []
+        self.probe: ProbeOutcome | None = None
+        self.failure: str | None = None  # first non-fatal failure (a collection that could not be added)
+        # Set by the steps as they go:
+        self.lock: FileLock | None = None  # the agent lock, released when the pass ends
+        self.ended: AgentOutcome | None = None  # an outcome that ends the pass early ("busy")
+        self.version = ""
+        self.stored: fp.StoredFingerprint | None = None  # the fingerprint of the last run, if any
+        self.snapshot: fp.Snapshot | None = None
+        self.unchanged = False  # the fingerprint matched: nothing to index
+        self.embed = EmbedState(vectors_current=False)
+        self.embedded_unchanged = False  # an unchanged agent owed its vectors and got them
+
+    # -- running qmd ------------------------------------------------------------------------------------
+    def timeout(self, configured_ms: int) -> int:
+        return self.options.timeout_ms if self.options.timeout_ms is not None else configured_ms
+
+    def run_qmd(self, args: Sequence[str], timeout_ms: int) -> CommandResult:
+        result = run_command(
+            self.qmd.command, args, env=self.env, cwd=self.workspace, timeout_ms=timeout_ms, token=self.token
+        )
+        self.record(result)
+        return result
+
+    def record(self, result: CommandResult) -> None:
+        self.commands.append(
+            CommandRecord(
+                argv=result.argv,
+                exit_code=result.exit_code,
+                duration_ms=result.duration_ms,
+                timed_out=result.timed_out,
+                error=None if result.ok else result.error_message(),
+            )
+        )
+
+    def planned(self, args: Sequence[str], note: str | None = None) -> PlannedCommand:
+        """A command as `--dry-run` shows it; the env is only what memwarm adds to the inherited one."""
+        env = qmd_env_overrides(self.paths)
+        return PlannedCommand((self.qmd.command, *args), str(self.workspace), env, note)
+
+    # -- events -----------------------------------------------------------------------------------------
+    def step(self, step: str) -> None:
+        self.run.sink(StepEvent(self.settings.agent_id, step))
+
+    def warn(self, message: str) -> None:
+        self.warnings.append(message)
+        self.run.sink(LogEvent(message, self.settings.agent_id))
+
+    def log(self, message: str) -> None:
+        """A line for the log that is not a warning (not kept in the outcome's warnings)."""
+        self.run.sink(LogEvent(message, self.settings.agent_id))
+
+    def fail_later(self, reason: str) -> None:
+        """Warn, and fail the agent at the end unless an earlier failure is already recorded."""
+        self.warn(reason)
+        self.failure = self.failure or reason
+
+    # -- the outcome ------------------------------------------------------------------------------------
+    @property
+    def want_embed(self) -> bool:
+        if self.options.embed is not None:
+            return self.options.embed
+        return self.qmd.search_mode != "search"
+
+    @property
+    def probe_failed(self) -> bool:
+        """--probe ran a search that did not answer: the run is not a successful one."""
+        return self.probe is not None and not self.probe.answered
+
+    def end(self, status: Status, reason: str | None) -> None:
+        self.ended = self.outcome(status, reason)
+
+    def outcome(
+        self, status: Status, reason: str | None, planned: Sequence[PlannedCommand] = ()
+    ) -> AgentOutcome:
+        return AgentOutcome(
+            agent_id=self.settings.agent_id,
+            status=status,
+            reason=reason,
+            workspace=self.workspace,
+            index_path=self.paths.index_path,
+            backend="qmd",
+            backend_source=self.settings.choice.backend_source,
+            qmd_source=self.settings.choice.qmd_source,
+            search_mode=self.qmd.search_mode,
+            collections=tuple(self.collections),
+            commands=tuple(self.commands),
+            probe=self.probe,
+            planned=tuple(planned),
+            duration_ms=round((time.monotonic() - self.started) * 1000),
+            warnings=tuple(self.warnings),
+        )
+
+    def final(self) -> AgentOutcome:
+        """The outcome of a pass that ran every step: failed, degraded, or armed/fresh."""
+        if self.failure is not None:
+            return self.outcome("failed", self.failure)
+        if self.probe is not None and self.probe_failed:
+            return self.outcome("failed", f"qmd search probe failed: {self.probe.error}")
+        if self.embed.degraded is not None:
+            return self.outcome("degraded", self.embed.degraded)
+        success: Literal["armed", "fresh"] = (
+            "fresh" if self.unchanged and not self.embedded_unchanged else "armed"
+        )
+        return self.outcome(success, None)

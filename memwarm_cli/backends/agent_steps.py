@@ -1,0 +1,329 @@
+"""The per-agent steps of `init-backends`, in order, as one list that the run and `--dry-run` both walk.
+
+Each step says whether it applies, does its work (`run`) and describes the qmd commands it would run
+(`plan`), so a step added here is run and planned alike (memory-backends.md §2 Version B, §5.1-§5.5):
+
+1. the workspace must exist and the qmd command must start (`qmd binary unavailable (<cmd>): <error>`);
+2. per-agent dirs, the per-agent lock (held by another run: "busy"), the shared-models symlink;
+3. the qmd version; 4. the fingerprint: nothing changed and the index is there, so no qmd indexing;
+5. collections listed, added, rebound (collection_sync.py); 6. `qmd update` with the boot retry rule;
+7. `qmd embed` (one lock per state dir; a failure is "degraded", with a backoff);
+8. `--probe`: one `qmd search`; 9. the fingerprint is recorded.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import replace
+from typing import Protocol
+
+from memwarm_cli.backends import collection_sync, qmd_commands
+from memwarm_cli.backends import fingerprint as fp
+from memwarm_cli.backends import qmd_output as output
+from memwarm_cli.backends.agent_job import AgentFailed, AgentJob, EmbedState
+from memwarm_cli.backends.init_report import AgentOutcome, PlannedCommand, ProbeOutcome
+from memwarm_cli.backends.locks import FileLock, agent_lock_path, embed_lock_path
+from memwarm_cli.backends.process import probe_command, unavailable_error
+from memwarm_cli.backends.qmd_paths import shared_models_dir
+
+UPDATE_RETRY_DELAYS = (0.5, 1.0)
+
+
+class AgentStep(Protocol):
+    def wanted(self, job: AgentJob) -> bool: ...
+
+    def run(self, job: AgentJob) -> None:
+        """Do the step; raise AgentFailed to fail the agent, or `job.end(...)` to stop the pass early."""
+
+    def plan(self, job: AgentJob) -> list[PlannedCommand]:
+        """The qmd commands the step would run (`--dry-run`); it touches nothing."""
+
+
+class _Always:
+    def wanted(self, job: AgentJob) -> bool:
+        return True
+
+
+class CheckAvailability(_Always):
+    def run(self, job: AgentJob) -> None:
+        _require_workspace(job)
+        job.step("probing qmd")
+        error = probe_command(job.qmd.command, job.env, job.workspace, job.token)
+        if error is not None:
+            raise AgentFailed(f"qmd binary unavailable ({job.qmd.command}): {error}")
+
+    def plan(self, job: AgentJob) -> list[PlannedCommand]:
+        _require_workspace(job)
+        error = unavailable_error(job.qmd.command, job.env, job.workspace)  # what spawning would say
+        if error is not None:
+            raise AgentFailed(f"qmd binary unavailable ({job.qmd.command}): {error}")
+        return []
+
+
+def _require_workspace(job: AgentJob) -> None:
+    if not job.workspace.is_dir():
+        raise AgentFailed(f"qmd workspace unavailable ({job.workspace}): no such directory")
+
+
+class PrepareStateDirs(_Always):
+    """The per-agent qmd dirs and lock, and the shared-models symlink (all under the state dir)."""
+
+    def run(self, job: AgentJob) -> None:
+        for directory in (job.paths.qmd_config_dir, job.paths.index_path.parent):
+            directory.mkdir(parents=True, exist_ok=True)
+        lock = FileLock(agent_lock_path(job.paths.qmd_dir))
+        if not lock.try_acquire():
+            job.end("busy", f"another memwarm run holds {lock.path}")
+            return
+        job.lock = lock
+        self._link_models(job)
+
+    @staticmethod
+    def _link_models(job: AgentJob) -> None:
+        source = shared_models_dir(job.run.loaded.env)
+        target = job.paths.models_dir
+        if not source.is_dir() or os.path.lexists(target):
+            return
+        try:
+            target.symlink_to(source, target_is_directory=True)
+        except OSError as exc:
+            job.warn(f"failed to symlink qmd models directory: {exc}")
+
+    def plan(self, job: AgentJob) -> list[PlannedCommand]:
+        return []
+
+
+class LookUpVersion(_Always):
+    def run(self, job: AgentJob) -> None:
+        timeout = job.timeout(job.qmd.update.command_timeout_ms)
+        job.version, result = job.run.versions.lookup(job.qmd.command, job.env, job.workspace, timeout)
+        if result is not None:
+            job.record(result)
+
+    def plan(self, job: AgentJob) -> list[PlannedCommand]:
+        return [job.planned(qmd_commands.version_args(), "skipped when this executable's version is cached")]
+
+
+class CompareFingerprint(_Always):
+    """Nothing changed since the last successful run and the index is there: no indexing this time."""
+
+    def run(self, job: AgentJob) -> None:
+        job.stored = stored = fp.read_fingerprint(job.fingerprint_path)
+        job.snapshot = snapshot = fp.take_snapshot(job.qmd.as_dict(), job.version, job.qmd.collections)
+        if stored is not None and not job.options.force and job.paths.index_path.is_file():
+            index_yml = fp.file_digest(job.paths.index_yml)
+            if stored.digest == snapshot.digest(index_yml):
+                job.unchanged = True
+                return
+        fp.remove_fingerprint(job.fingerprint_path)  # unfinished work leaves no fingerprint
+
+    def plan(self, job: AgentJob) -> list[PlannedCommand]:
+        return []  # the collection list's note says it: a dry run cannot know what will have changed
+
+
+class SyncCollections(_Always):
+    def run(self, job: AgentJob) -> None:
+        if job.unchanged:
+            collection_sync.list_unchanged(job)
+            return
+        recorded = set(job.stored.managed_collections) if job.stored else set()
+        collection_sync.ensure_collections(job, recorded)
+
+    def plan(self, job: AgentJob) -> list[PlannedCommand]:
+        return collection_sync.plan_collections(job)
+
+
+class UpdateIndex:
+    """`qmd update` with the boot retry rule, and upstream's one-shot repair of broken metadata."""
+
+    def wanted(self, job: AgentJob) -> bool:
+        return not job.unchanged
+
+    def run(self, job: AgentJob) -> None:
+        job.step("qmd update")
+        timeout = job.timeout(job.qmd.update.update_timeout_ms)
+        attempts = len(UPDATE_RETRY_DELAYS) + 1
+        repaired = False
+        attempt = 1
+        while True:
+            result = job.run_qmd(qmd_commands.update_args(), timeout)
+            if result.ok:
+                return
+            message = result.error_message()
+            repair = output.repairable_update_error(message)
+            if repair is not None and not repaired:
+                repaired = True
+                rebuild = "rebuilding managed collections and retrying once"
+                job.warn(f"qmd update failed with {repair} (boot); {rebuild}")
+                collection_sync.rebuild_collections(job)
+                continue
+            if attempt < attempts and output.is_retryable_update_error(message):
+                job.warn(f"qmd update retry {attempt}/{attempts - 1} after failure (boot): {message}")
+                job.token.sleep(UPDATE_RETRY_DELAYS[attempt - 1])
+                attempt += 1
+                continue
+            job.warn(f"qmd boot update failed: Error: {message}")
+            raise AgentFailed(f"qmd boot update failed: Error: {message}")
+
+    def plan(self, job: AgentJob) -> list[PlannedCommand]:
+        note = "retried after 500 ms and 1000 ms on a locked database or a timeout"
+        return [job.planned(qmd_commands.update_args(), note)]
+
+
+class Embed:
+    """`qmd embed`, one at a time per state dir; a failure degrades, never fails, and backs off."""
+
+    def wanted(self, job: AgentJob) -> bool:
+        if not job.want_embed:
+            return False
+        # An unchanged agent embeds only when its vectors are owed (the last embed failed).
+        return not job.unchanged or (job.stored is not None and not job.stored.vectors_current)
+
+    def run(self, job: AgentJob) -> None:
+        stored = job.stored
+        remaining = _backoff_remaining(job)
+        if remaining > 0 and stored is not None:
+            reason = f"vectors stale: the last qmd embed failed; next attempt in {remaining:.0f}s"
+            job.embed = EmbedState(False, stored.embed_failures, stored.embed_failed_at, reason)
+            return
+        if job.unchanged:
+            fp.remove_fingerprint(job.fingerprint_path)  # unfinished work leaves no fingerprint
+        job.embed = self._embed(job)
+        if job.unchanged:
+            # Recorded at once: the vectors are what this run owed; a later probe does not change that.
+            job.stored = record_fingerprint(job) or stored
+            job.embedded_unchanged = True
+
+    @staticmethod
+    def _embed(job: AgentJob) -> EmbedState:
+        job.step("waiting for the embed lock")
+        lock = FileLock(embed_lock_path(job.run.loaded.state_dir))
+        lock.acquire(job.token)
+        try:
+            job.step("qmd embed")
+            result = job.run_qmd(qmd_commands.embed_args(), job.timeout(job.qmd.update.embed_timeout_ms))
+        finally:
+            lock.release()
+        if result.ok:
+            return EmbedState(vectors_current=True)
+        stored = job.stored
+        failures = (stored.embed_failures if stored else 0) + 1
+        reason = f"qmd embed failed (boot): Error: {result.error_message()}"
+        job.warn(f"{reason}; backing off for {fp.embed_backoff_seconds(failures):.0f}s")
+        return EmbedState(False, failures, fp.now(), f"{reason} (searchable with BM25; vectors stale)")
+
+    def plan(self, job: AgentJob) -> list[PlannedCommand]:
+        return [job.planned(qmd_commands.embed_args(), "one at a time per state dir")]
+
+
+def _backoff_remaining(job: AgentJob) -> float:
+    """Seconds before another embed attempt after failures (0 with --force or an explicit --embed)."""
+    stored = job.stored
+    if stored is None or stored.embed_failures <= 0 or job.options.force or job.options.embed:
+        return 0.0
+    return fp.embed_backoff_seconds(stored.embed_failures) - (fp.now() - stored.embed_failed_at)
+
+
+class ProbeSearch:
+    def wanted(self, job: AgentJob) -> bool:
+        return job.options.probe
+
+    def run(self, job: AgentJob) -> None:
+        job.step("probe")
+        result = job.run_qmd(self._args(job), job.timeout(job.qmd.limits.timeout_ms))
+        hits: int | None = None
+        if result.ok:
+            try:
+                data = json.loads(result.stdout or "[]")
+                hits = len(data) if isinstance(data, list) else None
+            except ValueError:
+                hits = None
+        job.probe = ProbeOutcome(
+            answered=result.ok,
+            latency_ms=result.duration_ms,
+            hits=hits,
+            error=None if result.ok else result.error_message(),
+        )
+
+    def plan(self, job: AgentJob) -> list[PlannedCommand]:
+        return [job.planned(self._args(job))]
+
+    @staticmethod
+    def _args(job: AgentJob) -> tuple[str, ...]:
+        """Searched: the collections in the index, as the run found them or the plan expects them."""
+        return qmd_commands.search_args(job.options.probe_query, collection_sync.probe_collections(job))
+
+
+class RecordFingerprint(_Always):
+    def run(self, job: AgentJob) -> None:
+        if not job.unchanged:
+            record_fingerprint(job)
+        elif job.probe_failed and job.stored is not None:
+            # A run whose search fails is not a successful one: the next run must not report "fresh".
+            fp.write_fingerprint(job.fingerprint_path, replace(job.stored, digest=fp.UNSUCCESSFUL_DIGEST))
+
+    def plan(self, job: AgentJob) -> list[PlannedCommand]:
+        return []
+
+
+def record_fingerprint(job: AgentJob) -> fp.StoredFingerprint | None:
+    """Only a successful run leaves a fingerprint that can match. After a failed --probe one is
+    written that never matches, so the embed backoff it carries still holds on the next run.
+    Returns what was written (None: nothing, after a failure)."""
+    if job.failure is not None:
+        return None
+    job.token.check()
+    snapshot = job.snapshot
+    assert snapshot is not None  # CompareFingerprint ran
+    if job.probe_failed:
+        digest = fp.UNSUCCESSFUL_DIGEST
+    else:
+        digest = snapshot.digest(fp.file_digest(job.paths.index_yml))
+    stored = fp.StoredFingerprint(
+        digest=digest,
+        recorded_at=fp.now(),
+        vectors_current=job.embed.vectors_current,
+        embed_failures=job.embed.failures,
+        managed_collections=tuple(c.name for c in job.qmd.collections),
+        file_count=snapshot.file_count,
+        embed_failed_at=job.embed.failed_at,
+    )
+    fp.write_fingerprint(job.fingerprint_path, stored)
+    return stored
+
+
+AGENT_STEPS: tuple[AgentStep, ...] = (
+    CheckAvailability(),
+    PrepareStateDirs(),
+    LookUpVersion(),
+    CompareFingerprint(),
+    SyncCollections(),
+    UpdateIndex(),
+    Embed(),
+    ProbeSearch(),
+    RecordFingerprint(),
+)
+
+
+def run_steps(job: AgentJob) -> AgentOutcome:
+    """Every step that applies, in order, until one ends the pass; the agent lock is released at the end."""
+    try:
+        for step in AGENT_STEPS:
+            if step.wanted(job):
+                step.run(job)
+            if job.ended is not None:
+                return job.ended
+        return job.final()
+    finally:
+        if job.lock is not None:
+            job.lock.release()
+
+
+def plan_steps(job: AgentJob) -> AgentOutcome:
+    """`--dry-run`: what every step that applies would run, touching nothing."""
+    planned: list[PlannedCommand] = []
+    for step in AGENT_STEPS:
+        if step.wanted(job):
+            planned += step.plan(job)
+    return job.outcome("planned", None, planned)

@@ -1,0 +1,289 @@
+"""What `init-backends` exchanges with its caller: the run's options, its events, the outcome per agent
+and the report, plus OpenClaw's log-line wording for them.
+
+Events are sent from worker threads: sinks must be thread-safe.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from memwarm_cli.exitcodes import ExitCode
+
+Status = Literal["armed", "fresh", "degraded", "failed", "skipped", "busy", "planned"]
+STATUSES: tuple[Status, ...] = ("armed", "fresh", "degraded", "failed", "skipped", "busy", "planned")
+DEFAULT_PROBE_QUERY = "memory"
+
+
+@dataclass(frozen=True)
+class InitOptions:
+    agents: tuple[str, ...] = ()  # requested ids (normalized like the gateway); empty: every agent
+    dry_run: bool = False
+    force: bool = False
+    embed: bool | None = None  # None: embed when searchMode is not "search"
+    probe: bool = False
+    concurrency: int | None = None  # None: usable CPUs, at most the number of agents to prepare
+    timeout_ms: int | None = None  # overrides every qmd command timeout
+    probe_query: str = DEFAULT_PROBE_QUERY
+
+
+@dataclass(frozen=True)
+class CommandRecord:
+    argv: tuple[str, ...]
+    exit_code: int | None
+    duration_ms: int
+    timed_out: bool = False
+    error: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "argv": list(self.argv),
+            "exitCode": self.exit_code,
+            "durationMs": self.duration_ms,
+            "timedOut": self.timed_out,
+            "error": self.error,
+        }
+
+
+@dataclass(frozen=True)
+class CollectionOutcome:
+    name: str
+    path: str
+    pattern: str
+    kind: str
+    action: str  # kept, added, rebound, missing, conflict, failed; dry run: keep, add, rebind, missing
+    detail: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "path": self.path,
+            "pattern": self.pattern,
+            "kind": self.kind,
+            "action": self.action,
+            "detail": self.detail,
+        }
+
+
+@dataclass(frozen=True)
+class ProbeOutcome:
+    answered: bool
+    latency_ms: int
+    hits: int | None
+    error: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "answered": self.answered,
+            "latencyMs": self.latency_ms,
+            "hits": self.hits,
+            "error": self.error,
+        }
+
+
+@dataclass(frozen=True)
+class PlannedCommand:
+    argv: tuple[str, ...]
+    cwd: str
+    env: Mapping[str, str]  # only what memwarm sets on top of the inherited environment
+    note: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"argv": list(self.argv), "cwd": self.cwd, "env": dict(self.env), "note": self.note}
+
+
+@dataclass(frozen=True)
+class AgentOutcome:
+    agent_id: str
+    status: Status
+    reason: str | None
+    workspace: Path
+    index_path: Path
+    backend: str
+    backend_source: str
+    qmd_source: str
+    search_mode: str | None
+    collections: tuple[CollectionOutcome, ...] = ()
+    commands: tuple[CommandRecord, ...] = ()
+    probe: ProbeOutcome | None = None
+    planned: tuple[PlannedCommand, ...] = ()
+    duration_ms: int = 0
+    warnings: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "agentId": self.agent_id,
+            "status": self.status,
+            "reason": self.reason,
+            "workspace": str(self.workspace),
+            "indexPath": str(self.index_path),
+            "backend": self.backend,
+            "backendSource": self.backend_source,
+            "qmdSource": self.qmd_source,
+            "searchMode": self.search_mode,
+            "collections": [c.to_json() for c in self.collections],
+            "commands": [c.to_json() for c in self.commands],
+            "probe": self.probe.to_json() if self.probe else None,
+            "durationMs": self.duration_ms,
+            "warnings": list(self.warnings),
+        }
+        if self.planned:
+            data["planned"] = [p.to_json() for p in self.planned]
+        return data
+
+
+@dataclass(frozen=True)
+class InitReport:
+    agents: tuple[AgentOutcome, ...]
+    duration_ms: int
+    dry_run: bool
+    signum: int | None  # SIGINT/SIGTERM when the run was interrupted
+    config_path: str
+    state_dir: str
+    concurrency: int = 1
+
+    def counts(self) -> dict[str, int]:
+        counts: dict[str, int] = dict.fromkeys(STATUSES, 0)
+        for agent in self.agents:
+            counts[agent.status] += 1
+        return counts
+
+    @property
+    def exit_code(self) -> ExitCode:
+        """130/143 when interrupted; 1 any failed; 4 none failed but some degraded; else 0."""
+        import signal
+
+        if self.signum == signal.SIGINT:
+            return ExitCode.INTERRUPTED
+        if self.signum is not None:
+            return ExitCode.TERMINATED
+        counts = self.counts()
+        if counts["failed"]:
+            return ExitCode.FINDINGS
+        if counts["degraded"]:
+            return ExitCode.DEGRADED
+        return ExitCode.OK
+
+    def to_json(self) -> dict[str, Any]:
+        import signal
+
+        return {
+            "command": "init-backends",
+            "configPath": self.config_path,
+            "stateDir": self.state_dir,
+            "dryRun": self.dry_run,
+            "interrupted": signal.Signals(self.signum).name if self.signum is not None else None,
+            "exitCode": int(self.exit_code),
+            "durationMs": self.duration_ms,
+            "concurrency": self.concurrency,
+            "summary": self.counts(),
+            "agents": [a.to_json() for a in self.agents],
+        }
+
+
+# --------------------------------------------------------------------------------------------------------
+# Events
+
+
+@dataclass(frozen=True)
+class LogEvent:
+    """A line for the log: an agent's (shown as `[<id>] <message>`) or the run's (agent_id None)."""
+
+    message: str
+    agent_id: str | None = None
+
+
+@dataclass(frozen=True)
+class StepEvent:
+    agent_id: str
+    step: str  # "probing qmd", "collections", "qmd update", "waiting for the embed lock", "qmd embed", ...
+
+
+@dataclass(frozen=True)
+class RunStartEvent:
+    agents: int  # selected agents (skipped ones included)
+    agent_ids: tuple[str, ...]  # the selected agents, in config order
+    runnable: int  # agents with work to do (memory search on, backend qmd)
+    concurrency: int
+
+
+@dataclass(frozen=True)
+class AgentStartEvent:
+    agent_id: str
+
+
+@dataclass(frozen=True)
+class AgentDoneEvent:
+    outcome: AgentOutcome
+
+
+Event = LogEvent | StepEvent | RunStartEvent | AgentStartEvent | AgentDoneEvent
+EventSink = Callable[[Event], None]
+
+
+def ignore_events(_event: Event) -> None:
+    return None
+
+
+# --------------------------------------------------------------------------------------------------------
+# Wording
+
+
+def final_log_line(outcome: AgentOutcome) -> str:
+    """OpenClaw's start-up wording for one agent (`armed` / `failed`), with memwarm's extra states."""
+    agent = f'agent "{outcome.agent_id}"'
+    prefix = "qmd memory startup initialization"
+    if outcome.status in ("armed", "fresh", "degraded"):
+        notes = []
+        if outcome.status == "fresh":
+            notes.append("fresh: nothing changed since the last run")
+        elif outcome.status == "degraded":
+            notes.append(f"degraded: {outcome.reason}")
+        if outcome.probe is not None:
+            notes.append(probe_note(outcome.probe))
+        return f"{prefix} armed for {agent}" + (f" ({'; '.join(notes)})" if notes else "")
+    if outcome.status == "failed":
+        return f"{prefix} failed for {agent}: {outcome.reason or 'unknown error'}"
+    if outcome.status == "busy":
+        return f"{prefix} skipped for {agent}: busy ({outcome.reason})"
+    if outcome.status == "planned":
+        return f"{prefix} planned for {agent} (dry run)"
+    return f"{prefix} skipped for {agent}: {outcome.reason}"
+
+
+def probe_note(probe: ProbeOutcome) -> str:
+    """`probe: answered in 85 ms, a match`: what `--probe` found, for the human log line.
+
+    Only answered probes get here (an unanswered one fails the agent); the search asks for one result.
+    """
+    found = "" if probe.hits is None else (", a match" if probe.hits else ", no match")
+    return f"probe: answered in {probe.latency_ms} ms{found}"
+
+
+def summary_line(report: InitReport) -> str:
+    counts = report.counts()
+    parts = []
+    for status in STATUSES:
+        if counts[status]:
+            ids = ", ".join(f'"{a.agent_id}"' for a in report.agents if a.status == status)
+            parts.append(f"{counts[status]} {status} ({ids})")
+    total = len(report.agents)
+    noun = "agent" if total == 1 else "agents"
+    body = "; ".join(parts) if parts else "nothing to do"
+    tail = ""
+    if report.signum is not None:
+        import signal
+
+        tail = f"; interrupted by {signal.Signals(report.signum).name}"
+    return f"init-backends: {total} {noun} in {report.duration_ms / 1000:.2f}s: {body}{tail}"
+
+
+def describe_os_error(exc: OSError) -> str:
+    """`cannot prepare <path>: Not a directory`, not Python's `NotADirectoryError: [Errno 20] ...`."""
+    if exc.strerror is None:
+        return str(exc)
+    paths = " -> ".join(str(p) for p in (exc.filename, exc.filename2) if p is not None)
+    return f"cannot prepare {paths}: {exc.strerror}" if paths else exc.strerror

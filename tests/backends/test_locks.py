@@ -1,0 +1,17 @@
+"""File locks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memwarm_cli.backends.locks import FileLock
+
+
+def test_file_lock_excludes_a_second_holder(tmp_path: Path) -> None:
+    path = tmp_path / "x" / "lock"
+    first, second = FileLock(path), FileLock(path)
+    assert first.try_acquire()
+    assert not second.try_acquire()
+    first.release()
+    assert second.try_acquire()
+    second.release()
