@@ -1,18 +1,17 @@
 """What memwarm reads from qmd 2.8.3: `collection list` text, `index.yml`, and its error messages.
 
-qmd 2.8.3 ignores `collection list --json` and prints text blocks (`<name> (qmd://<name>/)` then indented
-`Pattern:` / `Files:` / `Updated:` lines) without the path; the path and pattern of each collection are in
+qmd 2.8.3 ignores `collection list --json` (checked against the pinned qmd: its `collectionList` takes no
+options) and prints text blocks (`<name> (qmd://<name>/)` then indented `Pattern:` / `Files:` /
+`Updated:` lines) without the path; the path and pattern of each collection are in
 `$QMD_CONFIG_DIR/index.yml` (`collections: {name: {path, pattern}}`). Both are read; a collection whose
 path cannot be learnt is never rebound (the destructive-rebind bug of upstream #36870).
 """
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 _LIST_HEADER = re.compile(r"^\s*([a-z0-9._-]+)\s+\(qmd://[^)]+\)\s*$", re.IGNORECASE)
 _LIST_FIELD = re.compile(r"^\s*(pattern|mask|path)\s*:\s*(.*?)\s*$", re.IGNORECASE)
@@ -29,15 +28,7 @@ class ListedCollection:
 
 
 def parse_collection_list(text: str) -> dict[str, ListedCollection]:
-    """Parse `qmd collection list [--json]` output: a JSON array (names or objects) or qmd's text blocks."""
-    stripped = text.strip()
-    if stripped.startswith("["):
-        try:
-            data = json.loads(stripped)
-        except ValueError:
-            data = None
-        if isinstance(data, list):
-            return _from_json(data)
+    """Parse `qmd collection list` output: qmd's text blocks, a header line then indented fields."""
     found: dict[str, dict[str, str | None]] = {}
     current: dict[str, str | None] | None = None
     for line in text.splitlines():
@@ -54,22 +45,6 @@ def parse_collection_list(text: str) -> dict[str, ListedCollection]:
         name: ListedCollection(name=name, path=entry["path"], pattern=entry["pattern"])
         for name, entry in found.items()
     }
-
-
-def _from_json(data: list[Any]) -> dict[str, ListedCollection]:
-    result: dict[str, ListedCollection] = {}
-    for item in data:
-        if isinstance(item, str):
-            result[item] = ListedCollection(name=item, path=None, pattern=None)
-        elif isinstance(item, dict) and isinstance(item.get("name"), str):
-            pattern = item.get("pattern", item.get("mask"))
-            path = item.get("path")
-            result[item["name"]] = ListedCollection(
-                name=item["name"],
-                path=path if isinstance(path, str) else None,
-                pattern=pattern if isinstance(pattern, str) else None,
-            )
-    return result
 
 
 def read_index_yml(path: Path) -> dict[str, ListedCollection]:

@@ -28,14 +28,11 @@ Use 'qmd update' to re-index it, or remove it first with 'qmd collection remove 
 """
 
 
-def test_collection_list_text_and_json() -> None:
+def test_collection_list_text() -> None:
     listed = qmd_output.parse_collection_list(LIST_TEXT)
     assert set(listed) == {"memory-dir-main", "memory-root-main"}
     assert listed["memory-dir-main"].pattern == "**/*.md"
     assert listed["memory-dir-main"].path is None
-    as_json = qmd_output.parse_collection_list('[{"name": "a", "path": "/x", "mask": "*.md"}, "b"]')
-    assert as_json["a"] == qmd_output.ListedCollection("a", "/x", "*.md")
-    assert as_json["b"].path is None
 
 
 def test_index_yml_fills_in_paths(tmp_path: Path) -> None:

@@ -455,3 +455,18 @@ def test_dry_run_plans_exactly_the_commands_a_cold_run_runs(tmp_path: Path) -> N
         "custom-1-main": "add",
         "custom-2-main": "missing",
     }
+
+
+def test_collection_list_prints_text_even_with_json(
+    two_agents: tuple[Scenario, CliResult, dict[str, Any]],
+) -> None:
+    """qmd 2.8.3 ignores `--json` here: memwarm parses only the text blocks (and reads index.yml)."""
+    from memwarm_cli.backends import qmd_commands
+    from memwarm_cli.backends.qmd_output import parse_collection_list
+
+    scenario, _, _ = two_agents
+    listing = scenario.qmd("main", *qmd_commands.collection_list_args())
+    assert listing.returncode == 0, listing.stderr
+    assert "--json" in qmd_commands.collection_list_args()
+    assert not listing.stdout.lstrip().startswith(("[", "{"))
+    assert set(parse_collection_list(listing.stdout)) >= {"memory-root-main", "memory-dir-main"}
