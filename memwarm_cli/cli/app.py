@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from memwarm_cli import __version__
-from memwarm_cli.cli.context import GlobalOptions
+from memwarm_cli.cli.global_options import GlobalOptions
 
 app = typer.Typer(
     name="memwarm",

@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 import typer
 
-from memwarm_cli.cli.context import global_options
+from memwarm_cli.cli.global_options import global_options
 
 config_app = typer.Typer(
     name="config",

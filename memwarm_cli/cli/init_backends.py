@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from memwarm_cli.cli.context import global_options
+from memwarm_cli.cli.global_options import global_options
 
 if TYPE_CHECKING:
     from memwarm_cli.backends.init_report import AgentOutcome, Event, InitReport

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from memwarm_cli.cli.context import global_options
+from memwarm_cli.cli.global_options import global_options
 from memwarm_cli.cli.options import AgentOption, AtOption, WorkspaceOption
 
 if TYPE_CHECKING:
