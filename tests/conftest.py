@@ -1,4 +1,6 @@
-"""Shared fixtures: run the installed `memwarm` CLI as a real process in an isolated environment."""
+"""Shared test helpers and fixtures: run the installed `memwarm` CLI as a real process in an isolated
+environment, an isolated home, memory notes, and line/column offsets.
+"""
 
 from __future__ import annotations
 
@@ -68,6 +70,23 @@ def run_memwarm(
         stderr=proc.stderr.decode("utf-8", "replace"),
         stdout_bytes=proc.stdout,
     )
+
+
+def write_memory_note(
+    workspace: Path, name: str, data: str | bytes = "note", mtime: float | None = None
+) -> Path:
+    """`<workspace>/memory/<name>` with `data` (text as UTF-8), its mtime set when given."""
+    path = workspace / "memory" / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data.encode() if isinstance(data, str) else data)
+    if mtime is not None:
+        os.utime(path, (mtime, mtime))
+    return path
+
+
+def offset_of(text: str, line: int, column: int) -> int:
+    """The string offset of a 1-based line and column, lines split at `\n` only (as the parsers count)."""
+    return sum(len(row) + 1 for row in text.split("\n")[: line - 1]) + column - 1
 
 
 @pytest.fixture

@@ -91,10 +91,8 @@ def test_find_entry() -> None:
 
 
 @pytest.fixture
-def env(tmp_path: Path) -> dict[str, str]:
-    home = tmp_path / "home"
-    home.mkdir()
-    return {"HOME": str(home)}
+def env(home_dir: Path) -> dict[str, str]:
+    return {"HOME": str(home_dir)}
 
 
 def test_workspaces_default(env: dict[str, str]) -> None:

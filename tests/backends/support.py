@@ -12,9 +12,23 @@ from typing import Any
 
 import pytest
 
+from memwarm_cli.backends.agent_backend import AgentBackendSettings, resolve_agent_backend
 from tests.conftest import TOOLS_BIN, CliResult, isolated_env, run_memwarm
 
 REAL_QMD = TOOLS_BIN / "qmd"
+
+# For the settings tests: an agent's backend resolved from a config dict, with fixed state dir and HOME.
+STATE = Path("/state")
+WS = Path("/ws/main")
+ENV = {"HOME": "/home/u"}
+
+
+def resolve(cfg: dict[str, Any], agent_id: str = "main", entry: dict[str, Any] | None = None) -> Any:
+    """The agent's backend settings (typed Any, so tests reach into optional parts without narrowing)."""
+    settings: AgentBackendSettings = resolve_agent_backend(cfg, agent_id, entry, WS, STATE, ENV)
+    return settings
+
+
 SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
 
 

@@ -17,7 +17,7 @@ import pytest
 from memwarm_cli.cli.scan import PLAIN_COLUMNS
 from memwarm_cli.startup import plan as plan_module
 from memwarm_cli.startup.plan import STATUS_DESCRIPTIONS, Status, build_plan
-from tests.conftest import MEMWARM, RunCli, isolated_env
+from tests.conftest import MEMWARM, RunCli, isolated_env, write_memory_note
 
 AT = "2026-04-11T18:00:00Z"
 AT_MS = 1775930400000
@@ -40,41 +40,32 @@ def statuses(report: dict[str, Any]) -> dict[str, str]:
     return {f["path"]: f["status"] for f in report["files"]}
 
 
-def mem(ws: Path, name: str, data: str | bytes = "note", mtime: float | None = None) -> Path:
-    path = ws / "memory" / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(data.encode() if isinstance(data, str) else data)
-    if mtime is not None:
-        os.utime(path, (mtime, mtime))
-    return path
-
-
 Builder = Callable[[Path, Path], dict[str, Any]]
 
 
 def _included(ws: Path, out: Path) -> dict[str, Any]:
-    mem(ws, "2026-04-11.md", "hello")
+    write_memory_note(ws, "2026-04-11.md", "hello")
     return {}
 
 
 def _truncated(ws: Path, out: Path) -> dict[str, Any]:
-    mem(ws, "2026-04-11.md", "y" * 50)
+    write_memory_note(ws, "2026-04-11.md", "y" * 50)
     return {"maxFileChars": 10}
 
 
 def _shrunk(ws: Path, out: Path) -> dict[str, Any]:
-    mem(ws, "2026-04-11.md", "x" * 500)
+    write_memory_note(ws, "2026-04-11.md", "x" * 500)
     return {"maxFileChars": 500, "maxTotalChars": 180}
 
 
 def _budget(ws: Path, out: Path) -> dict[str, Any]:
-    mem(ws, "2026-04-11.md", "a" * 100)
-    mem(ws, "2026-04-10.md", "b" * 100)
+    write_memory_note(ws, "2026-04-11.md", "a" * 100)
+    write_memory_note(ws, "2026-04-10.md", "b" * 100)
     return {"maxTotalChars": 250}
 
 
 def _empty(ws: Path, out: Path) -> dict[str, Any]:
-    mem(ws, "2026-04-11.md", " \n\t\ufeff ")
+    write_memory_note(ws, "2026-04-11.md", " \n\t\ufeff ")
     return {}
 
 
@@ -84,7 +75,7 @@ def _missing(ws: Path, out: Path) -> dict[str, Any]:
 
 
 def _oversize(ws: Path, out: Path) -> dict[str, Any]:
-    mem(ws, "2026-04-11.md", "z" * 65)
+    write_memory_note(ws, "2026-04-11.md", "z" * 65)
     return {"maxFileBytes": 64}
 
 
@@ -97,7 +88,7 @@ def _symlink_escape(ws: Path, out: Path) -> dict[str, Any]:
 
 
 def _hardlink(ws: Path, out: Path) -> dict[str, Any]:
-    source = mem(ws, "2026-04-11.md", "linked")
+    source = write_memory_note(ws, "2026-04-11.md", "linked")
     os.link(source, ws / "copy.md")
     return {}
 
@@ -109,23 +100,23 @@ def _not_regular(ws: Path, out: Path) -> dict[str, Any]:
 
 def _slug_cap(ws: Path, out: Path) -> dict[str, Any]:
     for index in range(5):
-        mem(ws, f"2026-04-11-s{index}.md", f"slug {index}", mtime=1775900000 + index)
+        write_memory_note(ws, f"2026-04-11-s{index}.md", f"slug {index}", mtime=1775900000 + index)
     return {}
 
 
 def _slug_symlink(ws: Path, out: Path) -> dict[str, Any]:
-    real = mem(ws, "2026-04-11.md", "real")
+    real = write_memory_note(ws, "2026-04-11.md", "real")
     (ws / "memory" / "2026-04-11-alias.md").symlink_to(real)
     return {}
 
 
 def _outside_window(ws: Path, out: Path) -> dict[str, Any]:
-    mem(ws, "2026-04-01.md", "old")
+    write_memory_note(ws, "2026-04-01.md", "old")
     return {}
 
 
 def _name_mismatch(ws: Path, out: Path) -> dict[str, Any]:
-    mem(ws, "2026-4-11.md", "misnamed")
+    write_memory_note(ws, "2026-4-11.md", "misnamed")
     return {}
 
 
@@ -170,7 +161,7 @@ def test_status_vocabulary_is_covered() -> None:
 
 def test_vanished_between_listing_and_stat(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # A real deletion race: the file is listed, then removed just before its stat.
-    mem(tmp_path, "2026-04-11-gone.md", "soon gone")
+    write_memory_note(tmp_path, "2026-04-11-gone.md", "soon gone")
     real_stat = os.lstat
 
     def deleting_stat(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
@@ -197,7 +188,7 @@ def test_unreadable_reports_the_os_error(tmp_path: Path, monkeypatch: pytest.Mon
     # Permission errors cannot be produced as root (CI), so the open is made to fail as it would for a user.
     from memwarm_cli.startup import reading
 
-    mem(tmp_path, "2026-04-11.md", "private")
+    write_memory_note(tmp_path, "2026-04-11.md", "private")
     real_open = os.open
 
     def denied(path: Any, *args: Any, **kwargs: Any) -> int:
@@ -212,7 +203,7 @@ def test_unreadable_reports_the_os_error(tmp_path: Path, monkeypatch: pytest.Mon
 
 def test_json_summary_fields(run_cli: RunCli, tmp_path: Path) -> None:
     ws = tmp_path / "ws"
-    mem(ws, "2026-04-11.md", "hello world")
+    write_memory_note(ws, "2026-04-11.md", "hello world")
     config = make_config(
         tmp_path,
         {"agents": {"defaults": {"userTimezone": "Mars/Olympus", "startupContext": {"dailyMemoryDays": 99}}}},
@@ -246,7 +237,7 @@ def test_json_summary_fields(run_cli: RunCli, tmp_path: Path) -> None:
 
 def test_plain_output_is_tsv_with_summary_on_stderr(run_cli: RunCli, tmp_path: Path) -> None:
     ws = tmp_path / "ws"
-    mem(ws, "2026-04-11.md", "hello", mtime=AT_MS / 1000 - 3600)
+    write_memory_note(ws, "2026-04-11.md", "hello", mtime=AT_MS / 1000 - 3600)
     config = make_config(tmp_path, CHICAGO)
     result = run_cli(["--config", str(config), "scan", "--at", AT, "-w", str(ws)])
     lines = result.stdout.splitlines()
@@ -269,7 +260,7 @@ def test_plain_output_is_tsv_with_summary_on_stderr(run_cli: RunCli, tmp_path: P
 
 def test_hostile_names_are_escaped(run_cli: RunCli, tmp_path: Path) -> None:
     ws = tmp_path / "ws"
-    mem(ws, "2026-04-11-a\tb\nc\x1b[31mred\u202e.md", "hostile")
+    write_memory_note(ws, "2026-04-11-a\tb\nc\x1b[31mred\u202e.md", "hostile")
     config = make_config(tmp_path, CHICAGO)
     plain = run_cli(["--config", str(config), "scan", "--at", AT, "-w", str(ws)])
     assert "\x1b" not in plain.stdout and "\u202e" not in plain.stdout
@@ -282,8 +273,8 @@ def test_hostile_names_are_escaped(run_cli: RunCli, tmp_path: Path) -> None:
 
 def test_all_agents_gives_a_list(run_cli: RunCli, tmp_path: Path) -> None:
     one, two = tmp_path / "one", tmp_path / "two"
-    mem(one, "2026-04-11.md", "first")
-    mem(two, "2026-04-10.md", "second")
+    write_memory_note(one, "2026-04-11.md", "first")
+    write_memory_note(two, "2026-04-10.md", "second")
     cfg = {
         "agents": {
             "defaults": {"userTimezone": "America/Chicago"},
@@ -326,8 +317,9 @@ def _run_in_terminal(args: list[str], env: dict[str, str], columns: int = 80) ->
 @pytest.fixture
 def terminal_case(tmp_path: Path, home_dir: Path) -> tuple[list[str], dict[str, str]]:
     ws = tmp_path / "ws"
-    mem(ws, "2026-04-11.md", "hello")
-    mem(ws, "2026-04-11-a-rather-long-slug-name-that-needs-wrapping-in-narrow-terminals.md", "slug")
+    write_memory_note(ws, "2026-04-11.md", "hello")
+    long_name = "2026-04-11-a-rather-long-slug-name-that-needs-wrapping-in-narrow-terminals.md"
+    write_memory_note(ws, long_name, "slug")
     config = make_config(tmp_path, {"agents": {"defaults": {"userTimezone": "America/Chicago"}}})
     return ["--config", str(config), "scan", "--at", AT, "-w", str(ws)], isolated_env(home_dir)
 

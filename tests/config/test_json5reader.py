@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from memwarm_cli.config.json5reader import Json5Error, loads, parse_json5
 from memwarm_cli.jsstring import js_int
+from tests.conftest import offset_of
 
 
 @pytest.mark.parametrize(
@@ -120,20 +121,16 @@ def test_never_fails_other_than_json5error(text: str) -> None:
         loads(text)
 
 
-def _offset(text: str, line: int, column: int) -> int:
-    return sum(len(row) + 1 for row in text.split("\n")[: line - 1]) + column - 1
-
-
 def _keys_point_at_themselves(text: str, value: Any, node: Any) -> None:
     if isinstance(value, dict):
         for key, item in value.items():
             child = node.child(key)
-            assert text.startswith(json.dumps(key), _offset(text, child.loc.line, child.loc.column))
+            assert text.startswith(json.dumps(key), offset_of(text, child.loc.line, child.loc.column))
             _keys_point_at_themselves(text, item, child)
     elif isinstance(value, list):
         for i, item in enumerate(value):
             child = node.child(i)
-            assert text.startswith(json.dumps(item)[:1], _offset(text, child.loc.line, child.loc.column))
+            assert text.startswith(json.dumps(item)[:1], offset_of(text, child.loc.line, child.loc.column))
             _keys_point_at_themselves(text, item, child)
 
 

@@ -11,21 +11,14 @@ from memwarm_cli.config import resolve_config_source, resolve_home_dir, resolve_
 from memwarm_cli.errors import ConfigError
 
 
-@pytest.fixture
-def home(tmp_path: Path) -> Path:
-    home = tmp_path / "home"
-    home.mkdir()
-    return home
-
-
-def test_home_order(home: Path, tmp_path: Path) -> None:
-    assert resolve_home_dir({"HOME": str(home)}) == home
-    assert resolve_home_dir({"HOME": "  ", "USERPROFILE": str(home)}) == home
-    assert resolve_home_dir({"HOME": str(home), "OPENCLAW_HOME": str(tmp_path / "oc")}) == tmp_path / "oc"
-    assert resolve_home_dir({"HOME": str(home), "OPENCLAW_HOME": "~/alt"}) == home / "alt"
-    assert resolve_home_dir({"HOME": str(home), "OPENCLAW_HOME": "~"}) == home
-    assert resolve_home_dir({"HOME": str(home), "OPENCLAW_HOME": " undefined "}) == home
-    assert resolve_home_dir({"HOME": str(home) + "/x/../"}) == home
+def test_home_order(home_dir: Path, tmp_path: Path) -> None:
+    assert resolve_home_dir({"HOME": str(home_dir)}) == home_dir
+    assert resolve_home_dir({"HOME": "  ", "USERPROFILE": str(home_dir)}) == home_dir
+    assert resolve_home_dir({"HOME": str(home_dir), "OPENCLAW_HOME": str(tmp_path / "oc")}) == tmp_path / "oc"
+    assert resolve_home_dir({"HOME": str(home_dir), "OPENCLAW_HOME": "~/alt"}) == home_dir / "alt"
+    assert resolve_home_dir({"HOME": str(home_dir), "OPENCLAW_HOME": "~"}) == home_dir
+    assert resolve_home_dir({"HOME": str(home_dir), "OPENCLAW_HOME": " undefined "}) == home_dir
+    assert resolve_home_dir({"HOME": str(home_dir) + "/x/../"}) == home_dir
 
 
 def test_home_falls_back_to_the_os_home() -> None:
@@ -34,107 +27,109 @@ def test_home_falls_back_to_the_os_home() -> None:
     assert resolve_home_dir({}) == Path(pwd.getpwuid(os.getuid()).pw_dir)
 
 
-def test_resolve_user_path(home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    env = {"HOME": str(home)}
+def test_resolve_user_path(home_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    env = {"HOME": str(home_dir)}
     monkeypatch.chdir(tmp_path)
     assert resolve_user_path("", env) is None
     assert resolve_user_path("  \ufeff ", env) is None
-    assert resolve_user_path("~", env) == home
-    assert resolve_user_path(" ~/a/b/ ", env) == home / "a" / "b"
+    assert resolve_user_path("~", env) == home_dir
+    assert resolve_user_path(" ~/a/b/ ", env) == home_dir / "a" / "b"
     assert resolve_user_path("~user/x", env) == tmp_path / "~user" / "x"
     assert resolve_user_path("rel/./x/../y", env) == tmp_path / "rel" / "y"
     assert resolve_user_path("//abs//x", env) == Path("/abs/x")
     assert resolve_user_path("/a/\0b", env) == Path("/a/b")
 
 
-def test_state_dir(home: Path, tmp_path: Path) -> None:
-    env = {"HOME": str(home)}
-    assert resolve_state_dir(env) == home / ".openclaw"
-    (home / ".moltbot").mkdir()
-    assert resolve_state_dir(env) == home / ".moltbot"
-    (home / ".clawdbot").mkdir()
-    assert resolve_state_dir(env) == home / ".clawdbot"
-    (home / ".openclaw").mkdir()
-    assert resolve_state_dir(env) == home / ".openclaw"
-    assert resolve_state_dir({**env, "CLAWDBOT_STATE_DIR": "~/legacy"}) == home / "legacy"
-    assert resolve_state_dir({**env, "OPENCLAW_STATE_DIR": " ~/s ", "CLAWDBOT_STATE_DIR": "x"}) == home / "s"
+def test_state_dir(home_dir: Path, tmp_path: Path) -> None:
+    env = {"HOME": str(home_dir)}
+    assert resolve_state_dir(env) == home_dir / ".openclaw"
+    (home_dir / ".moltbot").mkdir()
+    assert resolve_state_dir(env) == home_dir / ".moltbot"
+    (home_dir / ".clawdbot").mkdir()
+    assert resolve_state_dir(env) == home_dir / ".clawdbot"
+    (home_dir / ".openclaw").mkdir()
+    assert resolve_state_dir(env) == home_dir / ".openclaw"
+    assert resolve_state_dir({**env, "CLAWDBOT_STATE_DIR": "~/legacy"}) == home_dir / "legacy"
+    both = {**env, "OPENCLAW_STATE_DIR": " ~/s ", "CLAWDBOT_STATE_DIR": "x"}
+    assert resolve_state_dir(both) == home_dir / "s"
     # Only the CLI's --profile flag moves the state dir; the OPENCLAW_PROFILE variable does not.
-    (home / ".openclaw-work").mkdir()
-    assert resolve_state_dir({**env, "OPENCLAW_PROFILE": "work"}) == home / ".openclaw"
+    (home_dir / ".openclaw-work").mkdir()
+    assert resolve_state_dir({**env, "OPENCLAW_PROFILE": "work"}) == home_dir / ".openclaw"
 
 
-def test_config_flag_first(home: Path, tmp_path: Path) -> None:
-    env = {"HOME": str(home), "OPENCLAW_CONFIG_PATH": str(tmp_path / "env.json")}
+def test_config_flag_first(home_dir: Path, tmp_path: Path) -> None:
+    env = {"HOME": str(home_dir), "OPENCLAW_CONFIG_PATH": str(tmp_path / "env.json")}
     src = resolve_config_source("~/my.json5", env)
-    assert (src.path, src.reason, src.exists, src.explicit) == (home / "my.json5", "--config", False, True)
+    expected = (home_dir / "my.json5", "--config", False, True)
+    assert (src.path, src.reason, src.exists, src.explicit) == expected
     with pytest.raises(ConfigError):
         resolve_config_source("  ", env)
 
 
-def test_openclaw_config_path(home: Path, tmp_path: Path) -> None:
+def test_openclaw_config_path(home_dir: Path, tmp_path: Path) -> None:
     cfg = tmp_path / "env.json"
     cfg.write_text("{}")
-    src = resolve_config_source(None, {"HOME": str(home), "OPENCLAW_CONFIG_PATH": f" {cfg} "})
+    src = resolve_config_source(None, {"HOME": str(home_dir), "OPENCLAW_CONFIG_PATH": f" {cfg} "})
     assert (src.path, src.reason, src.exists, src.explicit) == (cfg, "OPENCLAW_CONFIG_PATH", True, True)
 
 
-def test_default_missing(home: Path) -> None:
-    src = resolve_config_source(None, {"HOME": str(home)})
-    assert src.path == home / ".openclaw" / "openclaw.json"
+def test_default_missing(home_dir: Path) -> None:
+    src = resolve_config_source(None, {"HOME": str(home_dir)})
+    assert src.path == home_dir / ".openclaw" / "openclaw.json"
     assert (src.reason, src.exists, src.explicit) == ("default", False, False)
 
 
-def test_default_existing(home: Path) -> None:
-    (home / ".openclaw").mkdir()
-    (home / ".openclaw" / "openclaw.json").write_text("{}")
-    src = resolve_config_source(None, {"HOME": str(home)})
-    assert (src.path, src.reason, src.exists) == (home / ".openclaw" / "openclaw.json", "default", True)
+def test_default_existing(home_dir: Path) -> None:
+    (home_dir / ".openclaw").mkdir()
+    (home_dir / ".openclaw" / "openclaw.json").write_text("{}")
+    src = resolve_config_source(None, {"HOME": str(home_dir)})
+    assert (src.path, src.reason, src.exists) == (home_dir / ".openclaw" / "openclaw.json", "default", True)
 
 
-def test_legacy_name_in_state_dir(home: Path) -> None:
-    (home / ".openclaw").mkdir()
-    (home / ".openclaw" / "clawdbot.json").write_text("{}")
-    src = resolve_config_source(None, {"HOME": str(home)})
-    assert src.path == home / ".openclaw" / "clawdbot.json"
+def test_legacy_name_in_state_dir(home_dir: Path) -> None:
+    (home_dir / ".openclaw").mkdir()
+    (home_dir / ".openclaw" / "clawdbot.json").write_text("{}")
+    src = resolve_config_source(None, {"HOME": str(home_dir)})
+    assert src.path == home_dir / ".openclaw" / "clawdbot.json"
     assert "legacy name clawdbot.json" in src.reason and not src.explicit
 
 
-def test_legacy_state_dir(home: Path) -> None:
-    (home / ".clawdbot").mkdir()
-    (home / ".clawdbot" / "moltbot.json").write_text("{}")
-    src = resolve_config_source(None, {"HOME": str(home)})
-    assert src.path == home / ".clawdbot" / "moltbot.json"
+def test_legacy_state_dir(home_dir: Path) -> None:
+    (home_dir / ".clawdbot").mkdir()
+    (home_dir / ".clawdbot" / "moltbot.json").write_text("{}")
+    src = resolve_config_source(None, {"HOME": str(home_dir)})
+    assert src.path == home_dir / ".clawdbot" / "moltbot.json"
     assert src.reason.startswith("legacy state dir")
 
 
-def test_legacy_dir_scanned_when_the_state_dir_has_no_config(home: Path) -> None:
-    (home / ".openclaw").mkdir()
-    (home / ".moldbot").mkdir()
-    (home / ".moldbot" / "moldbot.json").write_text("{}")
-    src = resolve_config_source(None, {"HOME": str(home)})
-    assert src.path == home / ".moldbot" / "moldbot.json" and src.exists
+def test_legacy_dir_scanned_when_the_state_dir_has_no_config(home_dir: Path) -> None:
+    (home_dir / ".openclaw").mkdir()
+    (home_dir / ".moldbot").mkdir()
+    (home_dir / ".moldbot" / "moldbot.json").write_text("{}")
+    src = resolve_config_source(None, {"HOME": str(home_dir)})
+    assert src.path == home_dir / ".moldbot" / "moldbot.json" and src.exists
     assert src.reason == "legacy location ~/.moldbot/moldbot.json"
 
 
-def test_state_dir_env(home: Path, tmp_path: Path) -> None:
+def test_state_dir_env(home_dir: Path, tmp_path: Path) -> None:
     state = tmp_path / "state"
-    (home / ".openclaw").mkdir()
-    (home / ".openclaw" / "openclaw.json").write_text("{}")
-    src = resolve_config_source(None, {"HOME": str(home), "OPENCLAW_STATE_DIR": str(state)})
+    (home_dir / ".openclaw").mkdir()
+    (home_dir / ".openclaw" / "openclaw.json").write_text("{}")
+    src = resolve_config_source(None, {"HOME": str(home_dir), "OPENCLAW_STATE_DIR": str(state)})
     # OPENCLAW_STATE_DIR pins the file to that directory even when it does not exist.
     assert (src.path, src.exists, src.explicit) == (state / "openclaw.json", False, False)
     assert src.reason == "state dir (OPENCLAW_STATE_DIR)"
     state.mkdir()
     (state / "openclaw.json").write_text("{}")
-    src = resolve_config_source(None, {"HOME": str(home), "OPENCLAW_STATE_DIR": str(state)})
+    src = resolve_config_source(None, {"HOME": str(home_dir), "OPENCLAW_STATE_DIR": str(state)})
     assert (src.path, src.exists) == (state / "openclaw.json", True)
 
 
-def test_clawdbot_state_dir_pins_the_config(home: Path, tmp_path: Path) -> None:
+def test_clawdbot_state_dir_pins_the_config(home_dir: Path, tmp_path: Path) -> None:
     state = tmp_path / "legacy-state"
-    (home / ".openclaw").mkdir()
-    (home / ".openclaw" / "openclaw.json").write_text("{}")
-    env = {"HOME": str(home), "CLAWDBOT_STATE_DIR": str(state)}
+    (home_dir / ".openclaw").mkdir()
+    (home_dir / ".openclaw" / "openclaw.json").write_text("{}")
+    env = {"HOME": str(home_dir), "CLAWDBOT_STATE_DIR": str(state)}
     # Not the default state dir: the config is stateDir/openclaw.json even when missing (§6.2 step 5).
     src = resolve_config_source(None, env)
     assert (src.path, src.exists, src.explicit) == (state / "openclaw.json", False, False)
@@ -144,26 +139,26 @@ def test_clawdbot_state_dir_pins_the_config(home: Path, tmp_path: Path) -> None:
     src = resolve_config_source(None, env)
     assert (src.path, src.exists) == (state / "clawdbot.json", True)
     # Naming the default state dir: its candidates, then the legacy locations, are scanned (step 4).
-    (home / ".openclaw" / "openclaw.json").unlink()
-    (home / ".clawdbot").mkdir()
-    (home / ".clawdbot" / "clawdbot.json").write_text("{}")
-    src = resolve_config_source(None, {"HOME": str(home), "CLAWDBOT_STATE_DIR": "~/.openclaw"})
-    assert (src.path, src.exists) == (home / ".clawdbot" / "clawdbot.json", True)
+    (home_dir / ".openclaw" / "openclaw.json").unlink()
+    (home_dir / ".clawdbot").mkdir()
+    (home_dir / ".clawdbot" / "clawdbot.json").write_text("{}")
+    src = resolve_config_source(None, {"HOME": str(home_dir), "CLAWDBOT_STATE_DIR": "~/.openclaw"})
+    assert (src.path, src.exists) == (home_dir / ".clawdbot" / "clawdbot.json", True)
 
 
-def test_profile_moves_neither_state_dir_nor_config(home: Path) -> None:
-    (home / ".openclaw-work").mkdir()
-    (home / ".openclaw-work" / "openclaw.json").write_text("{}")
-    src = resolve_config_source(None, {"HOME": str(home), "OPENCLAW_PROFILE": "work"})
-    assert (src.path, src.reason, src.exists) == (home / ".openclaw" / "openclaw.json", "default", False)
-    (home / ".openclaw").mkdir()
-    (home / ".openclaw" / "openclaw.json").write_text("{}")
-    src = resolve_config_source(None, {"HOME": str(home), "OPENCLAW_PROFILE": "work"})
-    assert (src.path, src.reason, src.exists) == (home / ".openclaw" / "openclaw.json", "default", True)
+def test_profile_moves_neither_state_dir_nor_config(home_dir: Path) -> None:
+    (home_dir / ".openclaw-work").mkdir()
+    (home_dir / ".openclaw-work" / "openclaw.json").write_text("{}")
+    src = resolve_config_source(None, {"HOME": str(home_dir), "OPENCLAW_PROFILE": "work"})
+    assert (src.path, src.reason, src.exists) == (home_dir / ".openclaw" / "openclaw.json", "default", False)
+    (home_dir / ".openclaw").mkdir()
+    (home_dir / ".openclaw" / "openclaw.json").write_text("{}")
+    src = resolve_config_source(None, {"HOME": str(home_dir), "OPENCLAW_PROFILE": "work"})
+    assert (src.path, src.reason, src.exists) == (home_dir / ".openclaw" / "openclaw.json", "default", True)
 
 
-def test_clawdbot_config_path(home: Path, tmp_path: Path) -> None:
+def test_clawdbot_config_path(home_dir: Path, tmp_path: Path) -> None:
     legacy = tmp_path / "legacy.json"
     legacy.write_text("{}")
-    src = resolve_config_source(None, {"HOME": str(home), "CLAWDBOT_CONFIG_PATH": str(legacy)})
+    src = resolve_config_source(None, {"HOME": str(home_dir), "CLAWDBOT_CONFIG_PATH": str(legacy)})
     assert (src.path, src.reason, src.exists, src.explicit) == (legacy, "CLAWDBOT_CONFIG_PATH", True, False)

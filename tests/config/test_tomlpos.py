@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from memwarm_cli.config.formats import parse_document
 from memwarm_cli.config.positions import PNode
 from memwarm_cli.config.tomlpos import _Scanner, locate_toml
+from tests.conftest import offset_of
 
 TEXT = '''# top
 title = "x"  # c
@@ -99,8 +100,7 @@ def shape(value: Any, node: PNode) -> None:
 
 
 def key_at(text: str, line: int, column: int) -> str:
-    offset = sum(len(row) + 1 for row in text.split("\n")[: line - 1]) + column - 1
-    parts, _ = _Scanner(text, "f.toml").key_parts(offset)
+    parts, _ = _Scanner(text, "f.toml").key_parts(offset_of(text, line, column))
     return parts[0][0]
 
 

@@ -24,19 +24,12 @@ def _which_all(command: str, env: Mapping[str, str], cwd: Path) -> str | None:
     return "/usr/bin/" + command
 
 
-@pytest.fixture
-def home(tmp_path: Path) -> Path:
-    home = tmp_path / "home"
-    home.mkdir()
-    return home
-
-
-def run_check(home: Path, name: str, text: str, **kw: Any) -> CheckReport:
-    cfg = home.parent / name
+def run_check(home_dir: Path, name: str, text: str, **kw: Any) -> CheckReport:
+    cfg = home_dir.parent / name
     cfg.write_text(text)
     kw.setdefault("find_executable", _which_all)
     kw.setdefault("host_zone", "UTC")
-    return check_config(str(cfg), {"HOME": str(home), "PATH": "/nonexistent"}, **kw)
+    return check_config(str(cfg), {"HOME": str(home_dir), "PATH": "/nonexistent"}, **kw)
 
 
 def only(report: CheckReport, path: str) -> Finding:
@@ -45,16 +38,16 @@ def only(report: CheckReport, path: str) -> Finding:
     return matches[0]
 
 
-def make_workspace(home: Path, *parts: str) -> Path:
-    ws = home.joinpath(*parts)
+def make_workspace(home_dir: Path, *parts: str) -> Path:
+    ws = home_dir.joinpath(*parts)
     (ws / "memory").mkdir(parents=True)
     return ws
 
 
-def test_clean_config_has_no_findings(home: Path) -> None:
-    make_workspace(home, "ws")
+def test_clean_config_has_no_findings(home_dir: Path) -> None:
+    make_workspace(home_dir, "ws")
     report = run_check(
-        home,
+        home_dir,
         "c.json5",
         "{agents: {defaults: {workspace: '~/ws', userTimezone: 'Europe/Berlin',"
         " startupContext: {enabled: true, applyOn: ['new'], dailyMemoryDays: 14, maxFileBytes: 65536,"
@@ -65,8 +58,8 @@ def test_clean_config_has_no_findings(home: Path) -> None:
     assert not report.failed(strict=True)
 
 
-def test_missing_default_config_is_clean(home: Path) -> None:
-    report = check_config(None, {"HOME": str(home)})
+def test_missing_default_config_is_clean(home_dir: Path) -> None:
+    report = check_config(None, {"HOME": str(home_dir)})
     assert report.findings == [] and not report.source.exists
 
 
@@ -81,11 +74,11 @@ RANGE_CASES = {
 
 
 @pytest.mark.parametrize("name", list(RANGE_CASES))
-def test_out_of_range_position_in_each_format(home: Path, name: str) -> None:
+def test_out_of_range_position_in_each_format(home_dir: Path, name: str) -> None:
     text, line, column = RANGE_CASES[name]
-    report = run_check(home, name, text)
+    report = run_check(home_dir, name, text)
     finding = only(report, "agents.defaults.startupContext.dailyMemoryDays")
-    assert (finding.file, finding.line, finding.column) == (str(home.parent / name), line, column)
+    assert (finding.file, finding.line, finding.column) == (str(home_dir.parent / name), line, column)
     assert finding.severity == "error"
     assert finding.message == "15 is out of range: must be between 1 and 14"
     assert report.failed()
@@ -203,15 +196,15 @@ def test_out_of_range_position_in_each_format(home: Path, name: str) -> None:
         ),
     ],
 )
-def test_schema_errors(home: Path, snippet: str, path: str, message: str) -> None:
-    report = run_check(home, "c.json5", "{" + snippet + "}")
+def test_schema_errors(home_dir: Path, snippet: str, path: str, message: str) -> None:
+    report = run_check(home_dir, "c.json5", "{" + snippet + "}")
     errors = [f for f in report.findings if f.severity == "error"]
     assert [(f.path, f.message) for f in errors] == [(path, message)]
 
 
-def test_unknown_keys_outside_the_sections_are_not_judged(home: Path) -> None:
+def test_unknown_keys_outside_the_sections_are_not_judged(home_dir: Path) -> None:
     report = run_check(
-        home,
+        home_dir,
         "c.json5",
         "{gateway: {port: 'x'}, agents: {defaults: {model: 5, heartbeat: {}},"
         " list: [{id: 'main', tools: 3, whatever: 1}]}}",
@@ -219,9 +212,9 @@ def test_unknown_keys_outside_the_sections_are_not_judged(home: Path) -> None:
     assert [f for f in report.findings if f.severity == "error"] == []
 
 
-def test_likely_typos_in_open_objects_are_warnings(home: Path) -> None:
+def test_likely_typos_in_open_objects_are_warnings(home_dir: Path) -> None:
     report = run_check(
-        home,
+        home_dir,
         "c.json5",
         "{agent: {}, agents: {defaults: {workspce: '/x'}, list: [{id: 'a', worksapce: '/y'}]}}",
     )
@@ -233,28 +226,29 @@ def test_likely_typos_in_open_objects_are_warnings(home: Path) -> None:
     }
 
 
-def test_unparsable_qmd_durations_are_warnings(home: Path) -> None:
-    report = run_check(home, "c.json5", "{memory: {qmd: {update: {interval: '5 min', embedInterval: '0'}}}}")
+def test_unparsable_qmd_durations_are_warnings(home_dir: Path) -> None:
+    text = "{memory: {qmd: {update: {interval: '5 min', embedInterval: '0'}}}}"
+    report = run_check(home_dir, "c.json5", text)
     finding = only(report, "memory.qmd.update.interval")
     assert finding.severity == "warning"
     assert finding.message == '"5 min" is not a duration such as "5m", "90s" or "1h"; the default 5m is used'
     assert [f for f in report.findings if f.path == "memory.qmd.update.embedInterval"] == []
 
 
-def test_agents_entries_has_a_specific_message(home: Path) -> None:
-    report = run_check(home, "c.json5", "{agents: {entries: {main: {}}}}")
+def test_agents_entries_has_a_specific_message(home_dir: Path) -> None:
+    report = run_check(home_dir, "c.json5", "{agents: {entries: {main: {}}}}")
     assert "agents.list" in only(report, "agents.entries").message
 
 
-def test_top_level_array_is_an_error_finding(home: Path) -> None:
-    report = run_check(home, "c.json5", "\n [1]")
+def test_top_level_array_is_an_error_finding(home_dir: Path) -> None:
+    report = run_check(home_dir, "c.json5", "\n [1]")
     (finding,) = report.findings
     assert (finding.severity, finding.line, finding.column, finding.path) == ("error", 2, 2, "")
 
 
-def test_top_level_scalar_is_a_warning(home: Path) -> None:
-    make_workspace(home, ".openclaw", "workspace")
-    report = run_check(home, "c.json5", "'text'")
+def test_top_level_scalar_is_a_warning(home_dir: Path) -> None:
+    make_workspace(home_dir, ".openclaw", "workspace")
+    report = run_check(home_dir, "c.json5", "'text'")
     (finding,) = report.findings
     assert finding.severity == "warning" and "is string, not an object" in finding.message
 
@@ -262,13 +256,13 @@ def test_top_level_scalar_is_a_warning(home: Path) -> None:
 # -- include errors ---------------------------------------------------------------------------------------
 
 
-def test_include_errors_are_all_reported(home: Path) -> None:
-    make_workspace(home, ".openclaw", "workspace")
-    cfg_dir = home.parent
+def test_include_errors_are_all_reported(home_dir: Path) -> None:
+    make_workspace(home_dir, ".openclaw", "workspace")
+    cfg_dir = home_dir.parent
     (cfg_dir / "bad.json5").write_text("{\n  a: }")
     (cfg_dir / "good.json5").write_text("{defaults: {startupContext: {dailyMemoryDays: 99}}}")
     report = run_check(
-        home,
+        home_dir,
         "c.json5",
         "{\n  agents: {$include: ['good.json5', 'bad.json5', 3]},\n  memory: {$include: '../../x.json5'},\n}",
     )
@@ -311,14 +305,13 @@ def test_include_errors_are_all_reported(home: Path) -> None:
     ]
 
 
-def test_include_error_messages_in_check(home: Path) -> None:
-    make_workspace(home, ".openclaw", "workspace")
-    cfg_dir = home.parent
+def test_include_error_messages_in_check(home_dir: Path) -> None:
+    make_workspace(home_dir, ".openclaw", "workspace")
+    cfg_dir = home_dir.parent
     (cfg_dir / "a.json5").write_text("{$include: 'a.json5'}")
     (cfg_dir / "list.json5").write_text("[1]")
-    report = run_check(
-        home, "c.json5", "{x: {$include: 'a.json5'}, y: {$include: 'list.json5', z: 1}, w: {$include: false}}"
-    )
+    text = "{x: {$include: 'a.json5'}, y: {$include: 'list.json5', z: 1}, w: {$include: false}}"
+    report = run_check(home_dir, "c.json5", text)
     messages = [f.message for f in report.findings]
     a = cfg_dir / "a.json5"
     # sorted by file: the circular include stands in a.json5
@@ -333,11 +326,11 @@ def test_include_error_messages_in_check(home: Path) -> None:
 # -- warnings ---------------------------------------------------------------------------------------------
 
 
-def test_agent_warnings(home: Path) -> None:
-    make_workspace(home, "ws")
-    (home / "nomem").mkdir()
+def test_agent_warnings(home_dir: Path) -> None:
+    make_workspace(home_dir, "ws")
+    (home_dir / "nomem").mkdir()
     report = run_check(
-        home,
+        home_dir,
         "c.yaml",
         """agents:
   defaults:
@@ -354,7 +347,7 @@ def test_agent_warnings(home: Path) -> None:
       workspace: ~/nomem
 """,
     )
-    cfg = str(home.parent / "c.yaml")
+    cfg = str(home_dir.parent / "c.yaml")
     rows = [(f.line, f.column, f.path, f.message) for f in report.findings]
     assert all(f.severity == "warning" and f.file == cfg for f in report.findings)
     assert rows == [
@@ -385,20 +378,20 @@ def test_agent_warnings(home: Path) -> None:
             11,
             7,
             "agents.list[2].workspace",
-            f'workspace of agent "ops-team" does not exist: {home / "missing"}',
+            f'workspace of agent "ops-team" does not exist: {home_dir / "missing"}',
         ),
         (
             13,
             7,
             "agents.list[3].workspace",
-            f'agent "memless" has no memory/ directory in its workspace: {home / "nomem" / "memory"}',
+            f'agent "memless" has no memory/ directory in its workspace: {home_dir / "nomem" / "memory"}',
         ),
     ]
     assert not report.failed() and report.failed(strict=True)
 
 
-def test_unresolved_variable_warning(home: Path) -> None:
-    report = run_check(home, "c.toml", '[agents.defaults]\nworkspace = "${NOPE_VAR}/ws"\n')
+def test_unresolved_variable_warning(home_dir: Path) -> None:
+    report = run_check(home_dir, "c.toml", '[agents.defaults]\nworkspace = "${NOPE_VAR}/ws"\n')
     first, second = report.findings
     assert (first.path, first.line, first.column, first.severity) == (
         "agents.defaults.workspace",
@@ -415,11 +408,11 @@ def test_unresolved_variable_warning(home: Path) -> None:
     assert "does not exist" in second.message and "${NOPE_VAR}" in second.message
 
 
-def test_memory_search_spelling_and_missing_qmd(home: Path) -> None:
-    make_workspace(home, ".openclaw", "workspace")
-    make_workspace(home, "ops")
+def test_memory_search_spelling_and_missing_qmd(home_dir: Path) -> None:
+    make_workspace(home_dir, ".openclaw", "workspace")
+    make_workspace(home_dir, "ops")
     report = run_check(
-        home,
+        home_dir,
         "c.json5",
         "{agents: {\n defaults: {memorySearch: {backend: 'qmd',\n qmd: {command: 'no-such-qmd --flag'}}},\n"
         " list: [{id: 'main'}, {id: 'ops', workspace: '~/ops', memorySearch: {backend: 'builtin'}}]}}",
@@ -443,23 +436,23 @@ def test_memory_search_spelling_and_missing_qmd(home: Path) -> None:
     ]
 
 
-def test_qmd_found_and_upstream_spelling_is_quiet(home: Path) -> None:
-    make_workspace(home, ".openclaw", "workspace")
-    report = run_check(home, "c.json5", "{memory: {backend: 'qmd'}}", find_executable=_which_all)
+def test_qmd_found_and_upstream_spelling_is_quiet(home_dir: Path) -> None:
+    make_workspace(home_dir, ".openclaw", "workspace")
+    report = run_check(home_dir, "c.json5", "{memory: {backend: 'qmd'}}", find_executable=_which_all)
     assert report.findings == []
-    report = run_check(home, "c.json5", "{memory: {backend: 'qmd'}}", find_executable=_which_none)
+    report = run_check(home_dir, "c.json5", "{memory: {backend: 'qmd'}}", find_executable=_which_none)
     (finding,) = report.findings
     assert (finding.path, finding.line, finding.column) == ("memory.backend", 1, 11)
 
 
-def test_relative_qmd_command_resolves_against_the_workspace(home: Path) -> None:
-    ws = make_workspace(home, ".openclaw", "workspace")
+def test_relative_qmd_command_resolves_against_the_workspace(home_dir: Path) -> None:
+    ws = make_workspace(home_dir, ".openclaw", "workspace")
     tool = ws / "bin" / "qmd"
     tool.parent.mkdir()
     tool.write_text("#!/bin/sh\n")
     tool.chmod(0o755)
     report = run_check(
-        home,
+        home_dir,
         "c.json5",
         "{memory: {backend: 'qmd', qmd: {command: 'bin/qmd'}}}",
         find_executable=resolve_executable,
@@ -468,21 +461,21 @@ def test_relative_qmd_command_resolves_against_the_workspace(home: Path) -> None
 
 
 def test_qmd_is_looked_up_on_the_config_env_path_as_init_backends_does(
-    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    home_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    make_workspace(home, ".openclaw", "workspace")
+    make_workspace(home_dir, ".openclaw", "workspace")
     tools = tmp_path / "tools"
     tools.mkdir()
     (tools / "qmd").write_text("#!/bin/sh\n")
     (tools / "qmd").chmod(0o755)
     # On memwarm's own PATH only: init-backends spawns qmd with the config env, which has no PATH.
     monkeypatch.setenv("PATH", str(tools))
-    cfg = home.parent / "c.json5"
+    cfg = home_dir.parent / "c.json5"
     cfg.write_text("{memory: {backend: 'qmd'}}")
-    report = check_config(str(cfg), {"HOME": str(home)}, host_zone="UTC")
+    report = check_config(str(cfg), {"HOME": str(home_dir)}, host_zone="UTC")
     (finding,) = report.findings
     assert finding.message.startswith('qmd command "qmd" not found')
-    report = check_config(str(cfg), {"HOME": str(home), "PATH": str(tools)}, host_zone="UTC")
+    report = check_config(str(cfg), {"HOME": str(home_dir), "PATH": str(tools)}, host_zone="UTC")
     assert report.findings == []
 
 
@@ -498,9 +491,9 @@ def test_qmd_is_looked_up_on_the_config_env_path_as_init_backends_does(
         ("c.toml", "[a]\nb = \n", 2, 5),
     ],
 )
-def test_parse_errors_raise(home: Path, name: str, text: str, line: int, column: int) -> None:
+def test_parse_errors_raise(home_dir: Path, name: str, text: str, line: int, column: int) -> None:
     with pytest.raises(ConfigError) as info:
-        run_check(home, name, text)
+        run_check(home_dir, name, text)
     assert (info.value.line, info.value.column) == (line, column)
 
 
@@ -539,12 +532,12 @@ config_like = st.fixed_dictionaries(
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.one_of(json_values, config_like), st.sampled_from(["c.json", "c.yaml"]))
-def test_any_json_value_gives_findings(home: Path, value: Any, name: str) -> None:
+def test_any_json_value_gives_findings(home_dir: Path, value: Any, name: str) -> None:
     import yaml
 
     text = json.dumps(value) if name.endswith(".json") else yaml.safe_dump(value)
     try:
-        report = run_check(home, name, text)
+        report = run_check(home_dir, name, text)
     except ConfigError as exc:
         assert len(str(exc).splitlines()) == 1
         return
@@ -554,40 +547,34 @@ def test_any_json_value_gives_findings(home: Path, value: Any, name: str) -> Non
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.binary(max_size=200), st.sampled_from(["c.json5", "c.yaml", "c.toml"]))
-def test_random_bytes(home: Path, data: bytes, name: str) -> None:
-    cfg = home.parent / name
+def test_random_bytes(home_dir: Path, data: bytes, name: str) -> None:
+    cfg = home_dir.parent / name
     cfg.write_bytes(data)
     try:
-        check_config(str(cfg), {"HOME": str(home)}, find_executable=_which_all, host_zone="UTC")
+        check_config(str(cfg), {"HOME": str(home_dir)}, find_executable=_which_all, host_zone="UTC")
     except ConfigError as exc:
         assert exc.line is None or exc.line >= 1
         assert len(str(exc).splitlines()) == 1
 
 
-def test_one_line() -> None:
-    from memwarm_cli.textsafe import one_line
-
-    assert one_line("a\nb\x85c\u2028d\x1ce\tf\x7f") == "a\\x0ab\\x85c\\u2028d\\x1ce\tf\\x7f"
-
-
-def test_keys_with_line_breaks_stay_on_one_line(home: Path) -> None:
-    report = run_check(home, "c.json", '{"memory": {"a\\nb\\u0085": 1}}')
+def test_keys_with_line_breaks_stay_on_one_line(home_dir: Path) -> None:
+    report = run_check(home_dir, "c.json", '{"memory": {"a\\nb\\u0085": 1}}')
     (finding,) = [f for f in report.findings if f.severity == "error"]
     assert finding.format().endswith(": error: memory.a\\x0ab\\x85: unknown key")
 
 
-def test_parse_error_with_a_line_break_character_stays_on_one_line(home: Path) -> None:
+def test_parse_error_with_a_line_break_character_stays_on_one_line(home_dir: Path) -> None:
     with pytest.raises(ConfigError) as info:
-        run_check(home, "c.json5", "{a: 1}\u0085x")
+        run_check(home_dir, "c.json5", "{a: 1}\u0085x")
     assert len(str(info.value).splitlines()) == 1
 
 
-def test_duplicate_keys_are_warnings(home: Path) -> None:
-    make_workspace(home, ".openclaw", "workspace")
-    cfg_dir = home.parent
+def test_duplicate_keys_are_warnings(home_dir: Path) -> None:
+    make_workspace(home_dir, ".openclaw", "workspace")
+    cfg_dir = home_dir.parent
     (cfg_dir / "part.yaml").write_text("defaults:\n  userTimezone: UTC\n  userTimezone: Europe/Paris\n")
     report = run_check(
-        home,
+        home_dir,
         "c.json5",
         "{\n  agents: {$include: 'part.yaml'},\n  memory: {backend: 'builtin',\n    backend: 'builtin'},\n}",
     )
@@ -612,10 +599,10 @@ def test_duplicate_keys_are_warnings(home: Path) -> None:
     ]
 
 
-def test_yaml_merge_keys_are_not_duplicates(home: Path) -> None:
-    make_workspace(home, ".openclaw", "workspace")
+def test_yaml_merge_keys_are_not_duplicates(home_dir: Path) -> None:
+    make_workspace(home_dir, ".openclaw", "workspace")
     report = run_check(
-        home,
+        home_dir,
         "c.yaml",
         "base: &b {x: 1, y: 2}\nagents:\n  defaults:\n    <<: {workspace: '~/a'}\n"
         "    workspace: ~/.openclaw/workspace\nother: {<<: *b, x: 3}\n",
@@ -623,12 +610,12 @@ def test_yaml_merge_keys_are_not_duplicates(home: Path) -> None:
     assert report.findings == []
 
 
-def test_agent_id_with_a_bracket(home: Path) -> None:
+def test_agent_id_with_a_bracket(home_dir: Path) -> None:
     """A list entry is named by its index: an id with `]` (or `.`) cannot break the dotted path."""
-    make_workspace(home, ".openclaw", "workspace")
-    make_workspace(home, ".openclaw", "workspace-x-y")
+    make_workspace(home_dir, ".openclaw", "workspace")
+    make_workspace(home_dir, ".openclaw", "workspace-x-y")
     report = run_check(
-        home,
+        home_dir,
         "c.json5",
         "{agents: {list: [\n {id: 'A]b', memorySearch: {backend: 'qmd'}},\n {id: 'x.y'}]},\n"
         " memory: {backend: 'builtin'}}",

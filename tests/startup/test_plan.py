@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -13,6 +12,7 @@ import pytest
 from memwarm_cli.jsstring import js_length
 from memwarm_cli.startup.plan import Status, build_plan, build_window
 from memwarm_cli.startup.text import HEADER_LINES, fit_block, format_block, sanitize_label
+from tests.conftest import write_memory_note
 
 CHICAGO = {"agents": {"defaults": {"userTimezone": "America/Chicago"}}}
 
@@ -29,14 +29,6 @@ def with_limits(**limits: Any) -> dict[str, Any]:
 def workspace(tmp_path: Path) -> Path:
     (tmp_path / "memory").mkdir()
     return tmp_path
-
-
-def write(workspace: Path, name: str, text: str, mtime: float | None = None) -> Path:
-    path = workspace / "memory" / name
-    path.write_text(text, encoding="utf-8")
-    if mtime is not None:
-        os.utime(path, (mtime, mtime))
-    return path
 
 
 @pytest.mark.parametrize(
@@ -61,8 +53,8 @@ def test_window_marks_the_clock() -> None:
 
 
 def test_golden_today_and_yesterday(workspace: Path) -> None:
-    write(workspace, "2026-04-11.md", "today notes")
-    write(workspace, "2026-04-10.md", "yesterday notes")
+    write_memory_note(workspace, "2026-04-11.md", "today notes")
+    write_memory_note(workspace, "2026-04-10.md", "yesterday notes")
     plan = build_plan(workspace, CHICAGO, ms("2026-04-11T18:00"))
     assert plan.prelude is not None and js_length(plan.prelude) == 627
     assert plan.prelude.endswith("```text\nyesterday notes\n```\nEND_QUOTED_NOTES")
@@ -71,7 +63,7 @@ def test_golden_today_and_yesterday(workspace: Path) -> None:
 
 
 def test_max_total_180_keeps_67_chars(workspace: Path) -> None:
-    write(workspace, "2026-04-11.md", "x" * 500)
+    write_memory_note(workspace, "2026-04-11.md", "x" * 500)
     plan = build_plan(workspace, with_limits(maxFileChars=500, maxTotalChars=180), ms("2026-04-11T18:00"))
     row = plan.rows[0]
     assert row.status is Status.SHRUNK and row.block_chars == 180
@@ -81,15 +73,15 @@ def test_max_total_180_keeps_67_chars(workspace: Path) -> None:
 
 
 def test_header_only_when_first_block_cannot_fit(workspace: Path) -> None:
-    write(workspace, "2026-04-11.md", "today notes")
+    write_memory_note(workspace, "2026-04-11.md", "today notes")
     plan = build_plan(workspace, with_limits(maxTotalChars=1), ms("2026-04-11T18:00"))
     assert plan.prelude == "\n".join(HEADER_LINES)
     assert plan.rows[0].status is Status.BUDGET_EXHAUSTED and not plan.marker_emitted
 
 
 def test_second_block_marker(workspace: Path) -> None:
-    write(workspace, "2026-04-11.md", "a" * 100)
-    write(workspace, "2026-04-10.md", "b" * 100)
+    write_memory_note(workspace, "2026-04-11.md", "a" * 100)
+    write_memory_note(workspace, "2026-04-10.md", "b" * 100)
     plan = build_plan(workspace, with_limits(maxTotalChars=250), ms("2026-04-11T18:00"))
     assert plan.marker_emitted
     assert plan.prelude is not None and plan.prelude.endswith("\n...[additional startup memory truncated]...")
@@ -97,8 +89,8 @@ def test_second_block_marker(workspace: Path) -> None:
 
 
 def test_whitespace_only_skipped_without_marker(workspace: Path) -> None:
-    write(workspace, "2026-04-11.md", "  \n\tpadded\n  \n")
-    write(workspace, "2026-04-10.md", " \n\t ")
+    write_memory_note(workspace, "2026-04-11.md", "  \n\tpadded\n  \n")
+    write_memory_note(workspace, "2026-04-10.md", " \n\t ")
     plan = build_plan(workspace, CHICAGO, ms("2026-04-11T18:00"))
     assert [row.status for row in plan.rows] == [Status.INCLUDED, Status.EMPTY]
     assert plan.prelude is not None and "```text\npadded\n```" in plan.prelude and not plan.marker_emitted
@@ -113,7 +105,7 @@ def test_null_when_nothing_loaded(workspace: Path) -> None:
 def test_slug_cap_by_recency(workspace: Path) -> None:
     base = ms("2026-04-11T18:00") / 1000
     for index, suffix in enumerate(["zz-old", "yy-old", "xx-old", "ww-keep", "aa-keep", "bb-keep"]):
-        write(workspace, f"2026-04-11-{suffix}.md", f"notes {suffix}", base + index * 60)
+        write_memory_note(workspace, f"2026-04-11-{suffix}.md", f"notes {suffix}", base + index * 60)
     plan = build_plan(workspace, with_limits(dailyMemoryDays=1), ms("2026-04-11T18:00"))
     by_name = {row.name: row.status for row in plan.rows}
     assert [row.name for row in plan.rows if row.candidate][1:] == [
