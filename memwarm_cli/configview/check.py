@@ -264,7 +264,7 @@ def _spelling_findings(scope: _Scope, out: _Collector, users_by_key: dict[str, l
 
 
 def _keys_of(dotted: str) -> list[str | int]:
-    """The keys of a dotted path whose keys hold no `.` or `[`: backends.settings' sources, which name a
+    """The keys of a dotted path whose keys hold no `.` or `[`: backend_choice's sources, which name a
     list entry by its index (`agents.list[3].memorySearch.qmd`), never by its id."""
     keys: list[str | int] = []
     for part in dotted.split("."):
