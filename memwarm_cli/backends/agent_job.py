@@ -66,15 +66,15 @@ class RunContext:
 class AgentJob:
     """One agent's state while the steps run (or are planned, with `--dry-run`)."""
 
-    def __init__(self, run: RunContext, settings: AgentBackendSettings, qmd: QmdSettings) -> None:
-        self.run = run
-        self.options = run.options
-        self.token = run.token
+    def __init__(self, context: RunContext, settings: AgentBackendSettings, qmd: QmdSettings) -> None:
+        self.context = context
+        self.options = context.options
+        self.token = context.token
         self.settings = settings
         self.qmd = qmd
         self.paths = settings.paths
         self.workspace = settings.workspace
-        self.env = qmd_child_env(run.loaded.env, settings.paths)
+        self.env = qmd_child_env(context.loaded.env, settings.paths)
         self.fingerprint_path = self.paths.index_path.parent / fp.FINGERPRINT_NAME
         self.started = time.monotonic()
         # Recorded for the outcome:
@@ -122,15 +122,15 @@ class AgentJob:
 
     # -- events -----------------------------------------------------------------------------------------
     def step(self, step: str) -> None:
-        self.run.sink(StepEvent(self.settings.agent_id, step))
+        self.context.sink(StepEvent(self.settings.agent_id, step))
 
     def warn(self, message: str) -> None:
         self.warnings.append(message)
-        self.run.sink(LogEvent(message, self.settings.agent_id))
+        self.context.sink(LogEvent(message, self.settings.agent_id))
 
     def log(self, message: str) -> None:
         """A line for the log that is not a warning (not kept in the outcome's warnings)."""
-        self.run.sink(LogEvent(message, self.settings.agent_id))
+        self.context.sink(LogEvent(message, self.settings.agent_id))
 
     def fail_later(self, reason: str) -> None:
         """Warn, and fail the agent at the end unless an earlier failure is already recorded."""

@@ -81,7 +81,7 @@ class PrepareStateDirs(_Always):
 
     @staticmethod
     def _link_models(job: AgentJob) -> None:
-        source = shared_models_dir(job.run.loaded.env)
+        source = shared_models_dir(job.context.loaded.env)
         target = job.paths.models_dir
         if not source.is_dir() or os.path.lexists(target):
             return
@@ -97,7 +97,7 @@ class PrepareStateDirs(_Always):
 class LookUpVersion(_Always):
     def run(self, job: AgentJob) -> None:
         timeout = job.timeout(job.qmd.update.command_timeout_ms)
-        job.version, result = job.run.versions.lookup(job.qmd.command, job.env, job.workspace, timeout)
+        job.version, result = job.context.versions.lookup(job.qmd.command, job.env, job.workspace, timeout)
         if result is not None:
             job.record(result)
 
@@ -198,7 +198,7 @@ class Embed:
     @staticmethod
     def _embed(job: AgentJob) -> EmbedState:
         job.step("waiting for the embed lock")
-        lock = FileLock(embed_lock_path(job.run.loaded.state_dir))
+        lock = FileLock(embed_lock_path(job.context.loaded.state_dir))
         lock.acquire(job.token)
         try:
             job.step("qmd embed")

@@ -62,7 +62,7 @@ def prepare_agent(job: AgentJob) -> AgentOutcome:
         job.token.check()
     except Cancelled as exc:
         return job.outcome("skipped", f"interrupted before start ({_signame(exc.signum)})")
-    job.run.sink(AgentStartEvent(job.settings.agent_id))
+    job.context.sink(AgentStartEvent(job.settings.agent_id))
     try:
         return plan_steps(job) if job.options.dry_run else run_steps(job)
     except Cancelled as exc:
