@@ -11,6 +11,7 @@ or U+0085.
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 JS_WHITESPACE = (
@@ -148,3 +149,104 @@ def js_trimmed_string(value: Any) -> str | None:
     if not isinstance(value, str):
         return None
     return js_trim(value) or None
+
+
+# ---- regular expressions and String.prototype.replace as JavaScript runs them -------------------------
+
+# The JS whitespace set as the body of a regex character class (`\s` in a JS regex is exactly this set).
+JS_WHITESPACE_CLASS_BODY = "".join(f"\\u{ord(ch):04x}" for ch in JS_WHITESPACE)
+_JS_LINE_TERMINATORS_BODY = r"\n\r\u2028\u2029"
+
+
+def js_regex_source(source: str) -> str:
+    r"""Translate a JS regex source (no `u`, `m`, `s` or `y` flag) into Python `re` syntax.
+
+    Compile the result with `re.ASCII` (see `js_regex`). What differs between the two engines is
+    rewritten: `\s`/`\S` become the explicit JS whitespace class (Python's differs: it includes
+    U+001C-U+001F and U+0085, and lacks U+FEFF), `.` excludes all four JS line terminators, `$` is end of
+    input only. `[\s\S]` (any character) is the only class that may hold `\S`; anything this function
+    cannot translate faithfully raises ValueError rather than compiling to a different meaning.
+    """
+    out: list[str] = []
+    in_class = False
+    i = 0
+    while i < len(source):
+        ch = source[i]
+        if ch == "\\":
+            if i + 1 >= len(source):
+                raise ValueError("regex source ends with a lone backslash")
+            escape = source[i : i + 2]
+            i += 2
+            if escape == r"\s":
+                out.append(JS_WHITESPACE_CLASS_BODY if in_class else f"[{JS_WHITESPACE_CLASS_BODY}]")
+            elif escape == r"\S":
+                if in_class:
+                    raise ValueError(r"\S inside a character class is only supported as [\s\S]")
+                out.append(f"[^{JS_WHITESPACE_CLASS_BODY}]")
+            else:
+                out.append(escape)
+            continue
+        if in_class:
+            if ch == "]":
+                in_class = False
+            out.append(ch)
+        elif source.startswith(r"[\s\S]", i):
+            out.append(r"[\s\S]")  # any character, in either engine
+            i += len(r"[\s\S]")
+            continue
+        elif ch == "[":
+            in_class = True
+            out.append(ch)
+            # `]` right after `[` or `[^` closes an empty class in JS but is a literal in Python.
+            rest = source[i + 1 :]
+            if rest.startswith("]") or rest.startswith("^]"):
+                raise ValueError("empty character classes are not supported")
+        elif ch == ".":
+            out.append(f"[^{_JS_LINE_TERMINATORS_BODY}]")
+        elif ch == "$":
+            out.append(r"\Z")
+        elif source.startswith("(?<", i) and not source.startswith(("(?<=", "(?<!"), i):
+            raise ValueError("named groups are not supported")
+        else:
+            out.append(ch)
+        i += 1
+    if in_class:
+        raise ValueError("unterminated character class")
+    return "".join(out)
+
+
+def js_regex(source: str, *, ignore_case: bool = False) -> re.Pattern[str]:
+    r"""A JS regex (source without slashes; flags `g` and optionally `i`) as a compiled Python pattern.
+
+    `re.ASCII` gives JS's ASCII `\b`, `\d`, `\w` and, with `i`, ASCII-only case folding, which is what JS
+    does without the `u` flag for patterns whose letters are ASCII (a non-ASCII character never folds to
+    an ASCII one there, so `K` U+212A does not match `k`); keep pattern letters ASCII.
+    """
+    if not source.isascii():
+        raise ValueError("only ASCII regex sources are supported (JS folds non-ASCII letters itself)")
+    flags = re.ASCII | (re.IGNORECASE if ignore_case else 0)
+    return re.compile(js_regex_source(source), flags)
+
+
+def js_replace_first(text: str, search: str, replacement: str) -> str:
+    r"""`text.replace(search, replacement)` with a string `search`: only the first occurrence is replaced.
+
+    `replacement` is a JS replacement template: `$$` is `$`, `$&` the matched text, `` $` `` the text
+    before the match and `$'` the text after it; every other `$` stays literal (there are no groups).
+    """
+    index = text.find(search)
+    if index < 0:
+        return text
+    before, after = text[:index], text[index + len(search) :]
+    pieces: list[str] = []
+    i = 0
+    while i < len(replacement):
+        ch = replacement[i]
+        nxt = replacement[i + 1] if i + 1 < len(replacement) else ""
+        if ch == "$" and nxt in ("$", "&", "`", "'"):
+            pieces.append({"$": "$", "&": search, "`": before, "'": after}[nxt])
+            i += 2
+            continue
+        pieces.append(ch)
+        i += 1
+    return before + "".join(pieces) + after

@@ -4,10 +4,19 @@ from __future__ import annotations
 
 import unicodedata
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memwarm_cli.jsstring import JS_WHITESPACE, js_length, js_slice, js_trim, to_well_formed
+from memwarm_cli.jsstring import (
+    JS_WHITESPACE,
+    js_length,
+    js_regex,
+    js_replace_first,
+    js_slice,
+    js_trim,
+    to_well_formed,
+)
 
 # Text with astral characters, lone surrogates and every kind of whitespace in play.
 interesting = st.sampled_from(
@@ -90,3 +99,51 @@ def test_well_formed_output_encodes_and_keeps_valid_text(text: str) -> None:
     if not any(0xD800 <= ord(ch) <= 0xDFFF for ch in text):
         assert fixed == text
     assert utf16_units(fixed) == js_length(text)
+
+
+# ---- js_regex / js_replace_first ------------------------------------------------------------------
+
+
+@given(st.characters())
+def test_js_regex_whitespace_class_is_js_whitespace(ch: str) -> None:
+    assert bool(js_regex(r"\s").fullmatch(ch)) == is_js_whitespace(ch)
+    assert bool(js_regex(r"[^\s]").fullmatch(ch)) != is_js_whitespace(ch)
+    assert bool(js_regex(r"\S").fullmatch(ch)) != is_js_whitespace(ch)
+    assert js_regex(r"[\s\S]").fullmatch(ch)
+
+
+def test_js_regex_dot_dollar_word_boundary_and_case_like_js() -> None:
+    for terminator in "\n\r\u2028\u2029":
+        assert js_regex("a.b").search(f"a{terminator}b") is None
+    assert js_regex("a.b").search("a\x85b")
+    assert js_regex("x$").search("x\n") is None  # Python's `$` would match before a final newline
+    assert js_regex(r"\bsk").search("ésk")  # ASCII \b: é is not a word character in JS
+    assert js_regex("key", ignore_case=True).search("\u212aey") is None  # no Kelvin-sign folding
+    assert js_regex("KEY", ignore_case=True).search("key")
+
+
+def test_js_regex_refuses_what_it_cannot_translate() -> None:
+    for source in (r"[\Sx]", "[]", "[^]", r"(?<name>x)", "é", "[a", "x\\"):
+        with pytest.raises(ValueError):
+            js_regex(source)
+
+
+@pytest.mark.parametrize(
+    ("text", "search", "replacement", "expected"),
+    [
+        ("TOKEN=TOKEN", "TOKEN", "***", "***=TOKEN"),
+        ('"secret": "s"', "s", "***", '"***ecret": "s"'),
+        (
+            "API_KEY=ab$&cdefghijklmnopqrstuv",
+            "ab$&cdefghijklmnopqrstuv",
+            "ab$&cd…stuv",
+            "API_KEY=abab$&cdefghijklmnopqrstuvcd…stuv",
+        ),
+        ("A=xy$'z tail", "xy$'z", "xy$'z", "A=xy tailz tail"),
+        ("A=pq$`r", "pq$`r", "pq$`r", "A=pqA=r"),
+        ("A=m", "m", "$$$1$0$<$", "A=$$1$0$<$"),
+        ("abc", "zz", "$&", "abc"),
+    ],
+)
+def test_js_replace_first_templates(text: str, search: str, replacement: str, expected: str) -> None:
+    assert js_replace_first(text, search, replacement) == expected
