@@ -1,17 +1,11 @@
-"""The session export's plan/apply core: settings, write-only-if-changed, and the safety of user files.
+"""The session export's settings, collection name, planning and applying (write only what changed).
 
-Everything runs on real directories: symlinks, hard links, FIFOs and a real file-size limit (for a write
-that fails half-way) instead of mocks.
+The safety of user files is tested in test_session_export_safety.py.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
-import textwrap
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,75 +13,22 @@ import pytest
 
 from memwarm_cli.backends.session_export import (
     DAY_MS,
-    ExportTarget,
-    SessionExportFailed,
-    SessionExportPlan,
-    SessionExportRefused,
+    SessionExportSettings,
     apply_session_export,
-    plan_session_export,
     resolve_retention_days,
     resolve_session_export_settings,
     sessions_collection_name,
 )
-from memwarm_cli.backends.session_export_files import check_entry_name
-from tests.conftest import REPO_ROOT
+from tests.backends.session_export_support import Layout, layout, snapshot
 
-NOW_MS = 1_775_930_400_000
-
-
-def record(text: str, role: str = "user") -> str:
-    return json.dumps({"type": "message", "message": {"role": role, "content": text}}) + "\n"
-
-
-@dataclass
-class Layout:
-    base: Path
-    sessions: Path
-    export: Path
-    outside: Path
-
-    def transcript(self, name: str, *texts: str, mtime_ms: int = NOW_MS - 3_600_000) -> Path:
-        path = self.sessions / name
-        path.write_text("".join(record(t) for t in texts), encoding="utf-8")
-        os.utime(path, ns=(mtime_ms * 1_000_000,) * 2)
-        return path
-
-    def plan(self, **kwargs: Any) -> SessionExportPlan:
-        kwargs.setdefault("retention_days", None)
-        kwargs.setdefault("now_ms", NOW_MS)
-        return plan_session_export(self.sessions, self.export, **kwargs)
-
-    def export_names(self) -> list[str]:
-        return sorted(os.listdir(self.export))
-
-
-@pytest.fixture
-def layout(tmp_path: Path) -> Layout:
-    base = Path(os.path.realpath(tmp_path))
-    sessions = base / "state" / "agents" / "main" / "sessions"
-    sessions.mkdir(parents=True)
-    outside = base / "outside"
-    outside.mkdir()
-    return Layout(base, sessions, base / "state" / "agents" / "main" / "qmd" / "sessions", outside)
-
-
-def snapshot(directory: Path) -> dict[str, tuple[bytes, int, int]]:
-    """Content (regular files), mtime and mode of every entry under `directory`, symlinks not followed."""
-    found: dict[str, tuple[bytes, int, int]] = {}
-    for root, dirs, files in os.walk(directory):
-        for name in dirs + files:
-            path = Path(root, name)
-            info = path.lstat()
-            data = path.read_bytes() if path.is_file() and not path.is_symlink() else b""
-            found[str(path.relative_to(directory))] = (data, info.st_mtime_ns, info.st_mode)
-    return found
+__all__ = ["layout"]  # the fixture, imported for pytest
 
 
 # --------------------------------------------------------------------------------------------------------
 # Settings and the collection name
 
 
-def settings_for(sessions: dict[str, Any], tmp_path: Path, agent_id: str = "main") -> Any:
+def settings_for(sessions: dict[str, Any], tmp_path: Path, agent_id: str = "main") -> SessionExportSettings:
     return resolve_session_export_settings(
         {"sessions": sessions},
         agent_id=agent_id,
@@ -225,237 +166,3 @@ def test_undecodable_names_are_skipped_like_node_does(layout: Layout) -> None:
     assert [note.name for note in plan.left_alone] == [bad + ".md"]
     apply_session_export(plan)
     assert (layout.export / (bad + ".md")).exists()
-
-
-# --------------------------------------------------------------------------------------------------------
-# Safety: transcripts
-
-
-def test_transcripts_are_read_only_and_symlinked_ones_are_not_followed(layout: Layout) -> None:
-    layout.transcript("a.jsonl", "hello")
-    os.chmod(layout.sessions / "a.jsonl", 0o444)
-    secret = layout.outside / "elsewhere.jsonl"
-    secret.write_text(record("outside text"))
-    os.symlink(secret, layout.sessions / "link.jsonl")
-    (layout.sessions / "fifo.jsonl").parent.mkdir(exist_ok=True)
-    os.mkfifo(layout.sessions / "fifo.jsonl")
-    before = snapshot(layout.base / "state" / "agents" / "main" / "sessions"), snapshot(layout.outside)
-    plan = layout.plan()
-    apply_session_export(plan)
-    assert [t.name for t in plan.targets] == ["a.md"]
-    after = snapshot(layout.base / "state" / "agents" / "main" / "sessions"), snapshot(layout.outside)
-    assert after == before
-    assert "outside text" not in (layout.export / "a.md").read_text()
-
-
-# --------------------------------------------------------------------------------------------------------
-# Safety: what may be deleted
-
-
-def test_stale_cleanup_removes_only_regular_md_files_directly_inside(layout: Layout) -> None:
-    layout.transcript("live.jsonl", "live")
-    layout.export.mkdir(parents=True)
-    victim = layout.outside / "notes.md"
-    victim.write_text("the user's own note")
-    os.symlink(victim, layout.export / "link.md")
-    os.symlink(layout.outside, layout.export / "dirlink.md")
-    os.mkfifo(layout.export / "pipe.md")
-    (layout.export / "sub").mkdir()
-    (layout.export / "sub" / "nested.md").write_text("nested")
-    (layout.export / "stale.md").write_text("old export")
-    (layout.export / "keep.txt").write_text("not markdown")
-    hard = layout.outside / "hard.md"
-    hard.write_text("hard-linked elsewhere")
-    os.link(hard, layout.export / "hardlink.md")
-
-    plan = layout.plan()
-    assert plan.deletes == ("hardlink.md", "stale.md")
-    assert {note.name for note in plan.left_alone} == {"link.md", "dirlink.md", "pipe.md"}
-    result = apply_session_export(plan)
-    assert result.deleted == ("hardlink.md", "stale.md")
-    assert layout.export_names() == ["dirlink.md", "keep.txt", "link.md", "live.md", "pipe.md", "sub"]
-    assert victim.read_text() == "the user's own note"
-    assert hard.read_text() == "hard-linked elsewhere"
-    assert (layout.export / "sub" / "nested.md").read_text() == "nested"
-
-
-def test_a_directory_named_md_fails_the_pass_after_the_other_work(layout: Layout) -> None:
-    layout.transcript("a.jsonl", "written first")
-    layout.export.mkdir(parents=True)
-    (layout.export / "folder.md").mkdir()
-    (layout.export / "folder.md" / "inside.md").write_text("untouched")
-    (layout.export / "stale.md").write_text("old")
-    plan = layout.plan()
-    assert plan.fails and [note.name for note in plan.blocked] == ["folder.md"]
-    with pytest.raises(SessionExportFailed) as caught:
-        apply_session_export(plan)
-    assert caught.value.code == "ERR_FS_EISDIR"
-    assert "folder.md" in str(caught.value) and "\n" not in str(caught.value)
-    assert (caught.value.partial.written, caught.value.partial.deleted) == (("a.md",), ("stale.md",))
-    assert (layout.export / "folder.md" / "inside.md").read_text() == "untouched"
-
-
-def test_names_that_are_not_one_plain_component_are_refused(layout: Layout) -> None:
-    for name in ("../evil.md", "a/b.md", "..", ".", "", "x\0.md"):
-        with pytest.raises(SessionExportRefused):
-            check_entry_name(name)
-    check_entry_name("..md")  # a legitimate export name ("..jsonl" -> "..md")
-    (layout.base / "state" / "agents" / "main" / "qmd").mkdir(parents=True)
-    (layout.base / "state" / "agents" / "main" / "qmd" / "precious.md").write_text("user file")
-    escaping = SessionExportPlan(
-        sessions_dir=layout.sessions,
-        export_dir=layout.export,
-        create_export_dir=True,
-        targets=(ExportTarget("../evil.md", "evil.jsonl", "x"),),
-        writes=("../evil.md",),
-        deletes=("../precious.md",),
-        blocked=(),
-        left_alone=(),
-        expired=(),
-        unreadable=(),
-    )
-    with pytest.raises(SessionExportRefused):
-        apply_session_export(escaping)
-    assert not layout.export.exists()
-    assert not (layout.export.parent / "evil.md").exists()
-    assert (layout.export.parent / "precious.md").read_text() == "user file"
-
-
-# --------------------------------------------------------------------------------------------------------
-# Safety: the export dir
-
-
-def test_an_export_dir_that_is_a_symlink_is_refused(layout: Layout) -> None:
-    layout.transcript("a.jsonl", "x")
-    real = layout.outside / "real-exports"
-    real.mkdir()
-    (real / "user.md").write_text("a user's note")
-    layout.export.parent.mkdir(parents=True)
-    os.symlink(real, layout.export)
-    with pytest.raises(SessionExportRefused, match="symbolic link"):
-        layout.plan()
-    assert os.listdir(real) == ["user.md"]
-
-
-def test_an_export_dir_swapped_for_a_symlink_after_planning_is_not_written_through(layout: Layout) -> None:
-    layout.transcript("a.jsonl", "x")
-    layout.export.mkdir(parents=True)
-    (layout.export / "stale.md").write_text("old")
-    plan = layout.plan()
-    real = layout.outside / "real-exports"
-    real.mkdir()
-    (real / "stale.md").write_text("a user's note with the same name")
-    os.rename(layout.export, layout.base / "moved-away")
-    os.symlink(real, layout.export)
-    with pytest.raises(SessionExportFailed) as caught:
-        apply_session_export(plan)
-    assert caught.value.code == "ELOOP"
-    assert caught.value.partial.written == ()
-    assert sorted(os.listdir(real)) == ["stale.md"]
-    assert (real / "stale.md").read_text() == "a user's note with the same name"
-
-
-def test_an_export_dir_that_is_a_file_is_refused(layout: Layout) -> None:
-    layout.export.parent.mkdir(parents=True)
-    layout.export.write_text("not a dir")
-    with pytest.raises(SessionExportRefused, match="not a directory"):
-        layout.plan()
-
-
-def test_an_export_dir_holding_user_notes_is_refused(layout: Layout) -> None:
-    workspace = layout.base / "ws"
-    (workspace / "memory").mkdir(parents=True)
-    for export_dir, protected in [
-        (workspace / "memory", [workspace / "memory"]),
-        (workspace, [workspace / "memory"]),  # contains it
-        (layout.base, [workspace]),
-        (layout.sessions, []),  # the transcripts' own dir is always protected
-        (layout.sessions.parent, []),
-    ]:
-        with pytest.raises(SessionExportRefused, match="is or contains"):
-            plan_session_export(
-                layout.sessions, export_dir, retention_days=None, now_ms=NOW_MS, protected_dirs=protected
-            )
-    # Inside the workspace but not over anything protected is fine (a relative exportDir lands there).
-    plan_session_export(
-        layout.sessions,
-        workspace / "exports",
-        retention_days=None,
-        now_ms=NOW_MS,
-        protected_dirs=[workspace / "memory"],
-    )
-
-
-# --------------------------------------------------------------------------------------------------------
-# Safety: how exports are written
-
-
-def test_a_planted_symlink_at_a_target_is_replaced_not_followed(layout: Layout) -> None:
-    layout.transcript("a.jsonl", "export text")
-    layout.export.mkdir(parents=True)
-    victim = layout.outside / "victim.txt"
-    victim.write_text("must stay")
-    os.symlink(victim, layout.export / "a.md")
-    apply_session_export(layout.plan())
-    assert not (layout.export / "a.md").is_symlink()
-    assert (layout.export / "a.md").read_text() == "# Session a\n\nUser: export text\n"
-    assert victim.read_text() == "must stay"
-
-
-def test_a_hard_linked_target_gets_a_new_inode(layout: Layout) -> None:
-    layout.transcript("a.jsonl", "export text")
-    layout.export.mkdir(parents=True)
-    other = layout.outside / "other-name.md"
-    other.write_text("shared content")
-    os.link(other, layout.export / "a.md")
-    apply_session_export(layout.plan())
-    assert other.read_text() == "shared content"
-    assert (layout.export / "a.md").read_text() == "# Session a\n\nUser: export text\n"
-
-
-def test_a_directory_at_a_target_fails_and_leaves_no_temp_file(layout: Layout) -> None:
-    layout.transcript("a.jsonl", "first")
-    layout.transcript("b.jsonl", "blocked")
-    layout.transcript("c.jsonl", "never reached")
-    layout.export.mkdir(parents=True)
-    (layout.export / "b.md").mkdir()
-    (layout.export / "stale.md").write_text("kept: a failed write stops the pass before cleanup")
-    plan = layout.plan()
-    assert [note.name for note in plan.blocked] == ["b.md"]
-    with pytest.raises(SessionExportFailed) as caught:
-        apply_session_export(plan)
-    assert caught.value.code == "EISDIR"
-    assert caught.value.partial.written == ("a.md",)
-    assert layout.export_names() == ["a.md", "b.md", "stale.md"]
-
-
-def test_a_write_that_fails_half_way_leaves_no_temp_file_and_the_old_export(layout: Layout) -> None:
-    """A real short write: the file-size limit (RLIMIT_FSIZE) makes the second write fail with EFBIG."""
-    layout.transcript("a.jsonl", "x" * 10_000)
-    layout.export.mkdir(parents=True)
-    (layout.export / "a.md").write_text("previous export")
-    script = textwrap.dedent(
-        f"""
-        import resource, signal, sys
-        from pathlib import Path
-        from memwarm_cli.backends.session_export import apply_session_export, plan_session_export
-        from memwarm_cli.backends.session_export import SessionExportFailed
-        plan = plan_session_export(Path({str(layout.sessions)!r}), Path({str(layout.export)!r}),
-                                   retention_days=None, now_ms={NOW_MS})
-        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-        resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
-        try:
-            apply_session_export(plan)
-        except SessionExportFailed as failure:
-            print(failure.code, failure.partial.written)
-            sys.exit(0)
-        sys.exit("the write did not fail")
-        """
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", script], cwd=REPO_ROOT, capture_output=True, text=True, timeout=60, check=False
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "EFBIG ()"
-    assert layout.export_names() == ["a.md"]
-    assert (layout.export / "a.md").read_text() == "previous export"
