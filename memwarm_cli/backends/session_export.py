@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from memwarm_cli.agents import normalize_agent_id
+from memwarm_cli.backends.qmd_collections import ensure_unique_name
 from memwarm_cli.backends.session_export_files import (
     ExportDir,
     SessionExportError,
@@ -44,7 +45,6 @@ from memwarm_cli.backends.session_export_files import (
     error_code,
     read_regular_file,
 )
-from memwarm_cli.backends.settings import ensure_unique_name
 from memwarm_cli.backends.transcript_text import parse_transcript, render_export
 from memwarm_cli.config import resolve_user_path
 from memwarm_cli.jsstring import js_is_finite_number, js_trim, js_truthy, to_well_formed

@@ -16,7 +16,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memwarm_cli.backends.settings import ensure_unique_name, sanitize_collection_name, scope_collection_base
+from memwarm_cli.backends.qmd_collections import (
+    ensure_unique_name,
+    sanitize_collection_name,
+    scope_collection_base,
+)
 from memwarm_cli.jsstring import js_trim
 from tests.conftest import SHARED_DIR
 

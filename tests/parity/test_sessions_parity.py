@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from memwarm_cli.agents import find_agent_entry
+from memwarm_cli.backends.agent_backend import resolve_agent_backend
 from memwarm_cli.backends.session_export import (
     SessionExportFailed,
     SessionExportPlan,
@@ -29,7 +30,6 @@ from memwarm_cli.backends.session_export import (
     resolve_session_export_settings,
     sessions_collection_name,
 )
-from memwarm_cli.backends.settings import resolve_agent_backend
 from memwarm_cli.jsstring import JS_WHITESPACE
 from tests.parity.sessions_case import (
     SessionsCaseTree,
