@@ -28,6 +28,11 @@ def js_trim(text: str) -> str:
     return text.strip(JS_WHITESPACE)
 
 
+def js_trim_end(text: str) -> str:
+    """`String.prototype.trimEnd()`."""
+    return text.rstrip(JS_WHITESPACE)
+
+
 def _is_bmp_only(text: str) -> bool:
     return text.isascii() or max(text) < _ASTRAL_START
 

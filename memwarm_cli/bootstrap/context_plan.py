@@ -1,0 +1,291 @@
+"""The one bootstrap pipeline, computed once: session, settings, reads, filters, budget, visibility, blocks.
+
+`memwarm context` renders this plan as text (the blocks), a table and JSON (the rows, one per file read
+from the workspace with what happened to it), the way `scan` and `prelude` render the startup plan.
+Reference: ../shared/spec/bootstrap-context.md.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, Literal
+
+from memwarm_cli.agents import resolve_default_agent_id
+from memwarm_cli.bootstrap.budget import Placement, place_files
+from memwarm_cli.bootstrap.candidates import (
+    BOOTSTRAP_MD,
+    HEARTBEAT_MD,
+    BootstrapFile,
+    Dropped,
+    read_bootstrap_files,
+    session_filter_reason,
+    workspace_root,
+)
+from memwarm_cli.bootstrap.context_settings import (
+    DEFAULT_MAX_CHARS,
+    DEFAULT_TOTAL_MAX_CHARS,
+    BootstrapLimit,
+    HeartbeatDecision,
+    heartbeat_decision,
+    resolve_context_injection,
+    resolve_limit,
+    resolve_truncation_warning,
+)
+from memwarm_cli.bootstrap.rendering import (
+    TRUNCATION_NOTICE,
+    ContextFile,
+    RenderedBlocks,
+    is_bootstrap_md_path,
+    is_dynamic,
+    render_blocks,
+)
+from memwarm_cli.bootstrap.session_keys import SessionKey, parse_session_key
+from memwarm_cli.bootstrap.trimming import Trimmed
+from memwarm_cli.bootstrap.workspace_state import SetupState, read_setup_state
+from memwarm_cli.jsstring import js_length, js_trim, js_trim_end
+from memwarm_cli.startup.reading import ReadFailure
+
+BootstrapMode = Literal["full", "none"]
+
+
+class BootstrapStatus(StrEnum):
+    """The fixed status vocabulary of `context` rows (documented in the README)."""
+
+    INCLUDED = "included"
+    TRUNCATED = "truncated"
+    MISSING = "missing"
+    SYMLINK_ESCAPE = "symlink-escape"
+    NOT_REGULAR = "not-regular"
+    HARDLINK = "hardlink"
+    TOO_LARGE = "too-large"
+    UNREADABLE = "unreadable"
+    EMPTY = "empty"
+    BUDGET_EXHAUSTED = "budget-exhausted"
+    HIDDEN = "hidden"
+    SESSION_FILTER = "session-filter"
+    SETUP_COMPLETED = "setup-completed"
+    HEARTBEAT_OFF = "heartbeat-off"
+    INJECTION_NEVER = "injection-never"
+
+    @property
+    def description(self) -> str:
+        return STATUS_DESCRIPTIONS[self]
+
+
+STATUS_DESCRIPTIONS = {
+    BootstrapStatus.INCLUDED: "included",
+    BootstrapStatus.TRUNCATED: "included, truncated",
+    BootstrapStatus.MISSING: "missing (marker injected)",
+    BootstrapStatus.SYMLINK_ESCAPE: "symlink leaving the workspace (missing marker injected)",
+    BootstrapStatus.NOT_REGULAR: "not a regular file (missing marker injected)",
+    BootstrapStatus.HARDLINK: "hard-linked file (missing marker injected)",
+    BootstrapStatus.TOO_LARGE: "larger than 2 MiB (missing marker injected)",
+    BootstrapStatus.UNREADABLE: "unreadable (missing marker injected)",
+    BootstrapStatus.EMPTY: "skipped as empty or blank",
+    BootstrapStatus.BUDGET_EXHAUSTED: "not included, total budget exhausted",
+    BootstrapStatus.HIDDEN: "hidden from the prompt (bootstrap mode none), budget still spent",
+    BootstrapStatus.SESSION_FILTER: "skipped by the session filter",
+    BootstrapStatus.SETUP_COMPLETED: "dropped, workspace setup completed",
+    BootstrapStatus.HEARTBEAT_OFF: "dropped, heartbeat guidance off",
+    BootstrapStatus.INJECTION_NEVER: "not injected, contextInjection is never",
+}
+
+_FAILURE_STATUS = {
+    ReadFailure.MISSING: BootstrapStatus.MISSING,
+    ReadFailure.SYMLINK_ESCAPE: BootstrapStatus.SYMLINK_ESCAPE,
+    ReadFailure.NOT_REGULAR: BootstrapStatus.NOT_REGULAR,
+    ReadFailure.HARDLINK: BootstrapStatus.HARDLINK,
+    ReadFailure.OVERSIZE: BootstrapStatus.TOO_LARGE,
+    ReadFailure.UNREADABLE: BootstrapStatus.UNREADABLE,
+}
+_DROPPED_STATUS = {
+    Dropped.SESSION_FILTER: BootstrapStatus.SESSION_FILTER,
+    Dropped.SETUP_COMPLETED: BootstrapStatus.SETUP_COMPLETED,
+    Dropped.HEARTBEAT_OFF: BootstrapStatus.HEARTBEAT_OFF,
+}
+
+
+@dataclass(frozen=True)
+class InjectedStat:
+    """OpenClaw's per-file injection stats for the prompt-visible files (spec §6.2)."""
+
+    name: str
+    path: str
+    missing: bool
+    raw_chars: int
+    injected_chars: int
+    truncated: bool
+
+
+@dataclass(frozen=True)
+class BootstrapRow:
+    """One file read from the workspace and what happened to it."""
+
+    file: BootstrapFile
+    status: BootstrapStatus
+    detail: str | None
+    raw_chars: int  # after trimEnd; 0 for a missing file
+    budget_chars: int  # units counted against the total budget (hidden BOOTSTRAP.md included)
+    injected_chars: int  # units shown in the prompt
+    placement: Placement | None  # None for files dropped before the budget loop
+
+    @property
+    def trimmed(self) -> Trimmed | None:
+        return self.placement.trimmed if self.placement is not None else None
+
+    @property
+    def block(self) -> str | None:
+        """Which prompt block shows the file: `stable`, `dynamic` (HEARTBEAT.md), or None."""
+        if self.injected_chars == 0:
+            return None
+        return "dynamic" if is_dynamic(self.file.path) else "stable"
+
+
+@dataclass(frozen=True)
+class BootstrapPlan:
+    workspace: str
+    session: SessionKey
+    default_agent_id: str
+    context_injection: Any  # as resolved: the defaults value is not validated
+    max_chars: BootstrapLimit
+    total_max_chars: BootstrapLimit
+    setup: SetupState
+    heartbeat: HeartbeatDecision | None  # None without a config: the filter does not run
+    bootstrap_mode: BootstrapMode
+    warning_mode: str
+    files: list[BootstrapFile]  # resolved: after the session, setup and heartbeat filters
+    context_files: list[ContextFile]  # after the budgets, before hiding and sanitising
+    injected: list[InjectedStat]
+    truncation_notice: str | None
+    blocks: RenderedBlocks
+    rows: list[BootstrapRow]
+
+    @property
+    def budget_used(self) -> int:
+        return sum(js_length(f.content) for f in self.context_files)
+
+    @property
+    def rendered_chars(self) -> int:
+        """Units of the rendered blocks (what the prompt gains, headings and paths included)."""
+        blocks = (self.blocks.project_context, self.blocks.dynamic_project_context)
+        return sum(js_length(block) for block in blocks if block is not None)
+
+
+def raw_chars(file: BootstrapFile) -> int:
+    return 0 if file.content is None else js_length(js_trim_end(file.content))
+
+
+def _apply_filters(
+    loaded: list[BootstrapFile], session: SessionKey, setup: SetupState, heartbeat: HeartbeatDecision | None
+) -> None:
+    for file in loaded:
+        reason = session_filter_reason(file.name, session)
+        if reason is not None:
+            file.dropped, file.dropped_reason = Dropped.SESSION_FILTER, reason
+        elif file.name == BOOTSTRAP_MD and setup.completed:
+            file.dropped = Dropped.SETUP_COMPLETED
+            file.dropped_reason = f"{setup.source} records setup completed at {setup.marker}"
+        elif file.name == HEARTBEAT_MD and heartbeat is not None and not heartbeat.keep:
+            file.dropped, file.dropped_reason = Dropped.HEARTBEAT_OFF, heartbeat.reason
+
+
+def _is_pending(root: str, files: list[BootstrapFile], setup: SetupState) -> bool:
+    """BOOTSTRAP.md is pending: it exists (stat follows links) before setup completes, or has text."""
+    if not setup.completed and os.path.exists(os.path.join(root, BOOTSTRAP_MD)):
+        return True
+    return any(f.name == BOOTSTRAP_MD and f.content is not None and js_trim(f.content) for f in files)
+
+
+def _row(
+    file: BootstrapFile, placement: Placement | None, visible: dict[str, str], injection: Any, shown: bool
+) -> BootstrapRow:
+    raw = raw_chars(file)
+    injected = js_length(visible[file.path]) if file.path in visible else 0
+    budget = placement.chars if placement is not None else 0
+    detail: str | None = file.detail
+    if injection == "never":
+        status = BootstrapStatus.INJECTION_NEVER
+    elif file.dropped is not None:
+        status, detail = _DROPPED_STATUS[file.dropped], file.dropped_reason
+    elif placement is None or placement.outcome == "budget-exhausted":
+        status = BootstrapStatus.BUDGET_EXHAUSTED
+        if placement is not None:
+            detail = f"{placement.remaining_before} chars left" + (f"; {file.detail}" if file.detail else "")
+    elif placement.outcome == "empty":
+        status = BootstrapStatus.EMPTY
+    elif not shown:
+        status = BootstrapStatus.HIDDEN
+    elif file.failure is not None or file.content is None:
+        status = _FAILURE_STATUS[file.failure or ReadFailure.UNREADABLE]
+        if placement.marker_clamped:
+            detail = "marker cut to the total budget" + (f"; {file.detail}" if file.detail else "")
+    elif placement.marker_clamped or (placement.trimmed is not None and placement.trimmed.cut):
+        status = BootstrapStatus.TRUNCATED
+    else:
+        status = BootstrapStatus.INCLUDED
+    return BootstrapRow(file, status, detail, raw, budget, injected, placement)
+
+
+def build_bootstrap_plan(
+    workspace: str | os.PathLike[str], cfg: Mapping[str, Any] | None, session_key: str | None
+) -> BootstrapPlan:
+    """Everything OpenClaw does to build a new session's Project Context for `workspace`.
+
+    `cfg` None means no config object at all (the heartbeat filter then does not run); memwarm's CLI
+    passes the loaded config, an empty one when no file exists, which gives the same result.
+    """
+    root = workspace_root(workspace)
+    session = parse_session_key(session_key, cfg)
+    default_agent_id = resolve_default_agent_id(cfg) if cfg is not None else "main"
+    injection = resolve_context_injection(cfg, session.agent_id)
+    max_chars = resolve_limit(cfg, session.agent_id, "bootstrapMaxChars", DEFAULT_MAX_CHARS)
+    total = resolve_limit(cfg, session.agent_id, "bootstrapTotalMaxChars", DEFAULT_TOTAL_MAX_CHARS)
+    setup = read_setup_state(root)
+    heartbeat = heartbeat_decision(cfg, session.agent_id, default_agent_id) if cfg is not None else None
+
+    loaded = read_bootstrap_files(root)
+    _apply_filters(loaded, session, setup, heartbeat)
+    files = [] if injection == "never" else [f for f in loaded if f.dropped is None]
+    placements = place_files(files, max_chars.value, total.value)
+    by_path = {p.file.path: p for p in placements}
+    context_files = [ContextFile(p.file.path, p.content) for p in placements if p.content is not None]
+
+    pending = _is_pending(root, files, setup)
+    mode: BootstrapMode = "full" if pending and session.primary else "none"
+
+    def shown(path: str) -> bool:
+        return mode == "full" or not is_bootstrap_md_path(path)
+
+    visible_files = [f for f in context_files if shown(f.path)]
+    visible = {f.path: f.content for f in visible_files}
+    injected = []
+    for file in files:
+        if not shown(file.path):
+            continue
+        chars = js_length(visible[file.path]) if file.path in visible else 0
+        raw = raw_chars(file)
+        injected.append(InjectedStat(file.name, file.path, file.missing, raw, chars, not file.missing and chars < raw))
+    warning_mode = resolve_truncation_warning(cfg)
+    notice = TRUNCATION_NOTICE if warning_mode != "off" and any(s.truncated for s in injected) else None
+    rows = [_row(f, by_path.get(f.path), visible, injection, shown(f.path)) for f in loaded]
+    return BootstrapPlan(
+        workspace=root,
+        session=session,
+        default_agent_id=default_agent_id,
+        context_injection=injection,
+        max_chars=max_chars,
+        total_max_chars=total,
+        setup=setup,
+        heartbeat=heartbeat,
+        bootstrap_mode=mode,
+        warning_mode=warning_mode,
+        files=files,
+        context_files=context_files,
+        injected=injected,
+        truncation_notice=notice,
+        blocks=render_blocks(visible_files),
+        rows=rows,
+    )

@@ -1,0 +1,138 @@
+"""Bootstrap settings read from the raw config as OpenClaw's runtime reads them (spec §2.2, §3.3, §4.1, §6.3).
+
+Every value records where it came from (the agents.list entry, agents.defaults, or the built-in
+default) so `context` can say which limit applied and why.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from memwarm_cli.agents import find_agent_entry, list_agent_entries, normalize_agent_id
+from memwarm_cli.jsstring import js_is_finite_number, js_number_text, js_trim, js_truthy
+
+DEFAULT_MAX_CHARS = 20_000
+DEFAULT_TOTAL_MAX_CHARS = 60_000
+INJECTION_MODES = ("always", "continuation-skip", "never")
+WARNING_MODES = ("off", "once", "always")
+DEFAULT_HEARTBEAT_EVERY = "30m"
+
+LimitOrigin = Literal["per-agent", "defaults", "built-in"]
+
+
+@dataclass(frozen=True)
+class BootstrapLimit:
+    name: str  # the config key: bootstrapMaxChars / bootstrapTotalMaxChars
+    value: int
+    origin: LimitOrigin
+    configured: Any  # the raw value that decided (None when nothing was set)
+    note: str | None  # why a configured value was not used, or how it was rounded
+
+
+def _section(mapping: Any, key: str) -> Any:
+    value = mapping.get(key) if isinstance(mapping, Mapping) else None
+    return value if isinstance(value, Mapping) else {}
+
+
+def agents_defaults(cfg: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    defaults: Mapping[str, Any] = _section(_section(cfg, "agents"), "defaults")
+    return defaults
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, float):
+        return js_number_text(value)
+    return repr(value)
+
+
+def resolve_limit(cfg: Mapping[str, Any] | None, agent_id: str, key: str, default: int) -> BootstrapLimit:
+    """`entry[key] ?? defaults[key]`; a finite number > 0 is floored, anything else is the default.
+
+    `??` falls back only for null or missing, so an invalid per-agent value does not reach the defaults.
+    """
+    entry = find_agent_entry(cfg, agent_id) if cfg is not None else None
+    origin: LimitOrigin
+    if entry is not None and entry.get(key) is not None:
+        raw, origin, where = entry[key], "per-agent", f"agents.list[{agent_id}].{key}"
+    else:
+        raw = agents_defaults(cfg).get(key)
+        origin, where = "defaults", f"agents.defaults.{key}"
+    if raw is None:
+        return BootstrapLimit(key, default, "built-in", None, None)
+    if not js_is_finite_number(raw) or raw <= 0:
+        return BootstrapLimit(key, default, "built-in", raw, f"{where} {_shown(raw)} is not a number > 0")
+    value = math.floor(raw)
+    note = None if value == raw else f"{where} {_shown(raw)} floored to {value}"
+    return BootstrapLimit(key, value, origin, raw, note)
+
+
+def resolve_context_injection(cfg: Mapping[str, Any] | None, agent_id: str) -> Any:
+    """The entry's valid mode, else `agents.defaults.contextInjection` unvalidated, else `always`."""
+    entry = find_agent_entry(cfg, agent_id) if cfg is not None else None
+    own = entry.get("contextInjection") if entry is not None else None
+    if own in INJECTION_MODES:
+        return own
+    configured = agents_defaults(cfg).get("contextInjection")
+    return "always" if configured is None else configured
+
+
+def resolve_truncation_warning(cfg: Mapping[str, Any] | None) -> str:
+    mode = agents_defaults(cfg).get("bootstrapPromptTruncationWarning")
+    return mode if mode in WARNING_MODES else "always"
+
+
+# ---- heartbeat guidance (§3.3 step 3) -------------------------------------------------------------
+
+_UNIT_MS = {"ms": 1, "s": 1_000, "m": 60_000, "h": 3_600_000, "d": 86_400_000}
+_SINGLE = re.compile(r"^([0-9]+(?:\.[0-9]+)?)(ms|s|m|h|d)?$")
+_SEGMENT = r"[0-9]+(?:\.[0-9]+)?(?:ms|s|m|h|d)"
+_COMPOSITE = re.compile(rf"^(?:{_SEGMENT})+$")
+_SEGMENTS = re.compile(r"([0-9]+(?:\.[0-9]+)?)(ms|s|m|h|d)")
+
+
+def heartbeat_every_ms(text: str) -> int | None:
+    """A heartbeat `every` in milliseconds (no unit: minutes; `1h30m` sums), None when unparsable."""
+    value = js_trim(text).lower()
+    single = _SINGLE.match(value)
+    if single:
+        total = float(single.group(1)) * _UNIT_MS[single.group(2) or "m"]
+    elif _COMPOSITE.match(value):
+        total = sum(float(number) * _UNIT_MS[unit] for number, unit in _SEGMENTS.findall(value))
+    else:
+        return None
+    return math.floor(total + 0.5) if math.isfinite(total) else None  # Math.round
+
+
+@dataclass(frozen=True)
+class HeartbeatDecision:
+    keep: bool
+    reason: str
+
+
+def heartbeat_decision(cfg: Mapping[str, Any], agent_id: str, default_agent_id: str) -> HeartbeatDecision:
+    """Whether HEARTBEAT.md stays in the bootstrap files (only asked when a config is given)."""
+    if agent_id != default_agent_id:
+        return HeartbeatDecision(True, f"agent {agent_id} is not the default agent")
+    entries = list_agent_entries(cfg)
+    with_heartbeat = [entry for entry in entries if js_truthy(entry.get("heartbeat"))]
+    if with_heartbeat and not any(normalize_agent_id(e.get("id")) == agent_id for e in with_heartbeat):
+        return HeartbeatDecision(False, "heartbeats are configured for other agents only")
+    entry = find_agent_entry(cfg, agent_id)
+    merged = {**_section(agents_defaults(cfg), "heartbeat"), **(_section(entry, "heartbeat") if entry else {})}
+    if merged.get("includeSystemPromptSection") is False:
+        return HeartbeatDecision(False, "heartbeat.includeSystemPromptSection is false")
+    every = merged.get("every")
+    if every is None:  # missing (or null): the built-in interval
+        every = DEFAULT_HEARTBEAT_EVERY
+    if not isinstance(every, str) or not js_trim(every):
+        return HeartbeatDecision(False, f"heartbeat.every {_shown(every)} is not a duration")
+    every_ms = heartbeat_every_ms(every)
+    if every_ms is None:
+        return HeartbeatDecision(False, f"heartbeat.every {every!r} is not a duration")
+    if every_ms <= 0:
+        return HeartbeatDecision(False, f"heartbeat.every {every!r} disables heartbeats")
+    return HeartbeatDecision(True, f"heartbeat guidance is on (every {js_trim(every)})")
