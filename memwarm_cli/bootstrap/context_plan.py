@@ -218,6 +218,8 @@ def _row(
         status = BootstrapStatus.EMPTY
     elif not shown:
         status = BootstrapStatus.HIDDEN
+        if file.failure is not None:
+            detail = file.failure.value + (f": {file.detail}" if file.detail else "")
     elif file.failure is not None or file.content is None:
         status = _FAILURE_STATUS[file.failure or ReadFailure.UNREADABLE]
         if placement.marker_clamped:
@@ -267,7 +269,9 @@ def build_bootstrap_plan(
             continue
         chars = js_length(visible[file.path]) if file.path in visible else 0
         raw = raw_chars(file)
-        injected.append(InjectedStat(file.name, file.path, file.missing, raw, chars, not file.missing and chars < raw))
+        injected.append(
+            InjectedStat(file.name, file.path, file.missing, raw, chars, not file.missing and chars < raw)
+        )
     warning_mode = resolve_truncation_warning(cfg)
     notice = TRUNCATION_NOTICE if warning_mode != "off" and any(s.truncated for s in injected) else None
     rows = [_row(f, by_path.get(f.path), visible, injection, shown(f.path)) for f in loaded]

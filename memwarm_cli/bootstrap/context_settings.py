@@ -122,7 +122,10 @@ def heartbeat_decision(cfg: Mapping[str, Any], agent_id: str, default_agent_id: 
     if with_heartbeat and not any(normalize_agent_id(e.get("id")) == agent_id for e in with_heartbeat):
         return HeartbeatDecision(False, "heartbeats are configured for other agents only")
     entry = find_agent_entry(cfg, agent_id)
-    merged = {**_section(agents_defaults(cfg), "heartbeat"), **(_section(entry, "heartbeat") if entry else {})}
+    merged = {
+        **_section(agents_defaults(cfg), "heartbeat"),
+        **(_section(entry, "heartbeat") if entry else {}),
+    }
     if merged.get("includeSystemPromptSection") is False:
         return HeartbeatDecision(False, "heartbeat.includeSystemPromptSection is false")
     every = merged.get("every")

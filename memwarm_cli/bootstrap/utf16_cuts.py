@@ -30,7 +30,7 @@ def truncate_utf16_safe(text: str, limit: int) -> str:
 
 
 def clamp_to_budget(text: str, budget: int) -> str:
-    """`clampToBudget`: the text if it fits, else a safe cut ending in `…` (a bare cut for 3 units or less)."""
+    """`clampToBudget`: the text if it fits, else a safe cut ending in `…` (a bare cut for 3 or fewer)."""
     if budget <= 0:
         return ""
     if js_length(text) <= budget:

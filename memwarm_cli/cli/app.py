@@ -55,6 +55,9 @@ def _register() -> None:
 
     app.command("prelude")(prelude.prelude_command)
     app.command("scan")(scan.scan_command)
+    from memwarm_cli.cli.context_cmd import context_command
+
+    app.command("context")(context_command)
     from memwarm_cli.cli.config_cmd import config_app
 
     app.add_typer(config_app, name="config")

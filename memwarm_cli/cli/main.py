@@ -17,17 +17,21 @@ if TYPE_CHECKING:
 
 
 def main() -> None:
-    from memwarm_cli.cli.fastpath import parse_prelude_argv
+    from memwarm_cli.cli.fastpath import CONTEXT, parse_fast_argv
     from memwarm_cli.cli.output import ReaderGone, error
 
-    fast = parse_prelude_argv(sys.argv[1:])
+    fast = parse_fast_argv(sys.argv[1:])
     try:
-        if fast is not None:
+        if fast is None:
+            _run_app()
+        elif fast[0] is CONTEXT:
+            from memwarm_cli.cli.context_run import run_context
+
+            run_context(**fast[1])
+        else:
             from memwarm_cli.cli.prelude_run import run_prelude
 
-            run_prelude(**fast)
-        else:
-            _run_app()
+            run_prelude(**fast[1])
     except MemwarmError as exc:
         if isinstance(exc, OutputError):
             _discard_stdout()

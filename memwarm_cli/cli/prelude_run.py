@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from memwarm_cli.startup.session import AgentPlan
+    from memwarm_cli.startup.prelude_settings import GateDecision
 
 
 def run_prelude(
@@ -19,7 +24,7 @@ def run_prelude(
     from memwarm_cli.cli.output import json_text, note, stdout_is_terminal, warn, write_stdout
     from memwarm_cli.config import load_config
     from memwarm_cli.errors import UsageError
-    from memwarm_cli.startup.clock import iso_utc, parse_instant
+    from memwarm_cli.startup.clock import parse_instant
     from memwarm_cli.startup.prelude_settings import should_apply_startup_context
     from memwarm_cli.startup.session import plan_for_agent
 
@@ -37,17 +42,7 @@ def run_prelude(
     prelude = plan.prelude
 
     if json_output:
-        report = {
-            "agent": result.agent_id,
-            "workspace": str(result.workspace),
-            "at": iso_utc(at_ms),
-            "timezone": plan.settings.timezone.used,
-            "action": action,
-            "applied": gate.applied,
-            "reason": gate.reason,
-            "prelude": prelude,
-        }
-        write_stdout(json_text(report) + "\n")
+        write_stdout(json_text(prelude_report(result, action, gate)) + "\n")
         return
     if not result.workspace_exists and not quiet:
         warn(f'workspace of agent "{result.agent_id}" does not exist: {result.workspace}')
@@ -60,3 +55,19 @@ def run_prelude(
             note(f"no daily memory in the window ({dates}) under {result.workspace / 'memory'}")
         return
     write_stdout(prelude + ("\n" if stdout_is_terminal() else ""))
+
+
+def prelude_report(result: AgentPlan, action: str, gate: GateDecision) -> dict[str, Any]:
+    """`prelude --json`'s object (`context --json` carries the same one)."""
+    from memwarm_cli.startup.clock import iso_utc
+
+    return {
+        "agent": result.agent_id,
+        "workspace": str(result.workspace),
+        "at": iso_utc(result.plan.at_ms),
+        "timezone": result.plan.settings.timezone.used,
+        "action": action,
+        "applied": gate.applied,
+        "reason": gate.reason,
+        "prelude": result.plan.prelude,
+    }

@@ -1,0 +1,150 @@
+"""`memwarm context`'s work, free of Typer so the fast path (cli/fastpath.py) can run it too.
+
+It computes the two plans once, the bootstrap plan (memwarm_cli/bootstrap/) and the startup plan that
+`prelude` and `scan` render, and hands both to the view chosen (cli/context_views.py).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from memwarm_cli.agents import Agent
+    from memwarm_cli.bootstrap.context_plan import BootstrapPlan
+    from memwarm_cli.config import LoadedConfig
+    from memwarm_cli.startup.session import AgentPlan
+    from memwarm_cli.startup.settings import GateDecision
+
+FORMATS = ("text", "table", "plain", "json")
+PARTS = ("bootstrap", "prelude")
+
+
+@dataclass(frozen=True)
+class StartupContext:
+    """Both plans for one session: what `context`'s views render."""
+
+    agent_id: str
+    session_key: str
+    action: str
+    bootstrap: BootstrapPlan
+    startup: AgentPlan
+    gate: GateDecision
+    config: object  # the raw config the plans were computed from
+
+    @property
+    def prelude(self) -> str | None:
+        """The prelude as `memwarm prelude` prints it: None when not applied or nothing loaded."""
+        return self.startup.plan.prelude if self.gate.applied else None
+
+
+def _check_options(action: str, only: str | None, json_output: bool, output_format: str | None) -> None:
+    from memwarm_cli.errors import UsageError
+
+    if action not in ("new", "reset"):
+        raise UsageError(f"--action must be new or reset, not {action!r}")
+    if only is not None and only not in PARTS:
+        raise UsageError(f"--only must be bootstrap or prelude, not {only!r}")
+    if output_format is not None and output_format not in FORMATS:
+        raise UsageError(f"--format must be one of {', '.join(FORMATS)}, not {output_format!r}")
+    if json_output and output_format not in (None, "json"):
+        raise UsageError("--json and --format exclude each other")
+
+
+def _session_agent(loaded: LoadedConfig, agent: str | None, session_key: str | None) -> tuple[Agent, str]:
+    """The agent and session key to describe; a key's agent wins and must agree with --agent."""
+    from memwarm_cli.agents import (
+        Agent,
+        find_agent_entry,
+        list_agent_ids,
+        normalize_agent_id,
+        resolve_agent_workspace_dir,
+        resolve_default_agent_id,
+        select_agent,
+    )
+    from memwarm_cli.bootstrap.session_keys import main_session_key, parse_session_key
+    from memwarm_cli.cli.output import warn
+    from memwarm_cli.errors import UsageError
+
+    cfg, env = loaded.data, loaded.env
+    if session_key is None:
+        chosen = select_agent(cfg, env, agent)
+        return chosen, main_session_key(chosen.id)
+    session = parse_session_key(session_key, cfg)
+    if agent is not None:
+        chosen = select_agent(cfg, env, agent)
+        if chosen.id != session.agent_id:
+            raise UsageError(
+                f"--session-key {session_key!r} belongs to agent {session.agent_id!r}, "
+                f"not {normalize_agent_id(agent)!r}"
+            )
+        return chosen, session_key
+    if session.agent_id in list_agent_ids(cfg):
+        return select_agent(cfg, env, session.agent_id), session_key
+    # OpenClaw runs a session of any agent id; it just has no entry of its own (defaults apply).
+    warn(f'agent "{session.agent_id}" of the session key is not in agents.list; its defaults apply')
+    default_id = resolve_default_agent_id(cfg)
+    workspace = resolve_agent_workspace_dir(cfg, session.agent_id, env)
+    entry = find_agent_entry(cfg, session.agent_id)
+    return Agent(session.agent_id, session.agent_id == default_id, workspace, entry), session_key
+
+
+def compute_startup_context(
+    loaded: LoadedConfig,
+    agent: str | None,
+    workspace: Path | None,
+    session_key: str | None,
+    at_ms: int,
+    action: str,
+) -> StartupContext:
+    from memwarm_cli.bootstrap.context_plan import build_bootstrap_plan
+    from memwarm_cli.startup.session import plan_for_agent
+    from memwarm_cli.startup.settings import should_apply_startup_context
+
+    chosen, key = _session_agent(loaded, agent, session_key)
+    startup = plan_for_agent(loaded, chosen, at_ms, workspace_override=workspace)
+    bootstrap = build_bootstrap_plan(startup.workspace, loaded.data, key)
+    gate = should_apply_startup_context(loaded.data, "new" if action == "new" else "reset")
+    return StartupContext(chosen.id, key, action, bootstrap, startup, gate, loaded.data)
+
+
+def run_context(
+    config_path: str | None,
+    agent: str | None = None,
+    workspace: Path | None = None,
+    session_key: str | None = None,
+    at: str | None = None,
+    action: str = "new",
+    only: str | None = None,
+    json_output: bool = False,
+    output_format: str | None = None,
+    quiet: bool = False,
+) -> None:
+    """Print the startup context of a new session: text, table, plain or JSON."""
+    from memwarm_cli.cli import context_views
+    from memwarm_cli.cli.output import stdout_is_terminal, warn
+    from memwarm_cli.config import load_config
+    from memwarm_cli.startup.clock import parse_instant
+
+    _check_options(action, only, json_output, output_format)
+    fmt = "json" if json_output else output_format
+    if fmt is None:
+        fmt = "table" if stdout_is_terminal() else "text"
+    at_ms = parse_instant(at)
+    loaded = load_config(config_path)
+    if not quiet:
+        for warning in loaded.warnings:
+            warn(warning.message)
+    context = compute_startup_context(loaded, agent, workspace, session_key, at_ms, action)
+    if fmt != "json" and not quiet and not os.path.isdir(context.startup.workspace):
+        warn(f'workspace of agent "{context.agent_id}" does not exist: {context.startup.workspace}')
+    if fmt == "json":
+        context_views.write_json_view(context)
+    elif fmt == "text":
+        context_views.write_text_view(context, only, quiet)
+    elif fmt == "plain":
+        context_views.write_plain_view(context, only, quiet)
+    else:
+        context_views.write_table_view(context, only)
