@@ -74,13 +74,22 @@ def build_workspace(case: dict[str, Any]) -> Path:
 
 
 @contextlib.contextmanager
-def case_workspace(case: dict[str, Any]) -> Iterator[Path]:
-    """The case's workspace at its fixed root, removed afterwards (step 4)."""
+def all_case_workspaces(cases: list[dict[str, Any]]) -> Iterator[dict[str, Path]]:
+    """Every case's workspace at its fixed root (by case name), all removed afterwards (step 4)."""
     with _LOCK_FILE.open("a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
-            yield build_workspace(case)
+            yield {case["name"]: build_workspace(case) for case in cases}
         finally:
-            shutil.rmtree(case["root"], ignore_errors=True)
-            with contextlib.suppress(OSError):
-                os.rmdir(Path(case["root"]).parent)  # /tmp/mwbs, once no other root is left in it
+            for case in cases:
+                shutil.rmtree(case["root"], ignore_errors=True)
+            for parent in {Path(case["root"]).parent for case in cases}:
+                with contextlib.suppress(OSError):
+                    parent.rmdir()  # /tmp/mwbs, once no other root is left in it
+
+
+@contextlib.contextmanager
+def case_workspace(case: dict[str, Any]) -> Iterator[Path]:
+    """One case's workspace at its fixed root, removed afterwards."""
+    with all_case_workspaces([case]) as workspaces:
+        yield workspaces[case["name"]]
