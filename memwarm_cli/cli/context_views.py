@@ -284,26 +284,29 @@ def write_table_view(context: StartupContext, only: str | None) -> None:
 
 
 def _render_table(console: Console, context: StartupContext, only: str | None) -> None:
+    """One row per file; the bootstrap files, then (after a rule) the prelude's notes under memory/."""
     from rich.table import Table
     from rich.text import Text
 
     grand = _grand_total(context, only)
     table = Table(expand=True, pad_edge=False)
-    table.add_column("part", no_wrap=True)
     table.add_column("file", overflow="fold", ratio=2, min_width=12)
-    table.add_column("status", overflow="fold", ratio=3, min_width=16)
+    table.add_column("status", overflow="fold", ratio=4, min_width=16)
     table.add_column("raw", justify="right", no_wrap=True)
     table.add_column("injected", justify="right", no_wrap=True)
-    table.add_column("limit (source)", overflow="fold", ratio=1, min_width=8)
+    table.add_column("limit", no_wrap=True)
     table.add_column("share", justify="right", no_wrap=True)
+    part = None
     for row in context_rows(context, only):
+        if part is not None and row.part != part:
+            table.add_section()
+        part = row.part
         style = "" if console.no_color else _STATUS_STYLE.get(row.status, "")
         status = Text(row.status_text, style=style)
         if row.detail:
             status.append(f" ({row.detail})")
-        limit = "-" if row.limit is None else f"{row.limit} ({row.limit_source})"
+        limit = "-" if row.limit is None else f"{row.limit} {row.limit_source}"
         cells: list[str | Text] = [
-            row.part,
             Text(row.file),
             status,
             _cell(row.raw_chars),

@@ -1,4 +1,4 @@
-"""The Typer-free `prelude` route agrees with the Typer command it shortcuts."""
+"""The Typer-free `prelude` and `context` routes agree with the Typer commands they shortcut."""
 
 from __future__ import annotations
 
@@ -13,25 +13,23 @@ from typer.main import get_command
 
 from memwarm_cli.cli.app import app
 from memwarm_cli.cli.fastpath import (
-    COMMAND,
-    DEFAULTS,
-    FLAG_OPTIONS,
+    FAST_COMMANDS,
     GLOBAL_VALUE_OPTIONS,
-    VALUE_OPTIONS,
+    FastCommand,
+    parse_fast_argv,
     parse_prelude_argv,
 )
 from tests.conftest import RunCli
 
 GROUP = get_command(app)
-PRELUDE = GROUP.commands[COMMAND]  # type: ignore[attr-defined]
 
 
 def typer_parse(argv: list[str]) -> dict[str, Any]:
-    """What the Typer app would pass to the prelude command for `argv`."""
+    """What the Typer app would pass to the command for `argv`."""
     root = GROUP.make_context("memwarm", list(argv))
     rest = [*root._protected_args, *root.args]
-    assert rest[0] == COMMAND
-    sub = PRELUDE.make_context(COMMAND, rest[1:], parent=root)
+    command = GROUP.commands[rest[0]]  # type: ignore[attr-defined]
+    sub = command.make_context(rest[0], rest[1:], parent=root)
     params = {"config_path": root.params["config"], **sub.params}
     if params["workspace"] is not None:  # Typer makes the Path when it calls the command
         params["workspace"] = Path(params["workspace"])
@@ -42,16 +40,18 @@ def option_names(params: list[Any]) -> dict[str, bool]:
     return {name: bool(getattr(p, "is_flag", False)) for p in params for name in (*p.opts, *p.secondary_opts)}
 
 
-def test_fast_path_knows_exactly_the_typer_options() -> None:
-    typer_options = option_names(PRELUDE.params)
+@pytest.mark.parametrize("fast", FAST_COMMANDS.values(), ids=list(FAST_COMMANDS))
+def test_fast_path_knows_exactly_the_typer_options(fast: FastCommand) -> None:
+    command = GROUP.commands[fast.name]  # type: ignore[attr-defined]
+    typer_options = option_names(command.params)
     typer_options.pop("--help", None)
-    fast_options = {**{n: False for n in VALUE_OPTIONS}, **{n: True for n in FLAG_OPTIONS}}
+    fast_options = {**{n: False for n in fast.value_options}, **{n: True for n in fast.flag_options}}
     assert fast_options == typer_options
     global_options = {n for n in option_names(GROUP.params) if n not in ("--help", "--version")}
     assert set(GLOBAL_VALUE_OPTIONS) == global_options
-    assert set(DEFAULTS) == {*VALUE_OPTIONS.values(), *FLAG_OPTIONS.values(), "config_path"}
-    assert {p.name: p.default for p in PRELUDE.params} == {
-        k: v for k, v in DEFAULTS.items() if k != "config_path"
+    assert set(fast.defaults) == {*fast.value_options.values(), *fast.flag_options.values(), "config_path"}
+    assert {p.name: p.default for p in command.params} == {
+        k: v for k, v in fast.defaults.items() if k != "config_path"
     }
 
 
@@ -77,12 +77,30 @@ def test_fast_path_knows_exactly_the_typer_options() -> None:
         ["--config=c.yaml", "prelude", "--agent=x", "--workspace=w s", "--quiet", "--json"],
         ["prelude", "--at", "-5", "--agent", "a", "--agent", "b"],
         ["prelude", "--action="],
+        ["context"],
+        [
+            "-c",
+            "c.json",
+            "context",
+            "-k",
+            "agent:main:cron:x",
+            "-f",
+            "plain",
+            "--only",
+            "prelude",
+            "-w",
+            "ws",
+            "--at=0",
+            "-q",
+        ],
+        ["context", "--session-key=agent:ops:main", "--json", "--format", "bogus", "--action", "reset"],
+        ["--config=c.yaml", "context", "--agent=x", "--only=bootstrap", "--format=table", "--quiet"],
     ],
 )
 def test_fast_parse_equals_typer_parse(argv: list[str]) -> None:
-    fast = parse_prelude_argv(argv)
+    fast = parse_fast_argv(argv)
     assert fast is not None
-    assert fast == typer_parse(argv)
+    assert fast[1] == typer_parse(argv)
 
 
 @pytest.mark.parametrize(
@@ -101,9 +119,14 @@ def test_fast_parse_equals_typer_parse(argv: list[str]) -> None:
         ["prelude", "--config", "x"],
         ["scan"],
         ["--config", "x", "scan", "prelude"],
+        ["context", "--help"],
+        ["context", "-fjson"],
+        ["context", "--session-key"],
+        ["context", "--all"],
     ],
 )
 def test_everything_else_goes_through_typer(argv: list[str]) -> None:
+    assert parse_fast_argv(argv) is None
     assert parse_prelude_argv(argv) is None
 
 
@@ -125,12 +148,28 @@ def test_both_routes_print_the_same(run_cli: RunCli, tmp_path: Path) -> None:
     assert unknown_fast.stderr == unknown_typer.stderr
 
 
-def test_fast_route_does_not_import_typer(tmp_path: Path) -> None:
+@pytest.mark.parametrize("command", ["prelude", "context"])
+def test_fast_route_does_not_import_typer_or_rich(tmp_path: Path, command: str) -> None:
     config = tmp_path / "c.json"
     config.write_text("{}", encoding="utf-8")
     code = (
-        "import sys; sys.argv = ['memwarm', '--config', sys.argv[1], 'prelude', '--at', '0', '-q'];"
-        "from memwarm_cli.cli.main import main; main(); print('typer' in sys.modules, file=sys.stderr)"
+        f"import sys; sys.argv = ['memwarm', '--config', sys.argv[1], '{command}', '-w', sys.argv[2],"
+        " '--at', '0', '-q'];"
+        "from memwarm_cli.cli.main import main; main();"
+        "print('typer' in sys.modules, 'rich' in sys.modules, file=sys.stderr)"
     )
-    proc = subprocess.run([sys.executable, "-c", code, str(config)], capture_output=True, text=True)
-    assert proc.returncode == 0 and proc.stderr.strip() == "False"
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(config), str(tmp_path)], capture_output=True, text=True
+    )
+    assert proc.returncode == 0 and proc.stderr.strip() == "False False", proc.stderr
+
+
+def test_both_routes_report_a_bad_context_option_alike(run_cli: RunCli, tmp_path: Path) -> None:
+    base = ["context", "-w", str(tmp_path), "--at", "0"]
+    fast, via_typer = run_cli([*base, "--format", "yaml"]), run_cli([*base, "-fyaml"])
+    assert fast.returncode == via_typer.returncode == 2
+    assert (
+        fast.stderr
+        == via_typer.stderr
+        == ("memwarm: error: --format must be one of text, table, plain, json, not 'yaml'\n")
+    )

@@ -1,0 +1,221 @@
+"""`memwarm context`: the views over both plans, their agreement with `prelude`/`scan`, options and errors."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.console import Console
+
+from memwarm_cli.cli.context_run import compute_startup_context
+from memwarm_cli.cli.context_views import PLAIN_COLUMNS, TERMINAL_SEPARATOR, _render_table
+from memwarm_cli.config import load_config
+from memwarm_cli.startup.clock import parse_instant
+from tests.cli.test_scan import _run_in_terminal, _strip_ansi
+from tests.conftest import RunCli, isolated_env
+
+AT = "2026-04-11T18:00:00Z"
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    ws = tmp_path / "ws"
+    (ws / "memory").mkdir(parents=True)
+    (ws / "AGENTS.md").write_text("# Rules\n\n" + "- you must test before you push\n" * 40, encoding="utf-8")
+    (ws / "SOUL.md").write_text("Calm and direct.\n", encoding="utf-8")
+    (ws / "USER.md").write_text("   \n", encoding="utf-8")
+    (ws / "HEARTBEAT.md").write_text("- check the queue\n", encoding="utf-8")
+    (ws / "openclaw-workspace-state.json").write_text('{"setupCompletedAt": "2026-01-01"}', encoding="utf-8")
+    (ws / "BOOTSTRAP.md").write_text("hello new agent\n", encoding="utf-8")
+    (ws / "memory" / "2026-04-11.md").write_text("today's note", encoding="utf-8")
+    (ws / "memory" / "2026-04-10.md").write_text("x" * 3000, encoding="utf-8")
+    return ws
+
+
+@pytest.fixture
+def config(tmp_path: Path, workspace: Path) -> Path:
+    cfg = {
+        "agents": {
+            "defaults": {"userTimezone": "America/Chicago", "bootstrapMaxChars": 400},
+            "list": [
+                {"id": "main", "workspace": str(workspace)},
+                {"id": "ops", "bootstrapTotalMaxChars": 500},
+            ],
+        }
+    }
+    path = tmp_path / "openclaw.json"
+    path.write_text(json.dumps(cfg), encoding="utf-8")
+    return path
+
+
+def cli(run_cli: RunCli, config: Path, *args: str) -> Any:
+    return run_cli(["--config", str(config), "context", "--at", AT, *args])
+
+
+def test_piped_text_is_the_blocks_then_the_prelude_exactly(run_cli: RunCli, config: Path) -> None:
+    report = json.loads(cli(run_cli, config, "--json").stdout)
+    text = cli(run_cli, config)
+    assert text.returncode == 0
+    boot = report["bootstrap"]
+    prelude = run_cli(["--config", str(config), "prelude", "--at", AT]).stdout
+    expected = f"{boot['projectContext']}\n\n{boot['dynamicProjectContext']}\n\n{prelude}"
+    assert text.stdout == expected  # no separator, no trailing newline in a pipe
+    assert cli(run_cli, config, "--only", "prelude").stdout == prelude
+    only_boot = cli(run_cli, config, "--only", "bootstrap").stdout
+    assert only_boot == f"{boot['projectContext']}\n\n{boot['dynamicProjectContext']}"
+    assert "some bootstrap files were truncated" in text.stderr
+
+
+def test_json_carries_prelude_json_and_scan_json(run_cli: RunCli, config: Path) -> None:
+    report = json.loads(cli(run_cli, config, "--json").stdout)
+    prelude_json = json.loads(run_cli(["--config", str(config), "prelude", "--at", AT, "--json"]).stdout)
+    scan_json = json.loads(run_cli(["--config", str(config), "scan", "--at", AT, "--json"]).stdout)
+    assert report["schema"] == 1
+    assert report["prelude"] == prelude_json
+    assert report["scan"] == scan_json
+    assert list(report["bootstrap"]["files"][0]) == [
+        "name",
+        "path",
+        "missing",
+        "rawChars",
+        "injectedChars",
+        "truncated",
+    ]
+    rows = {row["name"]: row for row in report["bootstrap"]["rows"]}
+    assert rows["AGENTS.md"]["status"] == "truncated"
+    assert rows["AGENTS.md"]["cut"]["style"] == "digest"
+    assert rows["USER.md"]["status"] == "empty"
+    assert rows["BOOTSTRAP.md"]["status"] == "setup-completed"
+    total = report["total"]
+    assert total["chars"] == total["bootstrapChars"] + total["preludeChars"]
+    assert total["tokensEstimate"] == total["chars"] // 4
+    assert total["preludeChars"] == len(prelude_json["prelude"])
+
+
+def test_session_key_picks_the_agent_and_the_filter(run_cli: RunCli, config: Path, workspace: Path) -> None:
+    base = ["-w", str(workspace), "--json"]
+    cron = json.loads(cli(run_cli, config, *base, "--session-key", "agent:ops:cron:nightly").stdout)
+    assert cron["agent"] == "ops" and cron["session"]["class"] == "cron"
+    assert cron["bootstrap"]["limits"] == {"maxChars": 400, "totalMaxChars": 500}
+    assert cron["bootstrap"]["limitSources"]["totalMaxChars"]["origin"] == "per-agent"
+    names = [f["name"] for f in cron["bootstrap"]["files"]]
+    assert names == ["AGENTS.md", "SOUL.md", "TOOLS.md", "IDENTITY.md", "USER.md"]
+    sub = json.loads(cli(run_cli, config, *base, "-k", "agent:main:subagent:1").stdout)
+    assert [row["status"] for row in sub["bootstrap"]["rows"]].count("session-filter") == 5
+    default = json.loads(cli(run_cli, config, "--json").stdout)
+    assert default["session"] == {"key": "agent:main:main", "agentId": "main", "class": "main"}
+
+
+def test_session_key_of_an_unlisted_agent_warns_and_runs(
+    run_cli: RunCli, config: Path, workspace: Path
+) -> None:
+    result = cli(run_cli, config, "-w", str(workspace), "-k", "agent:ghost:main", "--json")
+    assert result.returncode == 0
+    assert 'agent "ghost" of the session key is not in agents.list' in result.stderr
+    assert json.loads(result.stdout)["bootstrap"]["sessionAgentId"] == "ghost"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--format", "yaml"], "--format must be one of text, table, plain, json, not 'yaml'"),
+        (["--json", "--format", "table"], "--json and --format exclude each other"),
+        (["--only", "both"], "--only must be bootstrap or prelude, not 'both'"),
+        (["--action", "restart"], "--action must be new or reset, not 'restart'"),
+        (
+            ["--agent", "ops", "-k", "agent:main:main"],
+            "--session-key 'agent:main:main' belongs to agent 'main'",
+        ),
+        (["--agent", "nobody"], 'unknown agent "nobody" (known agents: main, ops)'),
+    ],
+)
+def test_usage_errors_are_one_line_and_exit_2(
+    run_cli: RunCli, config: Path, args: list[str], message: str
+) -> None:
+    result = cli(run_cli, config, *args)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.startswith("memwarm: error: " + message) and result.stderr.count("\n") == 1
+
+
+def test_plain_rows_cover_both_parts(run_cli: RunCli, config: Path) -> None:
+    result = cli(run_cli, config, "--format", "plain")
+    lines = result.stdout.splitlines()
+    assert lines[0].split("\t") == list(PLAIN_COLUMNS)
+    rows = [dict(zip(PLAIN_COLUMNS, line.split("\t"), strict=True)) for line in lines[1:]]
+    parts = {(row["part"], row["file"]): row for row in rows}
+    agents = parts[("bootstrap", "AGENTS.md")]
+    assert (
+        agents["status"] == "truncated" and agents["limit"] == "400" and agents["limit_source"] == "defaults"
+    )
+    assert agents["detail"].startswith("kept head ")
+    assert parts[("prelude", "memory/2026-04-10.md")]["status"] == "truncated"
+    assert "# total: " in result.stderr and "(estimate: chars/4)" in result.stderr
+
+
+def _table(config: Path, width: int) -> str:
+    loaded = load_config(str(config))
+    context = compute_startup_context(loaded, None, None, None, parse_instant(AT), "new")
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=width, force_terminal=True, color_system=None)
+    _render_table(console, context, None)
+    return buffer.getvalue()
+
+
+def table_rows(screen: str) -> dict[str, list[str]]:
+    """file -> its cells in the drawn table; a row continues on lines whose `raw` cell is empty."""
+    rows: list[list[str]] = []
+    for line in screen.splitlines():
+        if not line.startswith("│"):
+            continue
+        cells = [cell.strip() for cell in line.strip("│").split("│")]
+        if cells[2]:
+            rows.append(cells)
+        else:
+            rows[-1] = [f"{old} {new}".strip() for old, new in zip(rows[-1], cells, strict=True)]
+    return {row[0].replace(" ", ""): row[1:] for row in rows}
+
+
+@pytest.mark.parametrize("width", [80, 140])
+def test_table_rows_statuses_and_summary(config: Path, workspace: Path, width: int) -> None:
+    screen = _table(config, width)
+    assert all(len(line) <= width for line in screen.splitlines())
+    rows = table_rows(screen)
+    assert rows["AGENTS.md"][0].startswith("included, truncated (kept head ")
+    assert rows["AGENTS.md"][3] == "400 defaults" and rows["AGENTS.md"][4].endswith("%")
+    assert rows["USER.md"][0] == "skipped as empty or blank"
+    squashed = rows["BOOTSTRAP.md"][0].replace(" ", "")  # a long word may be folded mid-word
+    assert (
+        squashed
+        == "dropped,workspacesetupcompleted(openclaw-workspace-state.jsonrecordssetupcompletedat2026-01-01)"
+    )
+    marker = f"[MISSING] Expected at: {workspace / 'TOOLS.md'}"
+    assert rows["TOOLS.md"][:3] == ["missing (marker injected)", "-", str(len(marker))]
+    assert rows["memory/2026-04-10.md"][0] == "included, truncated to maxFileChars"
+    assert rows["memory/2026-04-10.md"][3] == "1200 default"
+    flat = " ".join(screen.split())
+    summary = re.search(r"total: (\d+) chars, about (\d+) tokens \(estimate: chars/4\)", flat)
+    assert summary is not None and int(summary.group(2)) == int(summary.group(1)) // 4
+    assert re.search(r"bootstrap: \d+ of 60000 chars of the total budget", flat)
+    assert re.search(r"prelude: \d+ of 2800 chars \(maxTotalChars, default\)", flat)
+    shares = [float(cells[-1].rstrip("%")) for cells in rows.values() if cells[-1] != "-"]
+    assert 50 < sum(shares) < 100  # of the whole startup context, headings and paths included
+
+
+def test_terminal_defaults_to_the_table_and_text_gets_a_separator(
+    config: Path, home_dir: Path, run_cli: RunCli
+) -> None:
+    env = isolated_env(home_dir)
+    base = ["--config", str(config), "context", "--at", AT]
+    table = _strip_ansi(_run_in_terminal(base, env, columns=100))
+    assert "┃" in table and "share" in table and "total:" in table
+    text = _strip_ansi(_run_in_terminal([*base, "--format", "text", "-q"], env, columns=100))
+    piped = run_cli([*base, "--format", "text"]).stdout
+    assert TERMINAL_SEPARATOR in text and TERMINAL_SEPARATOR not in piped
+    assert (
+        text.replace("\r\n", "\n")
+        == piped.replace("\n\n[Startup", f"\n{TERMINAL_SEPARATOR}\n[Startup") + "\n"
+    )
