@@ -6,8 +6,7 @@ needs at least 64 units left and is cut at min(maxChars, remaining); an empty or
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from memwarm_cli.bootstrap.candidates import BootstrapFile
 from memwarm_cli.bootstrap.trimming import Trimmed, trim_bootstrap_content
@@ -21,8 +20,7 @@ Outcome = Literal["placed", "empty", "budget-exhausted"]
 LimitCause = Literal["per-file", "total budget"]
 
 
-@dataclass(frozen=True)
-class Placement:
+class Placement(NamedTuple):
     file: BootstrapFile
     outcome: Outcome
     content: str | None  # the context file's content (unsanitised), when placed

@@ -8,8 +8,8 @@ Every failure makes the file "missing"; the reason is kept so `context` can show
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from enum import StrEnum
+from typing import NamedTuple
 
 from memwarm_cli.bootstrap.session_keys import SessionKey
 from memwarm_cli.startup.reading import ReadFailure, read_startup_file
@@ -36,8 +36,7 @@ class Dropped(StrEnum):
     HEARTBEAT_OFF = "heartbeat-off"
 
 
-@dataclass
-class BootstrapFile:
+class BootstrapFile(NamedTuple):
     name: str
     path: str  # path.join(W, name), as OpenClaw shows it
     content: str | None  # None: missing (failure says why)

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from memwarm_cli.agents import resolve_default_agent_id
 from memwarm_cli.bootstrap.budget import Placement, place_files
@@ -108,8 +107,7 @@ _DROPPED_STATUS = {
 }
 
 
-@dataclass(frozen=True)
-class InjectedStat:
+class InjectedStat(NamedTuple):
     """OpenClaw's per-file injection stats for the prompt-visible files (spec §6.2)."""
 
     name: str
@@ -120,8 +118,7 @@ class InjectedStat:
     truncated: bool
 
 
-@dataclass(frozen=True)
-class BootstrapRow:
+class BootstrapRow(NamedTuple):
     """One file read from the workspace and what happened to it."""
 
     file: BootstrapFile
@@ -144,8 +141,7 @@ class BootstrapRow:
         return "dynamic" if is_dynamic(self.file.path) else "stable"
 
 
-@dataclass(frozen=True)
-class BootstrapPlan:
+class BootstrapPlan(NamedTuple):
     workspace: str
     session: SessionKey
     default_agent_id: str
@@ -180,16 +176,20 @@ def raw_chars(file: BootstrapFile) -> int:
 
 def _apply_filters(
     loaded: list[BootstrapFile], session: SessionKey, setup: SetupState, heartbeat: HeartbeatDecision | None
-) -> None:
+) -> list[BootstrapFile]:
+    """Every file read, those a filter drops marked with the filter and its reason (§3.3, in order)."""
+    marked = []
     for file in loaded:
         reason = session_filter_reason(file.name, session)
         if reason is not None:
-            file.dropped, file.dropped_reason = Dropped.SESSION_FILTER, reason
+            file = file._replace(dropped=Dropped.SESSION_FILTER, dropped_reason=reason)
         elif file.name == BOOTSTRAP_MD and setup.completed:
-            file.dropped = Dropped.SETUP_COMPLETED
-            file.dropped_reason = f"{setup.source} records setup completed at {setup.marker}"
+            reason = f"{setup.source} records setup completed at {setup.marker}"
+            file = file._replace(dropped=Dropped.SETUP_COMPLETED, dropped_reason=reason)
         elif file.name == HEARTBEAT_MD and heartbeat is not None and not heartbeat.keep:
-            file.dropped, file.dropped_reason = Dropped.HEARTBEAT_OFF, heartbeat.reason
+            file = file._replace(dropped=Dropped.HEARTBEAT_OFF, dropped_reason=heartbeat.reason)
+        marked.append(file)
+    return marked
 
 
 def _is_pending(root: str, files: list[BootstrapFile], setup: SetupState) -> bool:
@@ -248,8 +248,7 @@ def build_bootstrap_plan(
     setup = read_setup_state(root)
     heartbeat = heartbeat_decision(cfg, session.agent_id, default_agent_id) if cfg is not None else None
 
-    loaded = read_bootstrap_files(root)
-    _apply_filters(loaded, session, setup, heartbeat)
+    loaded = _apply_filters(read_bootstrap_files(root), session, setup, heartbeat)
     files = [] if injection == "never" else [f for f in loaded if f.dropped is None]
     placements = place_files(files, max_chars.value, total.value)
     by_path = {p.file.path: p for p in placements}

@@ -7,10 +7,8 @@ default) so `context` can say which limit applied and why.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from memwarm_cli.agents import find_agent_entry, list_agent_entries, normalize_agent_id
 from memwarm_cli.jsstring import js_is_finite_number, js_number_text, js_trim, js_truthy
@@ -24,8 +22,7 @@ DEFAULT_HEARTBEAT_EVERY = "30m"
 LimitOrigin = Literal["per-agent", "defaults", "built-in"]
 
 
-@dataclass(frozen=True)
-class BootstrapLimit:
+class BootstrapLimit(NamedTuple):
     name: str  # the config key: bootstrapMaxChars / bootstrapTotalMaxChars
     value: int
     origin: LimitOrigin
@@ -88,27 +85,48 @@ def resolve_truncation_warning(cfg: Mapping[str, Any] | None) -> str:
 # ---- heartbeat guidance (§3.3 step 3) -------------------------------------------------------------
 
 _UNIT_MS = {"ms": 1, "s": 1_000, "m": 60_000, "h": 3_600_000, "d": 86_400_000}
-_SINGLE = re.compile(r"^([0-9]+(?:\.[0-9]+)?)(ms|s|m|h|d)?$")
-_SEGMENT = r"[0-9]+(?:\.[0-9]+)?(?:ms|s|m|h|d)"
-_COMPOSITE = re.compile(rf"^(?:{_SEGMENT})+$")
-_SEGMENTS = re.compile(r"([0-9]+(?:\.[0-9]+)?)(ms|s|m|h|d)")
+_DIGITS = frozenset("0123456789")
+
+
+def _duration_segments(value: str) -> list[tuple[str, str | None]] | None:
+    """`<number><unit>` pieces of `value` (number `\\d+(\\.\\d+)?`, unit ms|s|m|h|d or none), None if
+    something else is in the way. A scanner, not a regex, to keep `context`'s start-up cheap."""
+    segments: list[tuple[str, str | None]] = []
+    index = 0
+    while index < len(value):
+        end = index
+        while end < len(value) and value[end] in _DIGITS:
+            end += 1
+        if end == index:
+            return None
+        if end < len(value) and value[end] == ".":
+            fraction = end + 1
+            while fraction < len(value) and value[fraction] in _DIGITS:
+                fraction += 1
+            if fraction == end + 1:
+                return None
+            end = fraction
+        unit = "ms" if value.startswith("ms", end) else value[end] if end < len(value) else None
+        if unit is not None and unit not in _UNIT_MS:
+            return None
+        segments.append((value[index:end], unit))
+        index = end + (len(unit) if unit else 0)
+    return segments
 
 
 def heartbeat_every_ms(text: str) -> int | None:
-    """A heartbeat `every` in milliseconds (no unit: minutes; `1h30m` sums), None when unparsable."""
-    value = js_trim(text).lower()
-    single = _SINGLE.match(value)
-    if single:
-        total = float(single.group(1)) * _UNIT_MS[single.group(2) or "m"]
-    elif _COMPOSITE.match(value):
-        total = sum(float(number) * _UNIT_MS[unit] for number, unit in _SEGMENTS.findall(value))
-    else:
+    """A heartbeat `every` in milliseconds (no unit: minutes; `1h30m` sums), None when unparsable.
+
+    One segment may omit its unit (`^(\\d+(\\.\\d+)?)(ms|s|m|h|d)?$`); several must all carry one.
+    """
+    segments = _duration_segments(js_trim(text).lower())
+    if not segments or (len(segments) > 1 and any(unit is None for _, unit in segments)):
         return None
+    total = sum(float(number) * _UNIT_MS[unit or "m"] for number, unit in segments)
     return math.floor(total + 0.5) if math.isfinite(total) else None  # Math.round
 
 
-@dataclass(frozen=True)
-class HeartbeatDecision:
+class HeartbeatDecision(NamedTuple):
     keep: bool
     reason: str
 

@@ -6,9 +6,8 @@ HEARTBEAT.md into the dynamic block after the cache boundary. Contents are sanit
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from memwarm_cli.jsstring import js_trim
 
@@ -43,18 +42,20 @@ BASENAME_RANK = {
     "memory.md": 70,
 }
 UNRANKED = 1_000  # never reached without hooks: the eight names are all ranked
-_BOOTSTRAP_PATH = re.compile(r"(^|[\\/])BOOTSTRAP\.md$", re.IGNORECASE)
-_NEWLINE_RUN = re.compile(r"\n{3,}")
 
 
-@dataclass(frozen=True)
-class ContextFile:
+class ContextFile(NamedTuple):
     path: str
     content: str
 
 
 def is_bootstrap_md_path(path: str) -> bool:
-    return _BOOTSTRAP_PATH.search(path) is not None
+    """`/(^|[\\/])BOOTSTRAP\\.md$/i` (without `u`, `i` folds ASCII letters only)."""
+    name = "bootstrap.md"
+    tail = path[-len(name) :]
+    if not (tail.isascii() and tail.lower() == name):
+        return False
+    return len(path) == len(name) or path[-len(name) - 1] in "/\\"
 
 
 def prompt_basename(path: str) -> str:
@@ -66,7 +67,11 @@ def is_dynamic(path: str) -> bool:
 
 
 def sanitize_for_prompt(content: str) -> str:
-    return _NEWLINE_RUN.sub("\n\n", content.replace(HEARTBEAT_PROMPT_TEXT, ""))
+    """The default heartbeat prompt removed, every run of 3 or more newlines made 2."""
+    text = content.replace(HEARTBEAT_PROMPT_TEXT, "")
+    while "\n\n\n" in text:
+        text = text.replace("\n\n\n", "\n\n")
+    return text
 
 
 def stable_order(files: Sequence[ContextFile]) -> list[ContextFile]:
@@ -80,8 +85,7 @@ def _block(lines: list[str], files: Sequence[ContextFile]) -> str:
     return "\n".join(line for line in lines if line)
 
 
-@dataclass(frozen=True)
-class RenderedBlocks:
+class RenderedBlocks(NamedTuple):
     project_context: str | None
     dynamic_project_context: str | None
 

@@ -7,8 +7,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from memwarm_cli.agents import normalize_agent_id, resolve_default_agent_id
 from memwarm_cli.jsstring import js_trim
@@ -16,8 +15,7 @@ from memwarm_cli.jsstring import js_trim
 SessionClass = Literal["main", "subagent", "cron", "acp"]
 
 
-@dataclass(frozen=True)
-class SessionKey:
+class SessionKey(NamedTuple):
     key: str | None
     agent_id: str  # sessionAgentId
     agent_scoped: bool  # the agent came from the key (`agent:<id>:...`), not from the default agent

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from memwarm_cli.bootstrap.agents_digest import policy_digest
 from memwarm_cli.bootstrap.utf16_cuts import truncate_utf16_safe
@@ -20,8 +19,7 @@ CutStyle = Literal["full", "compact", "digest"]
 MIN_FULL_MARKER_ROOM = 16
 
 
-@dataclass(frozen=True)
-class Trimmed:
+class Trimmed(NamedTuple):
     text: str
     raw_chars: int  # length after trimEnd
     style: CutStyle | None = None  # None: not cut

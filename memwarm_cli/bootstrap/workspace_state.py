@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from memwarm_cli.jsstring import js_trim
 
@@ -19,8 +18,7 @@ LEGACY_STATE_FILE = os.path.join(".openclaw", "workspace-state.json")
 MAX_STATE_BYTES = 1024 * 1024
 
 
-@dataclass(frozen=True)
-class SetupState:
+class SetupState(NamedTuple):
     completed: bool
     source: str | None  # the state file that decided, relative to the workspace
     marker: str | None  # the completion timestamp found there

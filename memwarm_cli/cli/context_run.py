@@ -7,9 +7,8 @@ It computes the two plans once, the bootstrap plan (memwarm_cli/bootstrap/) and 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from memwarm_cli.agents import Agent
@@ -22,8 +21,7 @@ FORMATS = ("text", "table", "plain", "json")
 PARTS = ("bootstrap", "prelude")
 
 
-@dataclass(frozen=True)
-class StartupContext:
+class StartupContext(NamedTuple):
     """Both plans for one session: what `context`'s views render."""
 
     agent_id: str

@@ -7,8 +7,7 @@ README). Rich is imported only by the table view.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from memwarm_cli.jsstring import js_length
 
@@ -49,8 +48,7 @@ def total_chars(context: StartupContext) -> tuple[int, int]:
     return context.bootstrap.rendered_chars, js_length(prelude) if prelude is not None else 0
 
 
-@dataclass(frozen=True)
-class ContextRow:
+class ContextRow(NamedTuple):
     part: str  # bootstrap | prelude
     file: str  # escaped for one cell
     status: str

@@ -12,9 +12,8 @@ checks this parse against Typer's own parse of the same arguments, and that both
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 GLOBAL_VALUE_OPTIONS = {"--config": "config_path", "-c": "config_path"}
 _SHARED_VALUE_OPTIONS = {
@@ -36,8 +35,7 @@ _SHARED_DEFAULTS: dict[str, Any] = {
 }
 
 
-@dataclass(frozen=True)
-class FastCommand:
+class FastCommand(NamedTuple):
     name: str
     value_options: dict[str, str]  # option spelling -> parameter
     flag_options: dict[str, str]

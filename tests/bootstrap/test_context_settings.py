@@ -82,6 +82,12 @@ def test_context_injection_and_warning_mode() -> None:
         ("0m", 0),
         ("500ms", 500),
         ("soon", None),
+        ("1.", None),
+        ("1m5", None),  # several segments: each needs its unit
+        ("ms", None),
+        ("1.5.2h", None),
+        ("1ms5m", 300_001),
+        ("2d", 172_800_000),
         ("1h 30m", None),
         ("", None),
     ],

@@ -122,3 +122,17 @@ def test_digest_normalises_whitespace_and_caps_long_lines() -> None:
     capped = policy_digest(long_line, 1000).text
     assert js_length(capped) == 240 and capped.endswith("\u2026")
     assert policy_digest("must", 0) == ("", 0)
+
+
+def test_bootstrap_md_path_and_prompt_sanitising() -> None:
+    from memwarm_cli.bootstrap.rendering import (
+        HEARTBEAT_PROMPT_TEXT,
+        is_bootstrap_md_path,
+        sanitize_for_prompt,
+    )
+
+    assert is_bootstrap_md_path("/ws/BOOTSTRAP.md") and is_bootstrap_md_path("C:\\ws\\bootstrap.MD")
+    assert is_bootstrap_md_path("BOOTSTRAP.md")
+    assert not is_bootstrap_md_path("/ws/XBOOTSTRAP.md") and not is_bootstrap_md_path("/ws/BOOTſTRAP.md")
+    assert sanitize_for_prompt("a\n\n\n\n\nb\r\n\r\n\r\nc") == "a\n\nb\r\n\r\n\r\nc"
+    assert sanitize_for_prompt(f"x\n{HEARTBEAT_PROMPT_TEXT}\n\ny") == "x\n\ny"
