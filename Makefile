@@ -36,7 +36,7 @@ tools/bin/qmd: toolchain/qmd $(TOOLS_STAMP)
 	$@ --version
 
 # The main job on sample_workspace/: the exact prelude a new session of the default agent would see at
-# DEMO_AT, then the scan that explains it. stamp_mtimes.py fixes the notes' mtimes (git does not keep them).
+# DEMO_AT, then the scan that explains it, then `context`: the bootstrap files with the prelude. stamp_mtimes.py fixes the notes' mtimes (git does not keep them).
 # Then the cron job's view: init-backends with the real qmd from tools/, its state in build/demo-state
 # (never ~/.openclaw), run cold with a search probe and again to show the cheap "fresh" path.
 DEMO_STATE := build/demo-state
@@ -48,6 +48,13 @@ demo: venv tools
 	@echo
 	@echo "---- memwarm scan --all (why each note is in or out) ----"
 	$(DEMO_MEMWARM) scan --all --at $(DEMO_AT) --format plain
+	@echo
+	@echo "---- memwarm context: every bootstrap file and prelude note, as a table (terminal width) ----"
+	$(DEMO_MEMWARM) context --at $(DEMO_AT) --format table
+	@echo
+	@echo "---- memwarm context --only bootstrap: the exact # Project Context blocks ----"
+	$(DEMO_MEMWARM) context --at $(DEMO_AT) --only bootstrap --format text
+	@echo
 	@echo
 	@echo "---- memwarm init-backends --probe (qmd index per agent, state in $(DEMO_STATE)) ----"
 	rm -rf $(DEMO_STATE)

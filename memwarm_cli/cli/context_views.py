@@ -288,7 +288,7 @@ def _render_table(console: Console, context: StartupContext, only: str | None) -
 
     grand = _grand_total(context, only)
     table = Table(expand=True, pad_edge=False)
-    table.add_column("file", overflow="fold", ratio=2, min_width=12)
+    table.add_column("file", overflow="fold", ratio=3, min_width=14)
     table.add_column("status", overflow="fold", ratio=4, min_width=16)
     table.add_column("raw", justify="right", no_wrap=True)
     table.add_column("injected", justify="right", no_wrap=True)
