@@ -26,6 +26,7 @@ class StartupContext(NamedTuple):
 
     agent_id: str
     session_key: str
+    notes: list[str]  # warnings about the session (an agent missing from agents.list)
     action: str
     bootstrap: BootstrapPlan
     startup: AgentPlan
@@ -51,8 +52,10 @@ def _check_options(action: str, only: str | None, json_output: bool, output_form
         raise UsageError("--json and --format exclude each other")
 
 
-def _session_agent(loaded: LoadedConfig, agent: str | None, session_key: str | None) -> tuple[Agent, str]:
-    """The agent and session key to describe; a key's agent wins and must agree with --agent."""
+def _session_agent(
+    loaded: LoadedConfig, agent: str | None, session_key: str | None
+) -> tuple[Agent, str, list[str]]:
+    """The agent, session key and warnings to describe; a key's agent wins and must agree with --agent."""
     from memwarm_cli.agents import (
         Agent,
         find_agent_entry,
@@ -63,13 +66,12 @@ def _session_agent(loaded: LoadedConfig, agent: str | None, session_key: str | N
         select_agent,
     )
     from memwarm_cli.bootstrap.session_keys import main_session_key, parse_session_key
-    from memwarm_cli.cli.output import warn
     from memwarm_cli.errors import UsageError
 
     cfg, env = loaded.data, loaded.env
     if session_key is None:
         chosen = select_agent(cfg, env, agent)
-        return chosen, main_session_key(chosen.id)
+        return chosen, main_session_key(chosen.id), []
     session = parse_session_key(session_key, cfg)
     if agent is not None:
         chosen = select_agent(cfg, env, agent)
@@ -78,15 +80,15 @@ def _session_agent(loaded: LoadedConfig, agent: str | None, session_key: str | N
                 f"--session-key {session_key!r} belongs to agent {session.agent_id!r}, "
                 f"not {normalize_agent_id(agent)!r}"
             )
-        return chosen, session_key
+        return chosen, session_key, []
     if session.agent_id in list_agent_ids(cfg):
-        return select_agent(cfg, env, session.agent_id), session_key
+        return select_agent(cfg, env, session.agent_id), session_key, []
     # OpenClaw runs a session of any agent id; it just has no entry of its own (defaults apply).
-    warn(f'agent "{session.agent_id}" of the session key is not in agents.list; its defaults apply')
+    note = f'agent "{session.agent_id}" of the session key is not in agents.list; its defaults apply'
     default_id = resolve_default_agent_id(cfg)
     workspace = resolve_agent_workspace_dir(cfg, session.agent_id, env)
     entry = find_agent_entry(cfg, session.agent_id)
-    return Agent(session.agent_id, session.agent_id == default_id, workspace, entry), session_key
+    return Agent(session.agent_id, session.agent_id == default_id, workspace, entry), session_key, [note]
 
 
 def compute_startup_context(
@@ -101,11 +103,11 @@ def compute_startup_context(
     from memwarm_cli.startup.session import plan_for_agent
     from memwarm_cli.startup.settings import should_apply_startup_context
 
-    chosen, key = _session_agent(loaded, agent, session_key)
+    chosen, key, notes = _session_agent(loaded, agent, session_key)
     startup = plan_for_agent(loaded, chosen, at_ms, workspace_override=workspace)
     bootstrap = build_bootstrap_plan(startup.workspace, loaded.data, key)
     gate = should_apply_startup_context(loaded.data, "new" if action == "new" else "reset")
-    return StartupContext(chosen.id, key, action, bootstrap, startup, gate, loaded.data)
+    return StartupContext(chosen.id, key, notes, action, bootstrap, startup, gate, loaded.data)
 
 
 def run_context(
@@ -136,10 +138,15 @@ def run_context(
         for warning in loaded.warnings:
             warn(warning.message)
     context = compute_startup_context(loaded, agent, workspace, session_key, at_ms, action)
+    if not quiet:
+        for line in context.notes:
+            warn(line)
     if fmt != "json" and not quiet and not os.path.isdir(context.startup.workspace):
         warn(f'workspace of agent "{context.agent_id}" does not exist: {context.startup.workspace}')
     if fmt == "json":
-        context_views.write_json_view(context)
+        from memwarm_cli.cli.context_record import write_json_view
+
+        write_json_view(context)
     elif fmt == "text":
         context_views.write_text_view(context, only, quiet)
     elif fmt == "plain":

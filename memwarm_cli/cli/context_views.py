@@ -1,8 +1,8 @@
-"""`memwarm context`'s views over the two plans: the exact text, a Rich table, plain rows and JSON.
+"""`memwarm context`'s views over the two plans: the exact text, a Rich table and plain rows.
 
 Rows are built once (`context_rows`) from the bootstrap plan and the startup plan, so the table and the
-plain view cannot disagree; JSON carries the same facts plus the exact texts (schema documented in the
-README). Rich is imported only by the table view.
+plain view cannot disagree; cli/context_record.py gives the same facts as JSON. Rich is imported only
+by the table view.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from memwarm_cli.jsstring import js_length
+from memwarm_cli.startup.report import escape_name
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -17,7 +18,6 @@ if TYPE_CHECKING:
     from memwarm_cli.bootstrap.context_plan import BootstrapPlan, BootstrapRow
     from memwarm_cli.cli.context_run import StartupContext
 
-CONTEXT_SCHEMA_VERSION = 1
 CHARS_PER_TOKEN = 4  # the usual rough estimate; labelled as one wherever it is shown
 TERMINAL_SEPARATOR = "---- memwarm: the startup prelude follows (this line is shown on a terminal only) ----"
 PLAIN_COLUMNS = (
@@ -77,8 +77,6 @@ def _cut_detail(row: BootstrapRow) -> str | None:
 
 
 def bootstrap_rows(plan: BootstrapPlan) -> list[ContextRow]:
-    from memwarm_cli.startup.report import escape_name
-
     rows = []
     for row in plan.rows:
         placement = row.placement
@@ -104,8 +102,6 @@ def bootstrap_rows(plan: BootstrapPlan) -> list[ContextRow]:
 
 
 def prelude_rows(context: StartupContext) -> list[ContextRow]:
-    from memwarm_cli.startup.report import escape_name
-
     limit = context.startup.plan.settings.max_file_chars
     rows = []
     for row in context.startup.plan.rows:
@@ -138,8 +134,6 @@ def share(chars: int | None, total: int) -> str | None:
 
 
 def summary_lines(context: StartupContext, only: str | None = None) -> list[str]:
-    from memwarm_cli.startup.report import escape_name
-
     plan = context.bootstrap
     startup = context.startup.plan
     boot_chars, prelude_chars = total_chars(context)
@@ -315,130 +309,3 @@ def _render_table(console: Console, context: StartupContext, only: str | None) -
     console.print(table)
     for line in summary_lines(context, only):
         console.print(Text(line))
-
-
-# ---- JSON ----------------------------------------------------------------------------------------
-
-
-def _limit_record(limit: Any) -> dict[str, Any]:
-    from memwarm_cli.startup.settings import jsonable
-
-    return {
-        "value": limit.value,
-        "origin": limit.origin,
-        "configured": jsonable(limit.configured),
-        "note": limit.note,
-    }
-
-
-def bootstrap_record(plan: BootstrapPlan) -> dict[str, Any]:
-    from memwarm_cli.bootstrap.context_plan import raw_chars
-
-    used, total = plan.budget_used, plan.total_max_chars.value
-    return {
-        "sessionAgentId": plan.session.agent_id,
-        "contextInjection": plan.context_injection,
-        "limits": {"maxChars": plan.max_chars.value, "totalMaxChars": total},
-        "limitSources": {
-            "maxChars": _limit_record(plan.max_chars),
-            "totalMaxChars": _limit_record(plan.total_max_chars),
-        },
-        "bootstrapMode": plan.bootstrap_mode,
-        "setup": {
-            "completed": plan.setup.completed,
-            "stateFile": plan.setup.source,
-            "marker": plan.setup.marker,
-        },
-        "heartbeat": None
-        if plan.heartbeat is None
-        else {"kept": plan.heartbeat.keep, "reason": plan.heartbeat.reason},
-        "truncationWarning": plan.warning_mode,
-        "budget": {"used": used, "max": total, "remaining": max(0, max(1, total) - used)},
-        "renderedChars": plan.rendered_chars,
-        "resolvedFiles": [
-            {"name": f.name, "path": f.path, "missing": f.missing, "rawChars": raw_chars(f)}
-            for f in plan.files
-        ],
-        "contextFiles": [
-            {"path": f.path, "content": f.content, "chars": js_length(f.content)} for f in plan.context_files
-        ],
-        "files": [
-            {
-                "name": s.name,
-                "path": s.path,
-                "missing": s.missing,
-                "rawChars": s.raw_chars,
-                "injectedChars": s.injected_chars,
-                "truncated": s.truncated,
-            }
-            for s in plan.injected
-        ],
-        "truncationNotice": plan.truncation_notice,
-        "projectContext": plan.blocks.project_context,
-        "dynamicProjectContext": plan.blocks.dynamic_project_context,
-        "rows": [_row_record(row) for row in plan.rows],
-    }
-
-
-def _row_record(row: BootstrapRow) -> dict[str, Any]:
-    placement = row.placement
-    trimmed = row.trimmed
-    return {
-        "name": row.file.name,
-        "path": row.file.path,
-        "status": row.status.value,
-        "statusText": row.status.description,
-        "detail": row.detail,
-        "missing": row.file.missing,
-        "readFailure": None if row.file.failure is None else row.file.failure.value,
-        "bytes": row.file.size,
-        "rawChars": row.raw_chars,
-        "budgetChars": row.budget_chars,
-        "injectedChars": row.injected_chars,
-        "limit": None if placement is None else placement.limit,
-        "limitCause": None if placement is None else placement.limit_cause,
-        "cut": None
-        if trimmed is None or not trimmed.cut
-        else {
-            "style": trimmed.style,
-            "head": trimmed.head,
-            "tail": trimmed.tail,
-            "digestChars": trimmed.digest_chars,
-            "digestOmittedLines": trimmed.digest_omitted,
-        },
-        "block": row.block,
-    }
-
-
-def context_record(context: StartupContext) -> dict[str, Any]:
-    from memwarm_cli.cli.prelude_run import prelude_report
-    from memwarm_cli.startup.clock import iso_utc
-    from memwarm_cli.startup.report import scan_record
-
-    boot_chars, prelude_chars = total_chars(context)
-    session = context.bootstrap.session
-    grand = boot_chars + prelude_chars
-    return {
-        "schema": CONTEXT_SCHEMA_VERSION,
-        "agent": context.agent_id,
-        "workspace": str(context.startup.workspace),
-        "workspaceExists": context.startup.workspace_exists,
-        "at": iso_utc(context.startup.plan.at_ms),
-        "session": {"key": context.session_key, "agentId": session.agent_id, "class": session.session_class},
-        "bootstrap": bootstrap_record(context.bootstrap),
-        "prelude": prelude_report(context.startup, context.action, context.gate),
-        "preludeSuppressedWhileBootstrapPending": context.bootstrap.bootstrap_mode == "full",
-        "scan": scan_record(context.startup, context.config),
-        "total": {
-            "bootstrapChars": boot_chars,
-            "preludeChars": prelude_chars,
-            "chars": grand,
-            "tokensEstimate": grand // CHARS_PER_TOKEN,
-        },
-    }
-
-
-def write_json_view(context: StartupContext) -> None:
-    from memwarm_cli.cli.output import write_json
-
-    write_json(context_record(context))

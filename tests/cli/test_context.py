@@ -117,6 +117,8 @@ def test_session_key_of_an_unlisted_agent_warns_and_runs(
     assert result.returncode == 0
     assert 'agent "ghost" of the session key is not in agents.list' in result.stderr
     assert json.loads(result.stdout)["bootstrap"]["sessionAgentId"] == "ghost"
+    quiet = cli(run_cli, config, "-w", str(workspace), "-k", "agent:ghost:main", "--json", "-q")
+    assert quiet.returncode == 0 and quiet.stderr == "" and quiet.stdout == result.stdout
 
 
 @pytest.mark.parametrize(
