@@ -36,7 +36,9 @@ def context_command(
     only: Annotated[
         str | None,
         typer.Option(
-            "--only", metavar="bootstrap|prelude", help="Show only the bootstrap files or the prelude."
+            "--only",
+            metavar="bootstrap|prelude",
+            help="Show only the bootstrap files or the prelude (not for JSON).",
         ),
     ] = None,
     json_output: Annotated[bool, typer.Option("--json", help="Same as --format json.")] = False,
