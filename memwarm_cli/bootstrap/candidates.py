@@ -1,7 +1,7 @@
 """Which bootstrap files are read, how, and which of them a session keeps (spec §3).
 
-Reading reuses the prelude's boundary reader (startup/reading.py): the rules are the same (symlinks only
-inside the workspace, a regular file, one link, a byte cap, one read), only the cap differs (2 MiB here).
+Reading uses the boundary reader the prelude uses (memwarm_cli/boundary_read.py): the rules are the same
+(symlinks only inside the workspace, a regular file, one link, a byte cap, one read); the cap is 2 MiB.
 Every failure makes the file "missing"; the reason is kept so `context` can show it.
 """
 
@@ -12,7 +12,7 @@ from enum import StrEnum
 from typing import NamedTuple
 
 from memwarm_cli.bootstrap.session_keys import SessionKey
-from memwarm_cli.startup.reading import ReadFailure, read_startup_file
+from memwarm_cli.boundary_read import ReadFailure, read_workspace_file
 
 AGENTS_MD = "AGENTS.md"
 SOUL_MD = "SOUL.md"
@@ -69,7 +69,7 @@ def read_bootstrap_files(root: str) -> list[BootstrapFile]:
     names = LOAD_ORDER if has_memory_entry(root) else LOAD_ORDER[:-1]
     files = []
     for name in names:
-        outcome = read_startup_file(root, name, MAX_BOOTSTRAP_FILE_BYTES)
+        outcome = read_workspace_file(root, name, MAX_BOOTSTRAP_FILE_BYTES)
         files.append(
             BootstrapFile(
                 name, os.path.join(root, name), outcome.content, outcome.failure, outcome.detail, outcome.size

@@ -44,8 +44,8 @@ from memwarm_cli.bootstrap.rendering import (
 from memwarm_cli.bootstrap.session_keys import SessionKey, parse_session_key
 from memwarm_cli.bootstrap.trimming import Trimmed
 from memwarm_cli.bootstrap.workspace_state import SetupState, read_setup_state
+from memwarm_cli.boundary_read import ReadFailure
 from memwarm_cli.jsstring import js_length, js_trim, js_trim_end
-from memwarm_cli.startup.reading import ReadFailure
 
 BootstrapMode = Literal["full", "none"]
 

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any, Literal, NamedTuple
 
 from memwarm_cli.agents import find_agent_entry, list_agent_entries, normalize_agent_id
+from memwarm_cli.config.lookup import as_object, lookup
 from memwarm_cli.jsstring import js_is_finite_number, js_number_text, js_trim, js_truthy
 
 DEFAULT_MAX_CHARS = 20_000
@@ -30,14 +31,8 @@ class BootstrapLimit(NamedTuple):
     note: str | None  # why a configured value was not used, or how it was rounded
 
 
-def _section(mapping: Any, key: str) -> Any:
-    value = mapping.get(key) if isinstance(mapping, Mapping) else None
-    return value if isinstance(value, Mapping) else {}
-
-
 def agents_defaults(cfg: Mapping[str, Any] | None) -> Mapping[str, Any]:
-    defaults: Mapping[str, Any] = _section(_section(cfg, "agents"), "defaults")
-    return defaults
+    return as_object(lookup(cfg, "agents", "defaults"))
 
 
 def _shown(value: Any) -> str:
@@ -140,10 +135,7 @@ def heartbeat_decision(cfg: Mapping[str, Any], agent_id: str, default_agent_id: 
     if with_heartbeat and not any(normalize_agent_id(e.get("id")) == agent_id for e in with_heartbeat):
         return HeartbeatDecision(False, "heartbeats are configured for other agents only")
     entry = find_agent_entry(cfg, agent_id)
-    merged = {
-        **_section(agents_defaults(cfg), "heartbeat"),
-        **(_section(entry, "heartbeat") if entry else {}),
-    }
+    merged = {**as_object(agents_defaults(cfg).get("heartbeat")), **as_object(lookup(entry, "heartbeat"))}
     if merged.get("includeSystemPromptSection") is False:
         return HeartbeatDecision(False, "heartbeat.includeSystemPromptSection is false")
     every = merged.get("every")

@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from memwarm_cli.cli.context import global_options
+from memwarm_cli.cli.global_options import global_options
 from memwarm_cli.cli.options import AgentOption, AtOption, WorkspaceOption
 
 

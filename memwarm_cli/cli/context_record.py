@@ -21,7 +21,7 @@ CONTEXT_SCHEMA_VERSION = 1
 
 
 def _limit_record(limit: BootstrapLimit) -> dict[str, Any]:
-    from memwarm_cli.startup.settings import jsonable
+    from memwarm_cli.startup.prelude_settings import jsonable
 
     return {
         "value": limit.value,
@@ -113,7 +113,7 @@ def _row_record(row: BootstrapRow) -> dict[str, Any]:
 def context_record(context: StartupContext) -> dict[str, Any]:
     from memwarm_cli.cli.prelude_run import prelude_report
     from memwarm_cli.startup.clock import iso_utc
-    from memwarm_cli.startup.report import scan_record
+    from memwarm_cli.startup.scan_record import scan_record
 
     boot_chars, prelude_chars = total_chars(context)
     session = context.bootstrap.session

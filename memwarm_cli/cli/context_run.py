@@ -14,8 +14,8 @@ if TYPE_CHECKING:
     from memwarm_cli.agents import Agent
     from memwarm_cli.bootstrap.context_plan import BootstrapPlan
     from memwarm_cli.config import LoadedConfig
+    from memwarm_cli.startup.prelude_settings import GateDecision
     from memwarm_cli.startup.session import AgentPlan
-    from memwarm_cli.startup.settings import GateDecision
 
 FORMATS = ("text", "table", "plain", "json")
 PARTS = ("bootstrap", "prelude")
@@ -100,8 +100,8 @@ def compute_startup_context(
     action: str,
 ) -> StartupContext:
     from memwarm_cli.bootstrap.context_plan import build_bootstrap_plan
+    from memwarm_cli.startup.prelude_settings import should_apply_startup_context
     from memwarm_cli.startup.session import plan_for_agent
-    from memwarm_cli.startup.settings import should_apply_startup_context
 
     chosen, key, notes = _session_agent(loaded, agent, session_key)
     startup = plan_for_agent(loaded, chosen, at_ms, workspace_override=workspace)

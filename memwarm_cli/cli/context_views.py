@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from memwarm_cli.jsstring import js_length
-from memwarm_cli.startup.report import escape_name
+from memwarm_cli.textsafe import escape_name
 
 if TYPE_CHECKING:
     from rich.console import Console

@@ -6,8 +6,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from memwarm_cli.startup.session import AgentPlan
     from memwarm_cli.startup.prelude_settings import GateDecision
+    from memwarm_cli.startup.session import AgentPlan
 
 
 def run_prelude(

@@ -14,6 +14,7 @@ from datetime import UTC, date, timedelta, tzinfo
 from enum import StrEnum
 from typing import Any, Literal
 
+from memwarm_cli.boundary_read import ReadFailure, read_workspace_file
 from memwarm_cli.jsstring import js_length, js_trim
 from memwarm_cli.startup.clock import date_stamp
 from memwarm_cli.startup.prelude_settings import (
@@ -21,7 +22,6 @@ from memwarm_cli.startup.prelude_settings import (
     StartupSettings,
     resolve_startup_settings,
 )
-from memwarm_cli.startup.reading import ReadFailure, read_startup_file
 from memwarm_cli.startup.text import (
     ADDITIONAL_TRUNCATED_MARKER,
     fit_block,
@@ -271,7 +271,7 @@ def _rank_slugged(names: list[tuple[str, float]]) -> list[tuple[str, float]]:
 
 def _read_row(workspace: str, row: FileRow, max_bytes: int, max_chars: int) -> str | None:
     """Read one candidate; fill in its size and character counts. Returns the capped content to load."""
-    outcome = read_startup_file(workspace, row.relative_path, max_bytes)
+    outcome = read_workspace_file(workspace, row.relative_path, max_bytes)
     row.size = outcome.size if outcome.size is not None else row.size
     row.mtime_ms = outcome.mtime_ms if outcome.mtime_ms is not None else row.mtime_ms
     if outcome.content is None:

@@ -186,7 +186,7 @@ def test_slugged_name_with_invalid_utf8_is_dropped_as_node_does(tmp_path: Path) 
 
 def test_unreadable_reports_the_os_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # Permission errors cannot be produced as root (CI), so the open is made to fail as it would for a user.
-    from memwarm_cli.startup import reading
+    from memwarm_cli import boundary_read as reading
 
     write_memory_note(tmp_path, "2026-04-11.md", "private")
     real_open = os.open

@@ -1,8 +1,11 @@
-"""Reading one startup memory file under the workspace boundary (OpenClaw's `openBoundaryFile`).
+"""Reading one workspace file under the workspace boundary (OpenClaw's `openBoundaryFile`).
 
 Symlinks are followed only while they stay inside the workspace; the final file must be a regular file
 with a single link and at most `max_bytes` bytes, and it is read with one `read` of `max_bytes`.
-Every failure is an outcome, never an exception: the prelude skips the file and `scan` shows why.
+Every failure is an outcome, never an exception: the caller skips the file and can show why.
+
+In the base layer because two siblings read by these rules: the startup prelude (daily notes in
+memory/, capped at maxFileBytes) and the bootstrap context (AGENTS.md and the rest, capped at 2 MiB).
 """
 
 from __future__ import annotations
@@ -72,7 +75,7 @@ def _resolve_inside(root_canonical: str, relative_path: str) -> tuple[str | None
     return cursor, None
 
 
-def read_startup_file(workspace_dir: str, relative_path: str, max_bytes: int) -> ReadOutcome:
+def read_workspace_file(workspace_dir: str, relative_path: str, max_bytes: int) -> ReadOutcome:
     root_canonical = os.path.realpath(os.path.abspath(workspace_dir))
     resolved, failed = _resolve_inside(root_canonical, relative_path)
     if failed is not None:
