@@ -127,7 +127,7 @@ def context_record(context: StartupContext) -> dict[str, Any]:
         "session": {"key": context.session_key, "agentId": session.agent_id, "class": session.session_class},
         "bootstrap": bootstrap_record(context.bootstrap),
         "prelude": prelude_report(context.startup, context.action, context.gate),
-        "preludeSuppressedWhileBootstrapPending": context.bootstrap.bootstrap_mode == "full",
+        "preludeSuppressedWhileBootstrapPending": context.prelude_suppressed,
         "scan": scan_record(context.startup, context.config),
         "total": {
             "bootstrapChars": boot_chars,

@@ -34,9 +34,18 @@ class StartupContext(NamedTuple):
     config: object  # the raw config the plans were computed from
 
     @property
+    def prelude_suppressed(self) -> bool:
+        """BOOTSTRAP.md is pending for this (primary, interactive) session: OpenClaw's bare /new or /reset
+        then prepends no prelude (startup-context.md §5.2, `shouldPrependStartupContext`)."""
+        return self.bootstrap.bootstrap_mode == "full"
+
+    @property
     def prelude(self) -> str | None:
-        """The prelude as `memwarm prelude` prints it: None when not applied or nothing loaded."""
-        return self.startup.plan.prelude if self.gate.applied else None
+        """The prelude the session gets: None when the gate is closed, BOOTSTRAP.md is pending, or
+        nothing loaded. Otherwise exactly what `memwarm prelude` prints."""
+        if not self.gate.applied or self.prelude_suppressed:
+            return None
+        return self.startup.plan.prelude
 
 
 def _check_options(action: str, only: str | None, json_output: bool, output_format: str | None) -> None:

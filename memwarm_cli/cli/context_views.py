@@ -168,7 +168,7 @@ def summary_lines(context: StartupContext, only: str | None = None) -> list[str]
             f"prelude: {startup.budget_used} of {max_total.value} chars (maxTotalChars, {max_total.source}); "
             + prelude_text
         )
-        if plan.bootstrap_mode == "full" and context.prelude is not None:
+        if context.prelude_suppressed and context.gate.applied and startup.prelude is not None:
             lines.append(
                 "prelude: BOOTSTRAP.md is pending, and while it is, OpenClaw does not prepend the prelude "
                 "on /new or /reset"
@@ -215,9 +215,10 @@ def _text_notes(context: StartupContext, only: str | None) -> list[str]:
             notes.append(f"startup context not applied for /{context.action}: {context.gate.reason}")
         elif context.startup.plan.prelude is None:
             notes.append("no daily memory in the window: no startup prelude")
-        elif plan.bootstrap_mode == "full":
+        elif context.prelude_suppressed:
             notes.append(
-                "BOOTSTRAP.md is pending: OpenClaw does not prepend the prelude on /new or /reset yet"
+                "BOOTSTRAP.md is pending: OpenClaw does not prepend the prelude on /new or /reset yet, "
+                "so none is shown (memwarm prelude shows what it will be)"
             )
     return notes
 

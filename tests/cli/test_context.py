@@ -221,3 +221,24 @@ def test_terminal_defaults_to_the_table_and_text_gets_a_separator(
         text.replace("\r\n", "\n")
         == piped.replace("\n\n[Startup", f"\n{TERMINAL_SEPARATOR}\n[Startup") + "\n"
     )
+
+
+def test_pending_bootstrap_shows_the_blocks_without_the_prelude(
+    run_cli: RunCli, config: Path, workspace: Path
+) -> None:
+    # No setup-completed state: BOOTSTRAP.md is pending, and a bare /new prepends no prelude (§5.2).
+    (workspace / "openclaw-workspace-state.json").unlink()
+    report = json.loads(cli(run_cli, config, "--json").stdout)
+    assert report["bootstrap"]["bootstrapMode"] == "full"
+    assert report["preludeSuppressedWhileBootstrapPending"] is True
+    assert report["prelude"]["prelude"]  # what `prelude --json` gives is still carried
+    assert report["total"]["preludeChars"] == 0
+    text = cli(run_cli, config)
+    boot = report["bootstrap"]
+    assert text.returncode == 0
+    assert text.stdout == f"{boot['projectContext']}\n\n{boot['dynamicProjectContext']}"
+    assert "BOOTSTRAP.md is pending" in text.stderr
+    only_prelude = cli(run_cli, config, "--only", "prelude")
+    assert only_prelude.returncode == 0
+    assert only_prelude.stdout == ""
+    assert "BOOTSTRAP.md is pending" in only_prelude.stderr
