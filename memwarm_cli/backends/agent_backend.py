@@ -53,7 +53,7 @@ def resolve_agent_backend(
     choice = resolve_backend_choice(cfg, entry)
     qmd: QmdSettings | None = None
     if memory_search is not None and choice.backend == "qmd":
-        qmd = resolve_qmd_settings(choice, agent_id, workspace, memory_search.extra_paths, env)
+        qmd = resolve_qmd_settings(choice, agent_id, workspace, memory_search.extra_paths, state_dir, env)
     return AgentBackendSettings(
         agent_id=agent_id,
         workspace=workspace,

@@ -1,7 +1,8 @@
 """The qmd collections memwarm manages for an agent: names, paths and patterns (memory-backends.md §4).
 
 Default collections (`memory-root-<id>`, `memory-dir-<id>`), then `qmd.paths[]`, then the agent's
-`memorySearch.extraPaths`, named and deduplicated as upstream does. No file-system access.
+`memorySearch.extraPaths`, named and deduplicated as upstream does; the session export's collection
+(`sessions-<id>`) comes last (qmd_settings.py adds it). No file-system access.
 """
 
 from __future__ import annotations
@@ -17,9 +18,10 @@ from memwarm_cli.config import resolve_user_path
 from memwarm_cli.config.lookup import as_object
 from memwarm_cli.jsstring import js_trim, js_trimmed_string
 
-CollectionKind = Literal["default", "custom", "extra"]
+CollectionKind = Literal["default", "custom", "extra", "sessions"]
 
 DEFAULT_PATTERN = "**/*.md"
+SESSIONS_PATTERN = "**/*.md"
 
 
 @dataclass(frozen=True)
@@ -29,7 +31,7 @@ class CollectionSpec:
     name: str  # e.g. memory-root-main, memory-dir-main, notes-main, custom-1-main
     path: Path  # absolute, normalized
     pattern: str  # qmd's --mask glob
-    kind: CollectionKind  # default (memory-root/memory-dir), custom (qmd paths), extra (extraPaths)
+    kind: CollectionKind  # default (memory-root/memory-dir), custom (qmd paths), extra, sessions (exports)
     source: str  # config key it came from, e.g. "memory.qmd.paths[0]" or "default memory (MEMORY.md)"
 
 
@@ -57,6 +59,14 @@ def ensure_unique_name(base: str, taken: set[str]) -> str:
         n += 1
     taken.add(candidate)
     return candidate
+
+
+def sessions_collection_name(agent_id: str, taken: set[str]) -> str:
+    """`sessions-<agent segment>`, or `-2`, `-3`, ... when an earlier managed collection has that name
+    (session-export.md §2: the segment is the id lower-cased, runs outside `[a-z0-9-]` as `-`, trimmed,
+    `agent` when empty). Records the result in `taken`, like `ensure_unique_name`."""
+    segment = _NAME_RUN.sub("-", agent_id.lower()).strip("-") or "agent"
+    return ensure_unique_name(f"sessions-{segment}", taken)
 
 
 def resolve_collection_path(raw: str, workspace: Path, env: Mapping[str, str]) -> Path | None:

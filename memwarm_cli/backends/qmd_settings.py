@@ -1,8 +1,9 @@
 """The qmd backend settings of one agent, resolved like OpenClaw's `resolveMemoryBackendConfig(...).qmd`
 (memory-backends.md §4): command, search mode, update/embed timing, limits, sessions, collections.
 
-A pure function of the backend choice, the agent's id and workspace, its extra paths and an environment
-mapping; never raises on bad values (defaults instead, like upstream).
+A pure function of the backend choice, the agent's id and workspace, its extra paths, the state dir and
+an environment mapping; never raises on bad values (defaults instead, like upstream). The session export
+settings (session-export.md §1-§2) are resolved here too, and nowhere else.
 """
 
 from __future__ import annotations
@@ -14,8 +15,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from memwarm_cli.agents import normalize_agent_id
 from memwarm_cli.backends.backend_choice import BackendChoice
-from memwarm_cli.backends.qmd_collections import CollectionSpec, resolve_collection_path, resolve_collections
+from memwarm_cli.backends.qmd_collections import (
+    SESSIONS_PATTERN,
+    CollectionSpec,
+    resolve_collection_path,
+    resolve_collections,
+    sessions_collection_name,
+)
+from memwarm_cli.backends.qmd_paths import agent_qmd_paths
 from memwarm_cli.config.lookup import as_object
 from memwarm_cli.durations import parse_duration_ms
 from memwarm_cli.jsstring import js_is_finite_number, js_trimmed_string, js_truthy
@@ -76,9 +85,44 @@ class QmdLimits:
 
 @dataclass(frozen=True)
 class QmdSessionSettings:
+    """`memory.qmd.sessions` for one agent, resolved (session-export.md §1-§2)."""
+
     enabled: bool
-    export_dir: Path | None  # None: <qmdDir>/sessions
-    retention_days: int | None
+    sessions_dir: Path  # <stateDir>/agents/<normalized id>/sessions: the transcripts
+    export_dir: Path  # exportDir, else <stateDir>/agents/<id as given>/qmd/sessions
+    export_dir_configured: bool
+    retention_days: int | None  # None: keep every transcript
+
+
+def resolve_retention_days(value: Any) -> int | None:
+    """A number > 0, floored; anything else (or a value that floors to 0, e.g. 0.5) is no limit.
+
+    Infinity is no limit too, as in JS (its cutoff is -Infinity). A non-number (which OpenClaw's schema
+    rejects) counts as absent.
+    """
+    if not js_is_finite_number(value) or value <= 0:
+        return None
+    return math.floor(value) or None
+
+
+def resolve_session_settings(
+    qmd_block: Mapping[str, Any], *, agent_id: str, workspace: Path, state_dir: Path, env: Mapping[str, str]
+) -> QmdSessionSettings:
+    """§1/§2 from the qmd block: wrong types count as absent, like the rest of the qmd settings.
+
+    The transcripts are under the normalised agent id; the default export dir uses the id as given (as
+    upstream does; memwarm's agent ids are normalised already, so the two agree in practice).
+    """
+    sessions = as_object(qmd_block.get("sessions"))
+    export_raw = sessions.get("exportDir")
+    configured = resolve_collection_path(export_raw, workspace, env) if isinstance(export_raw, str) else None
+    return QmdSessionSettings(
+        enabled=js_truthy(sessions.get("enabled")),
+        sessions_dir=state_dir / "agents" / normalize_agent_id(agent_id) / "sessions",
+        export_dir=configured or agent_qmd_paths(state_dir, agent_id).sessions_dir,
+        export_dir_configured=configured is not None,
+        retention_days=resolve_retention_days(sessions.get("retentionDays")),
+    )
 
 
 @dataclass(frozen=True)
@@ -123,7 +167,9 @@ class QmdSettings:
             },
             "sessions": {
                 "enabled": self.sessions.enabled,
-                "exportDir": str(self.sessions.export_dir) if self.sessions.export_dir else None,
+                "sessionsDir": str(self.sessions.sessions_dir),
+                "exportDir": str(self.sessions.export_dir),
+                "exportDirConfigured": self.sessions.export_dir_configured,
                 "retentionDays": self.sessions.retention_days,
             },
         }
@@ -146,9 +192,14 @@ def resolve_qmd_settings(
     agent_id: str,
     workspace: Path,
     extra_paths: Sequence[str],
+    state_dir: Path,
     env: Mapping[str, str],
 ) -> QmdSettings:
-    """The resolved qmd block for one agent; never raises on bad values (defaults instead, like upstream)."""
+    """The resolved qmd block for one agent; never raises on bad values (defaults instead, like upstream).
+
+    With session export on, the export dir is one more collection, after every other one
+    (`sessions-<agent>`, pattern `**/*.md`, kind "sessions").
+    """
     block = choice.qmd_block
     command_raw = js_trimmed_string(block.get("command")) or DEFAULT_COMMAND
     mode_raw = block.get("searchMode")
@@ -175,18 +226,22 @@ def resolve_qmd_settings(
         max_injected_chars=_positive_int(limits.get("maxInjectedChars"), DEFAULT_LIMITS["maxInjectedChars"]),
         timeout_ms=_positive_int(limits.get("timeoutMs"), DEFAULT_LIMITS["timeoutMs"]),
     )
-    sessions = as_object(block.get("sessions"))
-    export_raw = sessions.get("exportDir")
-    export_dir = resolve_collection_path(export_raw, workspace, env) if isinstance(export_raw, str) else None
-    retention = sessions.get("retentionDays")
-    session_settings = QmdSessionSettings(
-        enabled=js_truthy(sessions.get("enabled")),
-        export_dir=export_dir,
-        retention_days=_positive_int(retention, 0) or None,
+    session_settings = resolve_session_settings(
+        block, agent_id=agent_id, workspace=workspace, state_dir=state_dir, env=env
     )
     collections, skipped = resolve_collections(
         block, choice.qmd_source, agent_id, workspace, extra_paths, env
     )
+    if session_settings.enabled:
+        prefix = "memory.qmd" if choice.qmd_source == "default" else choice.qmd_source
+        sessions_collection = CollectionSpec(
+            name=sessions_collection_name(agent_id, {c.name for c in collections}),
+            path=session_settings.export_dir,
+            pattern=SESSIONS_PATTERN,
+            kind="sessions",
+            source=f"{prefix}.sessions",
+        )
+        collections = (*collections, sessions_collection)
     return QmdSettings(
         command=split_command(command_raw),
         command_raw=command_raw,

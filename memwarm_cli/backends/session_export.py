@@ -1,9 +1,10 @@
-"""The qmd session-transcript export (session-export.md): settings, collection name, plan and apply.
+"""The qmd session-transcript export (session-export.md §3-§10): plan and apply one export pass.
 
 When `memory.qmd.sessions.enabled` is on, every update run first turns each transcript
 `<stateDir>/agents/<id>/sessions/*.jsonl` into `<exportDir>/<name>.md` (text: `transcript_text.py`,
 redaction: `transcript_redaction.py`), deletes stale `*.md` exports, and then runs `qmd update`; the
-export dir is one more managed collection, `sessions-<agent>`, after the others.
+export dir is one more managed collection, `sessions-<agent>`, after the others. The settings and the
+collection are resolved with the other qmd settings (qmd_settings.py, qmd_collections.py).
 
 Two steps, so that `--dry-run` and a real run cannot disagree:
 - `plan_session_export(...)` reads the transcripts and the export dir and computes the exact target
@@ -24,17 +25,12 @@ Where memwarm is deliberately stricter than OpenClaw (the user's files come firs
 
 from __future__ import annotations
 
-import math
 import os
-import re
 import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from memwarm_cli.agents import normalize_agent_id
-from memwarm_cli.backends.qmd_collections import ensure_unique_name
 from memwarm_cli.backends.session_export_files import (
     ExportDir,
     SessionExportError,
@@ -46,8 +42,7 @@ from memwarm_cli.backends.session_export_files import (
     read_regular_file,
 )
 from memwarm_cli.backends.transcript_text import parse_transcript, render_export
-from memwarm_cli.config import resolve_user_path
-from memwarm_cli.jsstring import js_is_finite_number, js_trim, js_truthy, to_well_formed
+from memwarm_cli.jsstring import to_well_formed
 
 __all__ = [
     "SessionExportError",
@@ -55,82 +50,15 @@ __all__ = [
     "SessionExportPlan",
     "SessionExportRefused",
     "SessionExportResult",
-    "SessionExportSettings",
     "apply_session_export",
+    "check_export_dir",
     "plan_session_export",
-    "resolve_session_export_settings",
-    "sessions_collection_name",
+    "transcripts_in_window",
 ]
 
 TRANSCRIPT_SUFFIX = ".jsonl"
 EXPORT_SUFFIX = ".md"
-SESSIONS_COLLECTION_PATTERN = "**/*.md"
 DAY_MS = 86_400_000
-
-# --------------------------------------------------------------------------------------------------------
-# §1 settings, §2 directories and the collection name
-
-
-@dataclass(frozen=True)
-class SessionExportSettings:
-    """`memory.qmd.sessions` for one agent, resolved."""
-
-    enabled: bool
-    sessions_dir: Path  # <stateDir>/agents/<normalized id>/sessions: the transcripts
-    export_dir: Path  # exportDir, else <stateDir>/agents/<id>/qmd/sessions
-    export_dir_configured: bool
-    retention_days: int | None  # None: keep every transcript
-
-
-def resolve_retention_days(value: Any) -> int | None:
-    """A number > 0, floored; anything else (or a value that floors to 0, e.g. 0.5) is no limit.
-
-    Infinity is no limit too, as in JS (its cutoff is -Infinity). A non-number (which OpenClaw's schema
-    rejects) counts as absent.
-    """
-    if not js_is_finite_number(value) or value <= 0:
-        return None
-    return math.floor(value) or None
-
-
-def resolve_export_dir(raw: Any, workspace: Path, default: Path, env: Mapping[str, str]) -> Path | None:
-    """`exportDir` trimmed: `~` or absolute as a user path, relative against the workspace; None if unset."""
-    text = js_trim(raw) if isinstance(raw, str) else ""
-    if not text:
-        return None
-    if text.startswith("~") or os.path.isabs(text):
-        return resolve_user_path(text, env)
-    return Path(os.path.normpath(os.path.join(str(workspace), text)))
-
-
-def resolve_session_export_settings(
-    qmd_block: Mapping[str, Any], *, agent_id: str, workspace: Path, state_dir: Path, env: Mapping[str, str]
-) -> SessionExportSettings:
-    """§1/§2 from the `memory.qmd` block: wrong types count as absent, like the rest of the qmd settings."""
-    block = qmd_block.get("sessions")
-    sessions: Mapping[str, Any] = block if isinstance(block, Mapping) else {}
-    default_export = state_dir / "agents" / agent_id / "qmd" / "sessions"
-    configured = resolve_export_dir(sessions.get("exportDir"), workspace, default_export, env)
-    return SessionExportSettings(
-        enabled=js_truthy(sessions.get("enabled")),
-        sessions_dir=state_dir / "agents" / normalize_agent_id(agent_id) / "sessions",
-        export_dir=configured or default_export,
-        export_dir_configured=configured is not None,
-        retention_days=resolve_retention_days(sessions.get("retentionDays")),
-    )
-
-
-_NAME_RUN = re.compile(r"[^a-z0-9-]+")
-
-
-def sessions_collection_name(agent_id: str, taken: set[str]) -> str:
-    """`sessions-<agent segment>`, or `-2`, `-3`, ... when an earlier managed collection has that name.
-
-    Records the result in `taken`, like `ensure_unique_name`.
-    """
-    segment = _NAME_RUN.sub("-", agent_id.lower()).strip("-") or "agent"
-    return ensure_unique_name(f"sessions-{segment}", taken)
-
 
 # --------------------------------------------------------------------------------------------------------
 # §3-§10 the plan
@@ -205,8 +133,8 @@ def _contains_or_is(outer: str, inner: str) -> bool:
     return inner == outer or inner.startswith(outer.rstrip(os.sep) + os.sep)
 
 
-def _check_export_dir(export_dir: Path, sessions_dir: Path, protected_dirs: Sequence[Path]) -> bool:
-    """Refuse an export dir memwarm must not write into; True when it already exists."""
+def check_export_dir(export_dir: Path, sessions_dir: Path, protected_dirs: Sequence[Path]) -> bool:
+    """Refuse (SessionExportRefused) an export dir memwarm must not write into; True when it exists."""
     if not export_dir.is_absolute():
         raise SessionExportRefused(f"export dir {export_dir} is not an absolute path")
     try:
@@ -245,6 +173,42 @@ def _list_transcripts(sessions_dir: Path) -> list[str]:
         return []
 
 
+def _scan_transcripts(
+    sessions_dir: Path, cutoff: float | None
+) -> tuple[list[tuple[str, os.stat_result]], list[str], list[PlanNote]]:
+    """The transcripts a pass reads: (in the window with their lstat, expired names, unreadable)."""
+    in_window: list[tuple[str, os.stat_result]] = []
+    expired: list[str] = []
+    unreadable: list[PlanNote] = []
+    for name in _list_transcripts(sessions_dir):
+        if not _is_fs_decodable(name):
+            unreadable.append(PlanNote(name, "the name is not valid UTF-8"))
+            continue
+        try:
+            info = os.lstat(sessions_dir / name)
+        except OSError as error:
+            unreadable.append(PlanNote(name, error.strerror or str(error)))
+            continue
+        # Upstream reads first and checks retention after; skipping an old file unread is the same.
+        if cutoff is not None and info.st_mtime_ns / 1e6 < cutoff:
+            expired.append(name)
+        else:
+            in_window.append((name, info))
+    return in_window, expired, unreadable
+
+
+def transcripts_in_window(
+    sessions_dir: Path, *, retention_days: int | None, now_ms: float
+) -> list[tuple[str, int, int]]:
+    """(name, size, mtime in ns) of every transcript a pass at `now_ms` would read, by name.
+
+    The export's inputs, for the fingerprint: a new, changed or removed transcript changes this list,
+    and so does one that the clock moves out of the retention window.
+    """
+    in_window, _, _ = _scan_transcripts(sessions_dir, _retention_cutoff_ms(retention_days, now_ms))
+    return [(name, info.st_size, info.st_mtime_ns) for name, info in in_window]
+
+
 def plan_session_export(
     sessions_dir: Path,
     export_dir: Path,
@@ -258,20 +222,13 @@ def plan_session_export(
     Raises SessionExportRefused for an export dir memwarm will not use. Transcripts are read in name
     order; when two map to one target (`.jsonl` and `.jsonl.jsonl`), the later name wins.
     """
-    exists = _check_export_dir(export_dir, sessions_dir, protected_dirs)
-    cutoff = _retention_cutoff_ms(retention_days, now_ms)
+    exists = check_export_dir(export_dir, sessions_dir, protected_dirs)
+    in_window, expired, unreadable = _scan_transcripts(
+        sessions_dir, _retention_cutoff_ms(retention_days, now_ms)
+    )
     targets: dict[str, ExportTarget] = {}
-    expired: list[str] = []
-    unreadable: list[PlanNote] = []
-    for name in _list_transcripts(sessions_dir):
-        if not _is_fs_decodable(name):
-            unreadable.append(PlanNote(name, "the name is not valid UTF-8"))
-            continue
+    for name, _info in in_window:
         try:
-            # Upstream reads first and checks retention after; skipping an old file unread is the same.
-            if cutoff is not None and os.lstat(sessions_dir / name).st_mtime_ns / 1e6 < cutoff:
-                expired.append(name)
-                continue
             data = read_regular_file(sessions_dir / name)
         except OSError as error:
             unreadable.append(PlanNote(name, error.strerror or str(error)))

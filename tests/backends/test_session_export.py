@@ -11,14 +11,13 @@ from typing import Any
 
 import pytest
 
-from memwarm_cli.backends.session_export import (
-    DAY_MS,
-    SessionExportSettings,
-    apply_session_export,
+from memwarm_cli.backends.qmd_collections import sessions_collection_name
+from memwarm_cli.backends.qmd_settings import (
+    QmdSessionSettings,
     resolve_retention_days,
-    resolve_session_export_settings,
-    sessions_collection_name,
+    resolve_session_settings,
 )
+from memwarm_cli.backends.session_export import DAY_MS, apply_session_export
 from tests.backends.session_export_support import Layout, layout, snapshot
 
 __all__ = ["layout"]  # the fixture, imported for pytest
@@ -28,8 +27,8 @@ __all__ = ["layout"]  # the fixture, imported for pytest
 # Settings and the collection name
 
 
-def settings_for(sessions: dict[str, Any], tmp_path: Path, agent_id: str = "main") -> SessionExportSettings:
-    return resolve_session_export_settings(
+def settings_for(sessions: dict[str, Any], tmp_path: Path, agent_id: str = "main") -> QmdSessionSettings:
+    return resolve_session_settings(
         {"sessions": sessions},
         agent_id=agent_id,
         workspace=tmp_path / "ws",

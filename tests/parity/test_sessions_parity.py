@@ -21,14 +21,14 @@ import pytest
 
 from memwarm_cli.agents import find_agent_entry
 from memwarm_cli.backends.agent_backend import resolve_agent_backend
+from memwarm_cli.backends.qmd_collections import sessions_collection_name
+from memwarm_cli.backends.qmd_settings import resolve_session_settings
 from memwarm_cli.backends.session_export import (
     SessionExportFailed,
     SessionExportPlan,
     SessionExportResult,
     apply_session_export,
     plan_session_export,
-    resolve_session_export_settings,
-    sessions_collection_name,
 )
 from memwarm_cli.jsstring import JS_WHITESPACE
 from tests.parity.sessions_case import (
@@ -69,7 +69,7 @@ def _snapshot(directory: Path) -> dict[str, tuple[bytes, int]]:
 
 
 def _pass(tree: SessionsCaseTree, case: dict[str, Any]) -> tuple[SessionExportPlan, SessionExportResult, Any]:
-    settings = resolve_session_export_settings(
+    settings = resolve_session_settings(
         {
             "sessions": {
                 "enabled": True,
@@ -201,16 +201,16 @@ def test_case_config_gives_the_same_settings(name: str, tmp_path: Path) -> None:
         config, tree.agent_id, find_agent_entry(config, tree.agent_id), tree.workspace, tree.state_dir, env
     )
     assert backend.qmd is not None
-    taken = {collection.name for collection in backend.qmd.collections}
-    assert sessions_collection_name(tree.agent_id, taken) == case["expected"]["collectionName"]
-    settings = resolve_session_export_settings(
-        config["memory"]["qmd"],
-        agent_id=tree.agent_id,
-        workspace=tree.workspace,
-        state_dir=tree.state_dir,
-        env=env,
+    *others, sessions = backend.qmd.collections  # the export's collection comes after every other one
+    assert (sessions.kind, sessions.name) == ("sessions", case["expected"]["collectionName"])
+    assert (sessions.path, sessions.pattern) == (tree.export_dir, "**/*.md")
+    assert all(collection.kind != "sessions" for collection in others)
+    settings = backend.qmd.sessions
+    assert (settings.enabled, settings.export_dir, settings.sessions_dir) == (
+        True,
+        tree.export_dir,
+        tree.sessions_dir,
     )
-    assert (settings.enabled, settings.export_dir) == (True, tree.export_dir)
 
 
 # --------------------------------------------------------------------------------------------------------
