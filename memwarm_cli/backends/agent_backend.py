@@ -9,10 +9,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memwarm_cli.backends.backend_choice import BackendChoice, resolve_backend_choice
+from memwarm_cli.backends.backend_choice import BackendChoice, agent_label, resolve_backend_choice
 from memwarm_cli.backends.memory_search import MemorySearchSettings, resolve_memory_search
 from memwarm_cli.backends.qmd_paths import AgentQmdPaths, agent_qmd_paths
 from memwarm_cli.backends.qmd_settings import QmdSettings, resolve_qmd_settings
+from memwarm_cli.backends.setting_use import ConfiguredSetting, configured_settings
+from memwarm_cli.config.lookup import lookup
 
 
 @dataclass(frozen=True)
@@ -29,6 +31,16 @@ class AgentBackendSettings:
     choice: BackendChoice
     qmd: QmdSettings | None
     paths: AgentQmdPaths
+    configured: tuple[ConfiguredSetting, ...] = ()  # its memory.qmd / memorySearch keys (setting_use.py)
+
+    @property
+    def gateway_updates_on_boot(self) -> bool:
+        """`update.onBoot` (default true): false means the gateway leaves the index alone at boot."""
+        return self.qmd is None or self.qmd.update.on_boot
+
+    @property
+    def settings_differing_from_gateway(self) -> tuple[ConfiguredSetting, ...]:
+        return tuple(setting for setting in self.configured if setting.differs_from_gateway)
 
     @property
     def skip_reason(self) -> str | None:
@@ -54,6 +66,11 @@ def resolve_agent_backend(
     qmd: QmdSettings | None = None
     if memory_search is not None and choice.backend == "qmd":
         qmd = resolve_qmd_settings(choice, agent_id, workspace, memory_search.extra_paths, state_dir, env)
+    label = agent_label(cfg, entry)
+    search_blocks = (
+        (lookup(entry, "memorySearch") if entry is not None else None, f"{label}.memorySearch"),
+        (lookup(cfg, "agents", "defaults", "memorySearch"), "agents.defaults.memorySearch"),
+    )
     return AgentBackendSettings(
         agent_id=agent_id,
         workspace=workspace,
@@ -61,4 +78,9 @@ def resolve_agent_backend(
         choice=choice,
         qmd=qmd,
         paths=agent_qmd_paths(state_dir, agent_id),
+        configured=configured_settings(
+            choice.qmd_block,
+            choice.qmd_source,
+            tuple((block, path) for block, path in search_blocks if isinstance(block, Mapping)),
+        ),
     )

@@ -1,8 +1,8 @@
 """One agent's pass through `init-backends`: what the steps (agent_steps.py) share and record.
 
 `RunContext` is shared by every agent of one run (config, options, cancellation, the event sink, the qmd
-versions); `AgentJob` holds one agent's state: the commands it ran, its collections, warnings, probe,
-first failure, fingerprint, and the outcome it ends with.
+versions, the clock); `AgentJob` holds one agent's state: the commands it ran, its collections, its
+session export, warnings, probe, first failure, fingerprint, and the outcome it ends with.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from memwarm_cli.backends.init_report import (
     LogEvent,
     PlannedCommand,
     ProbeOutcome,
+    SessionExportOutcome,
     Status,
     StepEvent,
 )
@@ -61,6 +62,8 @@ class RunContext:
         self.token = token
         self.sink = sink
         self.versions = QmdVersions(loaded.state_dir, force=options.force, token=token)
+        # One clock for the whole run (`--at`, default now): session-export retention and its fingerprint.
+        self.now_ms = options.at_ms if options.at_ms is not None else time.time_ns() // 1_000_000
 
 
 class AgentJob:
@@ -82,6 +85,9 @@ class AgentJob:
         self.collections: list[CollectionOutcome] = []
         self.warnings: list[str] = []
         self.probe: ProbeOutcome | None = None
+        self.probe_degraded: str | None = None  # a vsearch/query probe that did not answer, and why
+        self.sessions: SessionExportOutcome | None = None
+        self.export_dir_created = False  # this run made the session export dir
         self.failure: str | None = None  # first non-fatal failure (a collection that could not be added)
         # Set by the steps as they go:
         self.lock: FileLock | None = None  # the agent lock, released when the pass ends
@@ -149,6 +155,10 @@ class AgentJob:
         """--probe ran a search that did not answer: the run is not a successful one."""
         return self.probe is not None and not self.probe.answered
 
+    @property
+    def now_ms(self) -> int:
+        return self.context.now_ms
+
     def end(self, status: Status, reason: str | None) -> None:
         self.ended = self.outcome(status, reason)
 
@@ -171,16 +181,24 @@ class AgentJob:
             planned=tuple(planned),
             duration_ms=round((time.monotonic() - self.started) * 1000),
             warnings=tuple(self.warnings),
+            sessions=self.sessions,
+            gateway_updates_on_boot=self.settings.gateway_updates_on_boot,
+            not_reproduced=self.settings.settings_differing_from_gateway,
         )
 
     def final(self) -> AgentOutcome:
-        """The outcome of a pass that ran every step: failed, degraded, or armed/fresh."""
+        """The outcome of a pass that ran every step: failed, degraded, or armed/fresh.
+
+        A BM25 probe that does not answer fails the agent (the index cannot answer); a vsearch/query
+        probe that does not answer degrades it (its models are missing; BM25 still answers).
+        """
         if self.failure is not None:
             return self.outcome("failed", self.failure)
-        if self.probe is not None and self.probe_failed:
-            return self.outcome("failed", f"qmd search probe failed: {self.probe.error}")
-        if self.embed.degraded is not None:
-            return self.outcome("degraded", self.embed.degraded)
+        if self.probe is not None and self.probe_failed and self.probe_degraded is None:
+            return self.outcome("failed", f"qmd {self.probe.mode} probe failed: {self.probe.error}")
+        degraded = [reason for reason in (self.embed.degraded, self.probe_degraded) if reason is not None]
+        if degraded:
+            return self.outcome("degraded", "; ".join(degraded))
         success: Literal["armed", "fresh"] = (
             "fresh" if self.unchanged and not self.embedded_unchanged else "armed"
         )

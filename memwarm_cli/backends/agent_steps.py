@@ -6,14 +6,15 @@ Each step says whether it applies, does its work (`run`) and describes the qmd c
 1. the workspace must exist and the qmd command must start (`qmd binary unavailable (<cmd>): <error>`);
 2. per-agent dirs, the per-agent lock (held by another run: "busy"), the shared-models symlink;
 3. the qmd version; 4. the fingerprint: nothing changed and the index is there, so no qmd indexing;
-5. collections listed, added, rebound (collection_sync.py); 6. `qmd update` with the boot retry rule;
-7. `qmd embed` (one lock per state dir; a failure is "degraded", with a backoff);
-8. `--probe`: one `qmd search`; 9. the fingerprint is recorded.
+5. the session export dir is created (session_export_step.py); 6. collections listed, added, rebound
+(collection_sync.py), the sessions collection last; 7. the transcripts exported;
+8. `qmd update` with the boot retry rule; 9. `qmd embed` (one lock per state dir; a failure is
+"degraded", with a backoff); 10. `--probe`: the agent's own search, once (search_probe.py);
+11. the fingerprint is recorded.
 """
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import replace
 from typing import Protocol
@@ -22,10 +23,13 @@ from memwarm_cli.backends import collection_sync, qmd_commands
 from memwarm_cli.backends import fingerprint as fp
 from memwarm_cli.backends import qmd_output as output
 from memwarm_cli.backends.agent_job import AgentFailed, AgentJob, EmbedState
-from memwarm_cli.backends.init_report import AgentOutcome, PlannedCommand, ProbeOutcome
+from memwarm_cli.backends.init_report import AgentOutcome, PlannedCommand
 from memwarm_cli.backends.locks import FileLock, agent_lock_path, embed_lock_path
 from memwarm_cli.backends.process import probe_command, unavailable_error
 from memwarm_cli.backends.qmd_paths import shared_models_dir
+from memwarm_cli.backends.search_probe import ProbeSearch
+from memwarm_cli.backends.session_export import transcripts_in_window
+from memwarm_cli.backends.session_export_step import ExportSessions, PrepareExportDir
 
 UPDATE_RETRY_DELAYS = (0.5, 1.0)
 
@@ -110,7 +114,17 @@ class CompareFingerprint(_Always):
 
     def run(self, job: AgentJob) -> None:
         job.stored = stored = fp.read_fingerprint(job.fingerprint_path)
-        job.snapshot = snapshot = fp.take_snapshot(job.qmd.as_dict(), job.version, job.qmd.collections)
+        sessions = job.qmd.sessions
+        transcripts = (
+            transcripts_in_window(
+                sessions.sessions_dir, retention_days=sessions.retention_days, now_ms=job.now_ms
+            )
+            if sessions.enabled
+            else None
+        )
+        job.snapshot = snapshot = fp.take_snapshot(
+            job.qmd.as_dict(), job.version, job.qmd.collections, transcripts
+        )
         if stored is not None and not job.options.force and job.paths.index_path.is_file():
             index_yml = fp.file_digest(job.paths.index_yml)
             if stored.digest == snapshot.digest(index_yml):
@@ -225,36 +239,6 @@ def _backoff_remaining(job: AgentJob) -> float:
     return fp.embed_backoff_seconds(stored.embed_failures) - (fp.now() - stored.embed_failed_at)
 
 
-class ProbeSearch:
-    def wanted(self, job: AgentJob) -> bool:
-        return job.options.probe
-
-    def run(self, job: AgentJob) -> None:
-        job.step("probe")
-        result = job.run_qmd(self._args(job), job.timeout(job.qmd.limits.timeout_ms))
-        hits: int | None = None
-        if result.ok:
-            try:
-                data = json.loads(result.stdout or "[]")
-                hits = len(data) if isinstance(data, list) else None
-            except ValueError:
-                hits = None
-        job.probe = ProbeOutcome(
-            answered=result.ok,
-            latency_ms=result.duration_ms,
-            hits=hits,
-            error=None if result.ok else result.error_message(),
-        )
-
-    def plan(self, job: AgentJob) -> list[PlannedCommand]:
-        return [job.planned(self._args(job))]
-
-    @staticmethod
-    def _args(job: AgentJob) -> tuple[str, ...]:
-        """Searched: the collections in the index, as the run found them or the plan expects them."""
-        return qmd_commands.search_args(job.options.probe_query, collection_sync.probe_collections(job))
-
-
 class RecordFingerprint(_Always):
     def run(self, job: AgentJob) -> None:
         if not job.unchanged:
@@ -298,7 +282,9 @@ AGENT_STEPS: tuple[AgentStep, ...] = (
     PrepareStateDirs(),
     LookUpVersion(),
     CompareFingerprint(),
+    PrepareExportDir(),
     SyncCollections(),
+    ExportSessions(),
     UpdateIndex(),
     Embed(),
     ProbeSearch(),

@@ -43,7 +43,7 @@ class BackendChoice:
         return not any("memorySearch" in s for s in (self.backend_source, self.qmd_source))
 
 
-def _agent_label(cfg: Mapping[str, Any], entry: Mapping[str, Any] | None) -> str:
+def agent_label(cfg: Mapping[str, Any], entry: Mapping[str, Any] | None) -> str:
     """`agents.list[<index>]`, the position of `entry` (that very object) in `cfg`'s `agents.list`.
 
     The index, not the id: an id may contain `]` or `.`, which would break the dotted path.
@@ -61,7 +61,7 @@ def resolve_backend_choice(cfg: Mapping[str, Any], entry: Mapping[str, Any] | No
     agent_ms = as_object(lookup(entry, "memorySearch")) if entry is not None else {}
     defaults_ms = as_object(lookup(cfg, "agents", "defaults", "memorySearch"))
     memory = as_object(lookup(cfg, "memory"))
-    label = _agent_label(cfg, entry)
+    label = agent_label(cfg, entry)
 
     candidates = (
         (agent_ms, f"{label}.memorySearch"),

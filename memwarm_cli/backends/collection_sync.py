@@ -193,7 +193,9 @@ def plan_collections(job: AgentJob) -> list[PlannedCommand]:
     for spec in job.qmd.collections:
         entry = recorded.get(spec.name)
         add = qmd_commands.collection_add_args(spec)
-        missing = missing_path(spec)  # as a real run decides: no add while the directory is missing
+        # As a real run decides: no add while the directory is missing; the session export dir is
+        # created before the collections are (session_export_step.py), so it is never missing.
+        missing = None if spec.kind == "sessions" else missing_path(spec)
         if (
             entry is not None
             and entry.path is not None

@@ -17,7 +17,7 @@ import re
 import threading
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,7 @@ from memwarm_cli.backends.qmd_collections import CollectionSpec
 FINGERPRINT_NAME = "memwarm-fingerprint.json"
 FINGERPRINT_VERSION = 1
 EXCLUDED_DIRS = frozenset({"node_modules", ".git", ".cache", "vendor", "dist", "build"})
+FileList = list[tuple[str, int, int]]  # (relative path, size, mtime in ns), sorted
 
 
 def split_glob_mask(mask: str) -> list[str]:
@@ -131,7 +132,7 @@ def _walk(root: str, recursive: bool) -> Iterable[tuple[str, os.stat_result]]:
             yield rel, st
 
 
-def collection_files(spec: CollectionSpec) -> list[tuple[str, int, int]]:
+def collection_files(spec: CollectionSpec) -> FileList:
     """(path, size, mtime_ns) of the files of a collection as qmd would index them, sorted."""
     root = str(spec.path)
     patterns = split_glob_mask(spec.pattern) or [spec.pattern]
@@ -155,13 +156,23 @@ def file_digest(path: Path) -> str | None:
 
 @dataclass(frozen=True)
 class Snapshot:
-    """What the fingerprint covers, taken before qmd runs (a file changed meanwhile is caught next time)."""
+    """What the fingerprint covers, taken before qmd runs (a file changed meanwhile is caught next time).
+
+    The session export's collection is the one exception: memwarm itself writes into it during the run,
+    so its files are taken again right after the export (`with_collection`), before qmd reads them. What
+    decides whether the export has work to do is `transcripts`, the export's inputs, taken before.
+    """
 
     settings: Mapping[str, Any]
     qmd_version: str
     # collection name -> files; None when its directory does not exist (so its appearing, even empty,
     # changes the digest: the collection was not added and the next run must add it)
-    files: Mapping[str, list[tuple[str, int, int]] | None]
+    files: Mapping[str, FileList | None]
+    # the transcripts the session export reads (in the retention window); None when export is off
+    transcripts: FileList | None = None
+
+    def with_collection(self, name: str, files: FileList | None) -> Snapshot:
+        return replace(self, files={**self.files, name: files})
 
     def digest(self, index_yml_digest: str | None) -> str:
         payload = {
@@ -172,6 +183,7 @@ class Snapshot:
                 name: None if files is None else [list(f) for f in files]
                 for name, files in sorted(self.files.items())
             },
+            "transcripts": None if self.transcripts is None else [list(t) for t in self.transcripts],
             "indexYml": index_yml_digest,
         }
         text = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
@@ -182,13 +194,21 @@ class Snapshot:
         return sum(len(files or ()) for files in self.files.values())
 
 
+def snapshot_collection(spec: CollectionSpec) -> FileList | None:
+    return collection_files(spec) if spec.path.is_dir() else None
+
+
 def take_snapshot(
-    settings: Mapping[str, Any], qmd_version: str, collections: Iterable[CollectionSpec]
+    settings: Mapping[str, Any],
+    qmd_version: str,
+    collections: Iterable[CollectionSpec],
+    transcripts: FileList | None = None,
 ) -> Snapshot:
     return Snapshot(
         settings=settings,
         qmd_version=qmd_version,
-        files={spec.name: collection_files(spec) if spec.path.is_dir() else None for spec in collections},
+        files={spec.name: snapshot_collection(spec) for spec in collections},
+        transcripts=transcripts,
     )
 
 

@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from memwarm_cli.backends.setting_use import ConfiguredSetting
 from memwarm_cli.exitcodes import ExitCode
 
 Status = Literal["armed", "fresh", "degraded", "failed", "skipped", "busy", "planned"]
 STATUSES: tuple[Status, ...] = ("armed", "fresh", "degraded", "failed", "skipped", "busy", "planned")
-DEFAULT_PROBE_QUERY = "memory"
 
 
 @dataclass(frozen=True)
@@ -26,8 +26,10 @@ class InitOptions:
     embed: bool | None = None  # None: embed when searchMode is not "search"
     probe: bool = False
     concurrency: int | None = None  # None: usable CPUs, at most the number of agents to prepare
-    timeout_ms: int | None = None  # overrides every qmd command timeout
-    probe_query: str = DEFAULT_PROBE_QUERY
+    timeout_ms: int | None = None  # overrides every qmd command timeout (the probe's too, unless set)
+    probe_query: str | None = None  # None: a word from the agent's newest note (search_probe.py)
+    probe_timeout_ms: int | None = None  # None: --timeout if given, else search_probe's default
+    at_ms: int | None = None  # the clock session-export retention uses (epoch ms); None: now
 
 
 @dataclass(frozen=True)
@@ -74,13 +76,68 @@ class ProbeOutcome:
     latency_ms: int
     hits: int | None
     error: str | None
+    mode: str = "search"  # the agent's searchMode: search, vsearch or query
+    query: str = ""
+    timeout_ms: int = 0
+    timed_out: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {
             "answered": self.answered,
+            "mode": self.mode,
+            "query": self.query,
             "latencyMs": self.latency_ms,
             "hits": self.hits,
+            "timeoutMs": self.timeout_ms,
+            "timedOut": self.timed_out,
             "error": self.error,
+        }
+
+
+@dataclass(frozen=True)
+class NamedNote:
+    name: str
+    reason: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class SessionExportOutcome:
+    """The session export pass of one agent (with --dry-run: what it would do)."""
+
+    sessions_dir: str
+    export_dir: str
+    collection: str
+    retention_days: int | None
+    at_ms: int  # the clock retention used
+    exported: tuple[str, ...]  # every export the pass keeps (name.md)
+    written: tuple[str, ...]  # exports written (dry run: that would be written)
+    deleted: tuple[str, ...]  # stale exports deleted (dry run: that would be deleted)
+    created_export_dir: bool
+    expired: tuple[str, ...] = ()  # transcripts outside the retention window
+    unreadable: tuple[NamedNote, ...] = ()  # transcripts that could not be read
+    left_alone: tuple[NamedNote, ...] = ()  # stale-looking *.md entries memwarm does not remove
+    error: str | None = None  # why the pass failed (then `written`/`deleted` are what happened before)
+    error_code: str | None = None  # Node's code, e.g. ERR_FS_EISDIR
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "sessionsDir": self.sessions_dir,
+            "exportDir": self.export_dir,
+            "collection": self.collection,
+            "retentionDays": self.retention_days,
+            "atMs": self.at_ms,
+            "exported": list(self.exported),
+            "written": list(self.written),
+            "deleted": list(self.deleted),
+            "createdExportDir": self.created_export_dir,
+            "expired": list(self.expired),
+            "unreadable": [note.to_json() for note in self.unreadable],
+            "leftAlone": [note.to_json() for note in self.left_alone],
+            "error": self.error,
+            "errorCode": self.error_code,
         }
 
 
@@ -112,6 +169,9 @@ class AgentOutcome:
     planned: tuple[PlannedCommand, ...] = ()
     duration_ms: int = 0
     warnings: tuple[str, ...] = ()
+    sessions: SessionExportOutcome | None = None
+    gateway_updates_on_boot: bool = True
+    not_reproduced: tuple[ConfiguredSetting, ...] = ()  # settings the gateway acts on and memwarm not
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -129,6 +189,9 @@ class AgentOutcome:
             "probe": self.probe.to_json() if self.probe else None,
             "durationMs": self.duration_ms,
             "warnings": list(self.warnings),
+            "sessions": self.sessions.to_json() if self.sessions else None,
+            "gatewayUpdatesOnBoot": self.gateway_updates_on_boot,
+            "notReproduced": [setting.to_json() for setting in self.not_reproduced],
         }
         if self.planned:
             data["planned"] = [p.to_json() for p in self.planned]
@@ -242,7 +305,9 @@ def final_log_line(outcome: AgentOutcome) -> str:
             notes.append("fresh: nothing changed since the last run")
         elif outcome.status == "degraded":
             notes.append(f"degraded: {outcome.reason}")
-        if outcome.probe is not None:
+        if outcome.sessions is not None and outcome.status != "fresh":
+            notes.append(sessions_note(outcome.sessions))
+        if outcome.probe is not None and outcome.probe.answered:
             notes.append(probe_note(outcome.probe))
         return f"{prefix} armed for {agent}" + (f" ({'; '.join(notes)})" if notes else "")
     if outcome.status == "failed":
@@ -257,10 +322,25 @@ def final_log_line(outcome: AgentOutcome) -> str:
 def probe_note(probe: ProbeOutcome) -> str:
     """`probe: answered in 85 ms, a match`: what `--probe` found, for the human log line.
 
-    Only answered probes get here (an unanswered one fails the agent); the search asks for one result.
+    Only answered probes get here (an unanswered one fails or degrades the agent, and its reason says
+    so). The mode is named when it is not BM25's `search`: `probe (vsearch): answered in ...`.
     """
-    found = "" if probe.hits is None else (", a match" if probe.hits else ", no match")
-    return f"probe: answered in {probe.latency_ms} ms{found}"
+    if probe.hits is None:
+        found = ""
+    else:
+        found = (
+            ", no match" if probe.hits == 0 else ", a match" if probe.hits == 1 else f", {probe.hits} matches"
+        )
+    mode = "" if probe.mode == "search" else f" ({probe.mode})"
+    return f"probe{mode}: answered in {probe.latency_ms} ms{found}"
+
+
+def sessions_note(sessions: SessionExportOutcome) -> str:
+    """`sessions: 12 exported, 2 written, 1 deleted` for the human log line."""
+    return (
+        f"sessions: {len(sessions.exported)} exported, {len(sessions.written)} written, "
+        f"{len(sessions.deleted)} deleted"
+    )
 
 
 def summary_line(report: InitReport) -> str:

@@ -90,6 +90,8 @@ def _static_outcome(settings: AgentBackendSettings, status: Status, reason: str)
         backend_source=settings.choice.backend_source,
         qmd_source=settings.choice.qmd_source,
         search_mode=settings.qmd.search_mode if settings.qmd else None,
+        gateway_updates_on_boot=settings.gateway_updates_on_boot,
+        not_reproduced=settings.settings_differing_from_gateway if settings.skip_reason is None else (),
     )
 
 
@@ -129,7 +131,12 @@ def run_init_backends(
     )
     seen_warnings: list[str] = []
     for slot in runnable:
-        for warning in slot.settings.choice.warnings:
+        # Once per run: the memorySearch.* spelling, and settings the gateway acts on but memwarm does not.
+        notes = (
+            *slot.settings.choice.warnings,
+            *(s.describe() for s in slot.settings.settings_differing_from_gateway),
+        )
+        for warning in notes:
             if warning not in seen_warnings:
                 seen_warnings.append(warning)
                 on_event(LogEvent(warning))

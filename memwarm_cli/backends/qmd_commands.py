@@ -39,9 +39,10 @@ def embed_args() -> Args:
     return ("embed",)
 
 
-def search_args(query: str, collections: Iterable[str]) -> Args:
-    """`--probe`'s search: one result, JSON, restricted to the given collections."""
-    args = ["search", query, "--json", "-n", "1"]
+def probe_args(mode: str, query: str, limit: int, collections: Iterable[str]) -> Args:
+    """A search as OpenClaw runs it: `<mode> <query> --json -n <limit> -c <name>...` (mode: search,
+    vsearch or query; qmd 2.8.3 takes `-c` more than once)."""
+    args = [mode, query, "--json", "-n", str(limit)]
     for name in collections:
         args += ["-c", name]
     return tuple(args)

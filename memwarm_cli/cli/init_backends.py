@@ -20,9 +20,10 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from memwarm_cli.cli.global_options import global_options
+from memwarm_cli.cli.options import AtOption
 
 if TYPE_CHECKING:
-    from memwarm_cli.backends.init_report import AgentOutcome, Event, InitReport
+    from memwarm_cli.backends.init_report import AgentOutcome, Event, InitReport, SessionExportOutcome
     from memwarm_cli.backends.process import CancelToken
 
 
@@ -45,8 +46,28 @@ def init_backends_command(
         ),
     ] = None,
     probe: Annotated[
-        bool, typer.Option("--probe", help="Run one qmd search per agent: answered? how fast?")
+        bool,
+        typer.Option(
+            "--probe", help="Run the agent's own search (its searchMode) once: answered? how fast? hits?"
+        ),
     ] = False,
+    probe_query: Annotated[
+        str | None,
+        typer.Option(
+            "--probe-query",
+            metavar="TEXT",
+            help="The probe's query (implies --probe; default: a word from the agent's newest note).",
+        ),
+    ] = None,
+    probe_timeout: Annotated[
+        float | None,
+        typer.Option(
+            "--probe-timeout",
+            metavar="SECONDS",
+            min=0.001,
+            help="The probe's timeout (implies --probe; default: --timeout, else 120: models may load).",
+        ),
+    ] = None,
     concurrency: Annotated[
         int | None,
         typer.Option(
@@ -65,6 +86,7 @@ def init_backends_command(
             help="Timeout for every qmd command (default: memory.qmd.update.*TimeoutMs; at most 2**31-1 ms).",
         ),
     ] = None,
+    at: AtOption = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print the report as JSON on stdout.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only failures.")] = False,
 ) -> None:
@@ -75,9 +97,15 @@ def init_backends_command(
     from memwarm_cli.cli.output import warn, write_json
     from memwarm_cli.config import load_config
     from memwarm_cli.errors import UsageError
+    from memwarm_cli.jsstring import js_trim
+    from memwarm_cli.startup.clock import parse_instant
 
-    if timeout is not None and not math.isfinite(timeout):
-        raise UsageError(f"--timeout: {timeout} is not a finite number of seconds")
+    for flag, seconds in (("--timeout", timeout), ("--probe-timeout", probe_timeout)):
+        if seconds is not None and not math.isfinite(seconds):
+            raise UsageError(f"{flag}: {seconds} is not a finite number of seconds")
+    if probe_query is not None and not js_trim(probe_query):
+        raise UsageError("--probe-query: the query is empty")
+    at_ms = parse_instant(at)
     loaded = load_config(global_options(ctx).config_path)
     if not quiet:
         for warning in loaded.warnings:
@@ -88,9 +116,12 @@ def init_backends_command(
         dry_run=dry_run,
         force=force,
         embed=embed,
-        probe=probe,
+        probe=probe or probe_query is not None or probe_timeout is not None,
         concurrency=concurrency,
         timeout_ms=timeout_ms_from_seconds(timeout) if timeout is not None else None,
+        probe_query=probe_query,
+        probe_timeout_ms=timeout_ms_from_seconds(probe_timeout) if probe_timeout is not None else None,
+        at_ms=at_ms,
     )
     token = CancelToken()
     renderer = _Renderer(quiet=quiet)
@@ -274,7 +305,29 @@ def _plan_lines(outcome: AgentOutcome) -> list[str]:
     for collection in outcome.collections:
         where = f"{collection.path} ({collection.pattern})"
         lines.append(f"  collection {collection.name}: {collection.action} {where}")
+    if outcome.sessions is not None:
+        lines.extend(_session_lines(outcome.sessions))
     for command in outcome.planned:
         note = f"  # {command.note}" if command.note else ""
         lines.append(f"  $ {shlex.join(command.argv)}{note}")
+    return lines
+
+
+def _session_lines(sessions: SessionExportOutcome) -> list[str]:
+    """The session export a dry run would do: every export it would write and every stale one it
+    would delete (names escaped: they come from the user's transcripts)."""
+    from memwarm_cli.startup.clock import iso_utc
+    from memwarm_cli.textsafe import escape_name
+
+    window = "every transcript"
+    if sessions.retention_days is not None:
+        window = f"transcripts of the last {sessions.retention_days} days before {iso_utc(sessions.at_ms)}"
+    create = " (created)" if sessions.created_export_dir else ""
+    exported, written, deleted = len(sessions.exported), len(sessions.written), len(sessions.deleted)
+    counts = f"exports {exported}, to write {written}, to delete {deleted}"
+    lines = [f"  sessions: {sessions.sessions_dir} -> {sessions.export_dir}{create}: {window}; {counts}"]
+    lines += [f"  sessions: write {escape_name(name)}" for name in sessions.written]
+    lines += [f"  sessions: delete {escape_name(name)}" for name in sessions.deleted]
+    for note in (*sessions.unreadable, *sessions.left_alone):
+        lines.append(f"  sessions: skip {escape_name(note.name)}: {note.reason}")
     return lines

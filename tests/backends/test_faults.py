@@ -385,23 +385,24 @@ def test_missing_workspace_fails_that_agent_only(tmp_path: Path) -> None:
 
 def test_probe_reports_a_search_that_does_not_answer(tmp_path: Path) -> None:
     scenario, state = fake_scenario(tmp_path)
-    result, report = run(scenario, state, ["--probe"])
+    result, report = run(scenario, state, ["--probe-query", "memory"])  # implies --probe
     assert result.returncode == 0, result.stderr
     probe = report["agents"][0]["probe"]
     assert probe["answered"] is True and probe["hits"] == 0 and probe["latencyMs"] >= 0
+    assert (probe["mode"], probe["query"], probe["timeoutMs"]) == ("search", "memory", 120_000)
     search = [c["argv"] for c in report["agents"][0]["commands"] if c["argv"][1] == "search"]
+    # As OpenClaw searches: -n limits.maxResults (6 by default), every managed collection.
     assert search == [
-        ["qmd", "search", "memory", "--json", "-n", "1", "-c", "memory-root-main", "-c", "memory-dir-main"]
+        ["qmd", "search", "memory", "--json", "-n", "6", "-c", "memory-root-main", "-c", "memory-dir-main"]
     ]
-    # A search that hangs past limits.timeoutMs: the first search the gateway runs would time out too.
-    scenario.config["memory"]["qmd"] = {"limits": {"timeoutMs": 300}}
-    scenario.write_config()
+    # A BM25 search that hangs past the probe's timeout: the index cannot answer, the agent fails.
     (state / "search.sh").write_text("sleep 30\n", encoding="utf-8")
-    result, report = run(scenario, state, ["--probe"])
+    result, report = run(scenario, state, ["--probe", "--probe-timeout", "0.3"])
     assert result.returncode == ExitCode.FINDINGS
     agent = report["agents"][0]
     assert agent["status"] == "failed"
-    assert agent["probe"]["answered"] is False
+    assert agent["probe"]["answered"] is False and agent["probe"]["timedOut"] is True
+    assert "qmd search probe failed: qmd search" in agent["reason"]
     assert "timed out after 300ms" in agent["reason"]
 
 

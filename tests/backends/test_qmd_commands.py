@@ -24,15 +24,15 @@ def test_command_lines() -> None:
     assert qmd_commands.collection_remove_args("x") == ("collection", "remove", "x")
     assert qmd_commands.update_args() == ("update",)
     assert qmd_commands.embed_args() == ("embed",)
-    assert qmd_commands.search_args("q", ["a", "b"]) == (
-        "search",
+    assert qmd_commands.probe_args("vsearch", "q", 6, ["a", "b"]) == (
+        "vsearch",
         "q",
         "--json",
         "-n",
-        "1",
+        "6",
         "-c",
         "a",
         "-c",
         "b",
     )
-    assert qmd_commands.search_args("q", []) == ("search", "q", "--json", "-n", "1")
+    assert qmd_commands.probe_args("search", "q", 4, []) == ("search", "q", "--json", "-n", "4")

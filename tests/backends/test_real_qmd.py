@@ -170,7 +170,7 @@ def test_edited_note_is_found_after_the_next_run(
     # The human log line says what the probe found, with the report's own figures.
     for agent_id, state in (("main", ""), ("ops", "fresh: nothing changed since the last run; ")):
         probe = agents[agent_id]["probe"]
-        hits = ", a match" if probe["hits"] else ", no match"
+        hits = {0: ", no match", 1: ", a match"}.get(probe["hits"], f", {probe['hits']} matches")
         line = (
             f'qmd memory startup initialization armed for agent "{agent_id}" '
             f"({state}probe: answered in {probe['latencyMs']} ms{hits})"

@@ -1,0 +1,145 @@
+"""The session export's two places in an agent's steps (session-export.md §1, §3; agent_steps.py).
+
+As the gateway does it: its initialisation creates the export dir (`PrepareExportDir`, before the
+collections, so `sessions-<agent>` can be added on the first run), and each update run first exports the
+transcripts (`ExportSessions`, after the collections) and then runs `qmd update`.
+
+A failed pass fails the agent, and `qmd update` and `qmd embed` do not run, as upstream: the gateway's
+every update (boot, interval, manual) hits the same failure before its `qmd update`, so its index would
+stay stale for memory notes too until the user acts; a failed status (exit 1) is what a cron job notices.
+An export dir memwarm refuses (a symlink, a file, or a directory holding the transcripts, the workspace,
+its memory dir or another collection, where stale cleanup would delete the user's notes) fails it too.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memwarm_cli.backends import fingerprint as fp
+from memwarm_cli.backends.agent_job import AgentFailed, AgentJob
+from memwarm_cli.backends.init_report import NamedNote, PlannedCommand, SessionExportOutcome
+from memwarm_cli.backends.qmd_collections import CollectionSpec
+from memwarm_cli.backends.session_export import (
+    SessionExportFailed,
+    SessionExportPlan,
+    SessionExportRefused,
+    SessionExportResult,
+    apply_session_export,
+    check_export_dir,
+    plan_session_export,
+)
+from memwarm_cli.textsafe import escape_name
+
+
+def sessions_collection(job: AgentJob) -> CollectionSpec:
+    return next(spec for spec in job.qmd.collections if spec.kind == "sessions")
+
+
+def protected_dirs(job: AgentJob) -> list[Path]:
+    """Directories the export dir must not be or contain: the workspace, its memory dir, the other
+    collections (the transcripts dir is always protected by the export itself)."""
+    others = [spec.path for spec in job.qmd.collections if spec.kind != "sessions"]
+    return [job.workspace, job.workspace / "memory", *others]
+
+
+def _refused(error: SessionExportRefused) -> AgentFailed:
+    return AgentFailed(f"qmd session export refused: {error}")
+
+
+class _WhenExporting:
+    def wanted(self, job: AgentJob) -> bool:
+        return job.qmd.sessions.enabled and not job.unchanged
+
+
+class PrepareExportDir(_WhenExporting):
+    """`mkdir -p` the export dir, once memwarm knows it may use it."""
+
+    def run(self, job: AgentJob) -> None:
+        export_dir = job.qmd.sessions.export_dir
+        try:
+            exists = check_export_dir(export_dir, job.qmd.sessions.sessions_dir, protected_dirs(job))
+        except SessionExportRefused as error:
+            raise _refused(error) from error
+        if not exists:
+            export_dir.mkdir(parents=True, exist_ok=True)  # an OSError fails this agent, in words
+            job.export_dir_created = True
+
+    def plan(self, job: AgentJob) -> list[PlannedCommand]:
+        try:
+            check_export_dir(job.qmd.sessions.export_dir, job.qmd.sessions.sessions_dir, protected_dirs(job))
+        except SessionExportRefused as error:
+            raise _refused(error) from error
+        return []
+
+
+class ExportSessions(_WhenExporting):
+    """One export pass, then the sessions collection's files taken again for the fingerprint."""
+
+    def run(self, job: AgentJob) -> None:
+        job.step("session export")
+        plan = _plan(job)
+        try:
+            result = apply_session_export(plan)
+        except SessionExportFailed as failure:
+            job.sessions = _outcome(job, plan, failure.partial, failure)
+            message = f"qmd session export failed ({failure.code}): {failure}"
+            raise AgentFailed(f"{message}; qmd update did not run, as in the gateway's update") from failure
+        except SessionExportRefused as error:
+            raise _refused(error) from error
+        job.sessions = _outcome(job, plan, result, None)
+        for note in (*plan.unreadable, *plan.left_alone):
+            job.warn(f"qmd session export skipped {escape_name(note.name)}: {note.reason}")
+        snapshot = job.snapshot
+        assert snapshot is not None  # CompareFingerprint ran
+        spec = sessions_collection(job)
+        job.snapshot = snapshot.with_collection(spec.name, fp.snapshot_collection(spec))
+
+    def plan(self, job: AgentJob) -> list[PlannedCommand]:
+        plan = _plan(job)
+        job.sessions = _outcome(job, plan, None, None)
+        return []
+
+
+def _plan(job: AgentJob) -> SessionExportPlan:
+    sessions = job.qmd.sessions
+    try:
+        return plan_session_export(
+            sessions.sessions_dir,
+            sessions.export_dir,
+            retention_days=sessions.retention_days,
+            now_ms=job.now_ms,
+            protected_dirs=protected_dirs(job),
+        )
+    except SessionExportRefused as error:
+        raise _refused(error) from error
+
+
+def _outcome(
+    job: AgentJob,
+    plan: SessionExportPlan,
+    result: SessionExportResult | None,
+    failure: SessionExportFailed | None,
+) -> SessionExportOutcome:
+    """What the pass did (`result`), or with --dry-run (`result` None) what it would do."""
+    sessions = job.qmd.sessions
+    if result is None:
+        written, deleted, created = plan.writes, plan.deletes, plan.create_export_dir
+    else:
+        written, deleted = result.written, result.deleted
+        created = job.export_dir_created or result.created_export_dir
+    return SessionExportOutcome(
+        sessions_dir=str(sessions.sessions_dir),
+        export_dir=str(sessions.export_dir),
+        collection=sessions_collection(job).name,
+        retention_days=sessions.retention_days,
+        at_ms=job.now_ms,
+        exported=tuple(target.name for target in plan.targets),
+        written=written,
+        deleted=deleted,
+        created_export_dir=created,
+        expired=plan.expired,
+        unreadable=tuple(NamedNote(n.name, n.reason) for n in plan.unreadable),
+        left_alone=tuple(NamedNote(n.name, n.reason) for n in plan.left_alone),
+        error=str(failure) if failure is not None else None,
+        error_code=failure.code if failure is not None else None,
+    )
