@@ -8,6 +8,7 @@ from typing import Any
 
 from memwarm_cli.agents import Agent, resolve_agents, select_agent
 from memwarm_cli.backends.agent_backend import resolve_agent_backend
+from memwarm_cli.backends.setting_use import setting_use_table
 from memwarm_cli.config.loader import LoadedConfig
 from memwarm_cli.config.paths import is_directory
 from memwarm_cli.configview.path_view import source_data
@@ -86,6 +87,10 @@ def _agent_show(loaded: LoadedConfig, agent: Agent, host_zone: str | None) -> di
             "usesUpstreamSpelling": choice.uses_upstream_spelling,
         },
         "qmd": qmd,
+        # Every memory.qmd / memorySearch key this agent's config sets, and what memwarm does with it
+        # (the full table is `settingsUse`, once for all agents).
+        "configuredSettings": [setting.to_json() for setting in backend.configured],
+        "gatewayUpdatesOnBoot": backend.gateway_updates_on_boot if backend.qmd is not None else None,
         "qmdPaths": {
             "qmdDir": str(paths.qmd_dir),
             "indexPath": str(paths.index_path),
@@ -106,6 +111,9 @@ def show_data(
         "config": source_data(loaded),
         "stateDir": str(loaded.state_dir),
         "agents": [_agent_show(loaded, agent, host_zone) for agent in agents],
+        # Every key under memory.qmd and agents.*.memorySearch: used by memwarm, by the gateway only, at
+        # search time only, or by the builtin backend only (memwarm_cli/backends/setting_use.py).
+        "settingsUse": setting_use_table(),
     }
 
 

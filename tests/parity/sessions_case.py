@@ -1,6 +1,7 @@
 """Build a session-export golden case exactly as ../shared/parity/sessions/README.md describes.
 
-Used by the core parity test (tests/parity/test_sessions_parity.py) and meant for the CLI one:
+Used by the core parity test (tests/parity/test_sessions_parity.py) and the CLI one
+(tests/parity/test_sessions_cli_parity.py):
 `build_sessions_case` makes the tree (steps 1-3), `read_export_dir` lists the result as the README
 compares it, and `write_case_config` writes an OpenClaw config that makes `memwarm init-backends` run
 that case (state dir `tree.state_dir`, via `tree.env()`).
@@ -12,6 +13,7 @@ import base64
 import json
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,7 +23,7 @@ from memwarm_cli.backends.qmd_collections import (
     sanitize_collection_name,
     scope_collection_base,
 )
-from memwarm_cli.jsstring import js_trim
+from memwarm_cli.jsstring import JS_WHITESPACE, js_trim
 from tests.conftest import SHARED_DIR
 
 SESSIONS_CASES_DIR = SHARED_DIR / "parity" / "sessions"
@@ -147,10 +149,15 @@ def _custom_collection_base(wanted: str, agent_segment: str, taken: set[str]) ->
     return None
 
 
-def case_config(case: dict[str, Any], tree: SessionsCaseTree, *, qmd_command: str = "qmd") -> dict[str, Any]:
+def case_config(
+    case: dict[str, Any], tree: SessionsCaseTree, *, qmd_command: str = "qmd", default_memory: bool = True
+) -> dict[str, Any]:
     """An OpenClaw config that runs this case: qmd backend, sessions on, the case's retention and
     exportDir, one agent with workspace W, and collections that take the same names before the
-    sessions collection (as far as a config can; the sessions collection gets the same name)."""
+    sessions collection (as far as a config can; the sessions collection gets the same name).
+
+    `default_memory=False` turns the default memory collections off for a case that does not name
+    its collections (the sessions collection's name does not depend on them): less qmd work."""
     agent_segment = sanitize_collection_name(tree.agent_id)
     sessions: dict[str, Any] = {"enabled": True}
     if case.get("retentionDays") is not None:
@@ -172,6 +179,8 @@ def case_config(case: dict[str, Any], tree: SessionsCaseTree, *, qmd_command: st
                 paths.append({"path": f"collections/{len(paths) + 1}", "name": base})
         qmd["includeDefaultMemory"] = include_defaults
         qmd["paths"] = paths
+    elif not default_memory:
+        qmd["includeDefaultMemory"] = False
     return {
         "memory": {"backend": "qmd", "qmd": qmd},
         "agents": {"list": [{"id": tree.agent_id, "default": True, "workspace": str(tree.workspace)}]},
@@ -179,11 +188,61 @@ def case_config(case: dict[str, Any], tree: SessionsCaseTree, *, qmd_command: st
 
 
 def write_case_config(
-    case: dict[str, Any], tree: SessionsCaseTree, path: Path, *, qmd_command: str = "qmd"
+    case: dict[str, Any],
+    tree: SessionsCaseTree,
+    path: Path,
+    *,
+    qmd_command: str = "qmd",
+    default_memory: bool = True,
 ) -> dict[str, Any]:
     """Write `case_config` to `path` (JSON) and create the custom collections' directories under W."""
-    config = case_config(case, tree, qmd_command=qmd_command)
+    config = case_config(case, tree, qmd_command=qmd_command, default_memory=default_memory)
     for entry in config["memory"]["qmd"].get("paths", []):
         (tree.workspace / entry["path"]).mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(config, indent=2, ensure_ascii=False), encoding="utf-8")
     return config
+
+
+# --------------------------------------------------------------------------------------------------------
+# Secrets the reference redacted
+
+
+def _input_message_texts(case: dict[str, Any]) -> Iterator[str]:
+    """The raw text of every message in the case's transcripts, read with plain `json` (not memwarm's)."""
+    for entry in case["sessions"]:
+        raw = (
+            base64.b64decode(entry["contentB64"])
+            if "contentB64" in entry
+            else entry.get("content", "").encode()
+        )
+        for line in raw.decode("utf-8", "replace").split("\n"):
+            try:
+                content = json.loads(line)["message"]["content"]
+            except (ValueError, KeyError, TypeError):
+                continue
+            blocks = content if isinstance(content, list) else [content]
+            for block in blocks:
+                text = block.get("text") if isinstance(block, dict) else block
+                if isinstance(text, str):
+                    yield text
+
+
+_SEPARATORS = str.maketrans(dict.fromkeys(JS_WHITESPACE + "\"'=:,{}()", " "))
+
+
+def redacted_secrets(case: dict[str, Any]) -> set[str]:
+    """Secret-looking values of the inputs that the reference output no longer contains.
+
+    A value is a whitespace/quote/`=`/`:`-separated token of 5+ characters with a letter or digit.
+    Only cases whose expected output shows redaction marks (`***` or `…`) are considered.
+    """
+    expected_texts = list(case["expected"]["files"].values())
+    if not any("***" in text or "…" in text for text in expected_texts):
+        return set()
+    secrets: set[str] = set()
+    for text in _input_message_texts(case):
+        for token in text.translate(_SEPARATORS).split(" "):
+            looks_secret = len(token) >= 5 and any(ch.isalnum() for ch in token)
+            if looks_secret and not any(token in expected for expected in expected_texts):
+                secrets.add(token)
+    return secrets

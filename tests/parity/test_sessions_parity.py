@@ -9,7 +9,6 @@ nothing, transcripts are untouched, and no secret the reference redacted reaches
 
 from __future__ import annotations
 
-import base64
 import json
 import os
 from collections.abc import Iterator
@@ -30,13 +29,13 @@ from memwarm_cli.backends.session_export import (
     apply_session_export,
     plan_session_export,
 )
-from memwarm_cli.jsstring import JS_WHITESPACE
 from tests.parity.sessions_case import (
     SessionsCaseTree,
     build_sessions_case,
     case_agent_id,
     load_session_cases,
     read_export_dir,
+    redacted_secrets,
     write_case_config,
 )
 
@@ -215,47 +214,6 @@ def test_case_config_gives_the_same_settings(name: str, tmp_path: Path) -> None:
 
 # --------------------------------------------------------------------------------------------------------
 # Redaction as a security property
-
-
-def _input_message_texts(case: dict[str, Any]) -> Iterator[str]:
-    """The raw text of every message in the case's transcripts, read with plain `json` (not memwarm's)."""
-    for entry in case["sessions"]:
-        raw = (
-            base64.b64decode(entry["contentB64"])
-            if "contentB64" in entry
-            else entry.get("content", "").encode()
-        )
-        for line in raw.decode("utf-8", "replace").split("\n"):
-            try:
-                content = json.loads(line)["message"]["content"]
-            except (ValueError, KeyError, TypeError):
-                continue
-            blocks = content if isinstance(content, list) else [content]
-            for block in blocks:
-                text = block.get("text") if isinstance(block, dict) else block
-                if isinstance(text, str):
-                    yield text
-
-
-_SEPARATORS = str.maketrans(dict.fromkeys(JS_WHITESPACE + "\"'=:,{}()", " "))
-
-
-def redacted_secrets(case: dict[str, Any]) -> set[str]:
-    """Secret-looking values of the inputs that the reference output no longer contains.
-
-    A value is a whitespace/quote/`=`/`:`-separated token of 5+ characters with a letter or digit.
-    Only cases whose expected output shows redaction marks (`***` or `…`) are considered.
-    """
-    expected_texts = list(case["expected"]["files"].values())
-    if not any("***" in text or "…" in text for text in expected_texts):
-        return set()
-    secrets: set[str] = set()
-    for text in _input_message_texts(case):
-        for token in text.translate(_SEPARATORS).split(" "):
-            looks_secret = len(token) >= 5 and any(ch.isalnum() for ch in token)
-            if looks_secret and not any(token in expected for expected in expected_texts):
-                secrets.add(token)
-    return secrets
 
 
 def _everything_under(directory: Path) -> list[tuple[str, bytes]]:
