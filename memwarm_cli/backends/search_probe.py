@@ -12,8 +12,9 @@ after `limits.timeoutMs`; so the probe has its own, generous timeout (`--probe-t
 
 The default query is a word from the agent's newest note, so a warm index answers with a hit: the notes
 of the agent's memory collections (not session exports) are ranked by mtime, newest first (ties: the
-collection order, then the path); the longest run of 3+ ASCII letters in its first 64 KiB is the word
-(the first such run on ties); no note, or no such word, gives "memory".
+collection order, then the path); of the words (runs of letters and digits) in its first 64 KiB, the
+longest made of 3+ ASCII letters only is the query (the first on ties; ASCII keeps it clear of qmd's
+query syntax and of diacritic folding); no note, or no such word, gives "memory".
 """
 
 from __future__ import annotations
@@ -33,7 +34,8 @@ from memwarm_cli.backends.session_export_files import read_regular_file
 DEFAULT_PROBE_TIMEOUT_MS = 120_000
 FALLBACK_QUERY = "memory"
 QUERY_READ_BYTES = 64 * 1024
-_WORD = re.compile(r"[A-Za-z]{3,}")
+_WORD = re.compile(r"[^\W_]+")
+_ASCII_WORD = re.compile(r"[A-Za-z]{3,}")
 
 EMBEDDING_MODEL = "embeddinggemma-300M-Q8_0 (about 300 MB)"
 # Which models each search mode loads (memory-backends.md §7); `search` needs none.
@@ -49,11 +51,12 @@ MODE_MODELS: dict[str, tuple[str, ...]] = {
 
 
 def longest_word(text: str) -> str | None:
-    """The longest run of 3+ ASCII letters (the first one on ties), or None."""
+    """The longest word made of 3+ ASCII letters only (the first one on ties), or None."""
     best: str | None = None
     for match in _WORD.finditer(text):
-        if best is None or len(match.group()) > len(best):
-            best = match.group()
+        word = match.group()
+        if _ASCII_WORD.fullmatch(word) and (best is None or len(word) > len(best)):
+            best = word
     return best
 
 

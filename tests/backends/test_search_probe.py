@@ -1,0 +1,203 @@
+"""`--probe`: the agent's own search mode, its own timeout, the default query, and an offline vsearch/query
+that hangs (a fake qmd on PATH: the real one would try to download its models; the real qmd's BM25 probe
+is in test_real_qmd_sessions.py).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memwarm_cli.backends.qmd_collections import CollectionSpec
+from memwarm_cli.backends.search_probe import longest_word, newest_note_word
+from memwarm_cli.exitcodes import ExitCode
+from tests.backends.support import Scenario, install_fake_qmd, make_scenario
+from tests.conftest import CliResult
+
+# vsearch/query are not in the shared fake: a wrapper answers them (sourcing <mode>.sh first) and hands
+# everything else to it.
+WRAPPER = """#!/bin/bash
+case "$1" in
+  vsearch|query)
+    echo "$$ $*" >> "$FAKE_QMD_DIR/log"
+    if [ -f "$FAKE_QMD_DIR/$1.sh" ]; then . "$FAKE_QMD_DIR/$1.sh"; fi
+    echo '[{"file": "qmd://memory-dir-main/a.md"}]' ;;
+  *) exec "$(dirname "$0")/base/qmd" "$@" ;;
+esac
+"""
+HANG = "sleep 60\n"  # what qmd does offline: it waits for a model download until the timeout ends it
+
+
+def probe_scenario(tmp_path: Path, notes: dict[str, str] | None = None, **qmd: Any) -> tuple[Scenario, Path]:
+    notes = notes if notes is not None else {"MEMORY.md": "# M\nnotes\n", "memory/a.md": "# A\n"}
+    scenario = make_scenario(tmp_path, {"main": notes}, {"memory": {"backend": "qmd", "qmd": qmd}})
+    bin_dir = tmp_path / "fakebin"
+    state = install_fake_qmd(bin_dir / "base")
+    wrapper = bin_dir / "qmd"
+    wrapper.write_text(WRAPPER, encoding="utf-8")
+    wrapper.chmod(0o755)
+    scenario.path_dirs = [bin_dir]
+    return scenario, state
+
+
+def run(scenario: Scenario, state: Path, *args: str) -> tuple[CliResult, dict[str, Any]]:
+    result, report = scenario.run_json(list(args), extra_env={"FAKE_QMD_DIR": str(state)})
+    return result, report["agents"][0]
+
+
+def probe_argv(agent: dict[str, Any]) -> list[str]:
+    (argv,) = [c["argv"] for c in agent["commands"] if c["argv"][1] in ("search", "vsearch", "query")]
+    return list(argv)
+
+
+@pytest.mark.parametrize(
+    ("mode", "models"),
+    [
+        ("vsearch", ["embeddinggemma-300M-Q8_0"]),
+        (
+            "query",
+            ["embeddinggemma-300M-Q8_0", "qmd-query-expansion-1.7B-q4_k_m", "qwen3-reranker-0.6b-q8_0"],
+        ),
+    ],
+)
+def test_offline_vsearch_or_query_probe_ends_at_its_timeout_and_degrades(
+    tmp_path: Path, mode: str, models: list[str]
+) -> None:
+    scenario, state = probe_scenario(tmp_path, searchMode=mode)
+    (state / f"{mode}.sh").write_text(HANG, encoding="utf-8")
+    started = time.monotonic()
+    result, agent = run(scenario, state, "--probe", "--probe-timeout", "0.5")
+    assert time.monotonic() - started < 20  # never hangs past its timeout
+    assert result.returncode == ExitCode.DEGRADED, result.stderr
+    assert agent["status"] == "degraded"
+    probe = agent["probe"]
+    assert (probe["answered"], probe["timedOut"], probe["mode"], probe["timeoutMs"]) == (
+        False,
+        True,
+        mode,
+        500,
+    )
+    reason = agent["reason"]
+    assert reason.startswith(f"qmd {mode} probe did not answer (qmd {mode} ")
+    assert "timed out after 500ms" in reason
+    for model in models:
+        assert model in reason
+    assert "pre-download them" in reason and 'set memory.qmd.searchMode to "search"' in reason
+    assert str(scenario.home / ".cache" / "qmd" / "models") in reason  # where pre-downloaded models go
+    assert probe_argv(agent)[:2] == ["qmd", mode]
+    assert f'qmd memory startup initialization armed for agent "main" (degraded: qmd {mode} probe' in (
+        result.stderr
+    )
+    # Not a successful run: the next one does the work again rather than report "fresh".
+    (state / f"{mode}.sh").unlink()
+    result, agent = run(scenario, state, "--probe")
+    assert result.returncode == 0, result.stderr
+    assert (agent["status"], agent["probe"]["answered"], agent["probe"]["hits"]) == ("armed", True, 1)
+    assert "(probe (" + mode + "): answered in " in result.stderr
+
+
+def test_the_probe_searches_as_openclaw_does(tmp_path: Path) -> None:
+    scenario, state = probe_scenario(tmp_path, searchMode="vsearch", limits={"maxResults": 3})
+    _, agent = run(scenario, state, "--probe-query", "walrus plans")
+    assert probe_argv(agent) == [
+        "qmd",
+        "vsearch",
+        "walrus plans",
+        "--json",
+        "-n",
+        "3",
+        "-c",
+        "memory-root-main",
+        "-c",
+        "memory-dir-main",
+    ]
+    assert agent["probe"]["query"] == "walrus plans" and agent["probe"]["timeoutMs"] == 120_000
+
+
+def test_the_probe_waits_longer_than_the_gateways_search_timeout(tmp_path: Path) -> None:
+    """limits.timeoutMs is what makes the gateway's first search give up; the probe exists to absorb
+    that first slow call, so it has its own timeout."""
+    scenario, state = probe_scenario(tmp_path, limits={"timeoutMs": 100})
+    (state / "search.sh").write_text("sleep 0.6\n", encoding="utf-8")
+    result, agent = run(scenario, state, "--probe")
+    assert result.returncode == 0, result.stderr
+    assert agent["probe"]["answered"] is True and agent["probe"]["latencyMs"] >= 500
+
+
+def test_timeout_flag_bounds_the_probe_unless_probe_timeout_is_given(tmp_path: Path) -> None:
+    scenario, state = probe_scenario(tmp_path)
+    _, agent = run(scenario, state, "--probe", "--timeout", "7")
+    assert agent["probe"]["timeoutMs"] == 7000
+    _, agent = run(scenario, state, "--probe", "--timeout", "7", "--probe-timeout", "9")
+    assert agent["probe"]["timeoutMs"] == 9000
+
+
+def test_default_query_is_the_longest_word_of_the_newest_note(tmp_path: Path) -> None:
+    notes = {
+        "MEMORY.md": "# Memory\nThe extraordinary pelican.\n",
+        "memory/2026-04-10.md": "# Day\nWalrus migration approved.\n",
+        "memory/2026-04-09.md": "# Older\nIncomprehensibilities abound.\n",
+    }
+    scenario, state = probe_scenario(tmp_path, notes)
+    workspace = scenario.workspace("main")
+    for rel, age in (("MEMORY.md", 300), ("memory/2026-04-10.md", 100), ("memory/2026-04-09.md", 200)):
+        os.utime(workspace / rel, (time.time() - age, time.time() - age))
+    _, agent = run(scenario, state, "--probe")
+    assert agent["probe"]["query"] == "migration"  # newest note; "migration" and "approved": the longest
+    assert probe_argv(agent)[2] == "migration"
+    dry = scenario.run(["--dry-run", "--probe"], extra_env={"FAKE_QMD_DIR": str(state)})
+    assert "$ qmd search migration --json -n 6 -c memory-root-main -c memory-dir-main" in dry.stdout
+
+
+def test_newest_note_word_is_deterministic_and_skips_session_exports(tmp_path: Path) -> None:
+    notes, exports = tmp_path / "notes", tmp_path / "exports"
+    notes.mkdir()
+    exports.mkdir()
+    same = 1_700_000_000_000_000_000
+    for directory, name, text in (
+        (notes, "b.md", "bravo charlie"),
+        (notes, "a.md", "alpha delta"),
+        (exports, "s.md", "# Session s\n\nUser: exported conversation"),
+    ):
+        (directory / name).write_text(text, encoding="utf-8")
+        os.utime(directory / name, ns=(same, same + (1 if directory == exports else 0)))
+    specs = [
+        CollectionSpec("memory-dir-main", notes, "**/*.md", "default", "test"),
+        CollectionSpec("sessions-main", exports, "**/*.md", "sessions", "test"),
+    ]
+    # Equal mtimes: the first path wins (a.md); the newer export is not a note.
+    assert newest_note_word(specs, None) == "alpha"
+    assert newest_note_word(specs[1:], None) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "word"),
+    [
+        ("Walrus migration approved", "migration"),
+        ("ab cd 12345 x", None),
+        ("naïve café résumé", None),  # whole words of ASCII letters only
+        ("the résumé of 2026 plans", "plans"),
+        ("abc2def tie tip", "tie"),
+    ],
+)
+def test_longest_word(text: str, word: str | None) -> None:
+    assert longest_word(text) == word
+
+
+def test_probe_options_are_checked(tmp_path: Path) -> None:
+    scenario, state = probe_scenario(tmp_path)
+    for args, message in (
+        (["--probe-query", " \u00a0"], "memwarm: error: --probe-query: the query is empty\n"),
+        (
+            ["--probe-timeout", "inf"],
+            "memwarm: error: --probe-timeout: inf is not a finite number of seconds\n",
+        ),
+        (["--at", "yesterday"], "memwarm: error: --at: cannot read 'yesterday': use ISO 8601 with an offset"),
+    ):
+        result = scenario.run(args, extra_env={"FAKE_QMD_DIR": str(state)})
+        assert result.returncode == ExitCode.USAGE
+        assert result.stderr.startswith(message) and result.stderr.count("\n") == 1, result.stderr
