@@ -64,6 +64,8 @@ class RunContext:
         self.versions = QmdVersions(loaded.state_dir, force=options.force, token=token)
         # One clock for the whole run (`--at`, default now): session-export retention and its fingerprint.
         self.now_ms = options.at_ms if options.at_ms is not None else time.time_ns() // 1_000_000
+        # Session export dir (real path) -> the agents of the config that export there (init_run.py).
+        self.export_dir_agents: dict[str, tuple[str, ...]] = {}
 
 
 class AgentJob:

@@ -44,6 +44,20 @@ def select_agents(loaded: LoadedConfig, requested: Sequence[str]) -> list[Agent]
     return [agent for agent in everyone if agent.id in wanted]
 
 
+def export_dir_agents(loaded: LoadedConfig) -> dict[str, tuple[str, ...]]:
+    """Every session export dir (real path) of the config's agents, with the agents exporting there,
+    selected by `--agent` or not: agents that share one would delete each other's exports."""
+    owners: dict[str, list[str]] = {}
+    for agent in resolve_agents(loaded.data, loaded.env):
+        settings = resolve_agent_backend(
+            loaded.data, agent.id, agent.entry, agent.workspace, loaded.state_dir, loaded.env
+        )
+        if settings.skip_reason is None and settings.qmd is not None and settings.qmd.sessions.enabled:
+            key = os.path.realpath(settings.qmd.sessions.export_dir)
+            owners.setdefault(key, []).append(agent.id)
+    return {key: tuple(ids) for key, ids in owners.items()}
+
+
 def default_concurrency(eligible: int) -> int:
     return max(1, min(usable_cpu_count(), eligible))
 
@@ -118,6 +132,7 @@ def run_init_backends(
         _Slot(resolve_agent_backend(loaded.data, a.id, a.entry, a.workspace, loaded.state_dir, loaded.env))
         for a in agents
     ]
+    context.export_dir_agents = export_dir_agents(loaded)
     runnable = [slot for slot in slots if slot.settings.skip_reason is None]
     workers = options.concurrency or default_concurrency(len(runnable))
     workers = max(1, min(workers, len(runnable) or 1))

@@ -8,11 +8,13 @@ A failed pass fails the agent, and `qmd update` and `qmd embed` do not run, as u
 every update (boot, interval, manual) hits the same failure before its `qmd update`, so its index would
 stay stale for memory notes too until the user acts; a failed status (exit 1) is what a cron job notices.
 An export dir memwarm refuses (a symlink, a file, or a directory holding the transcripts, the workspace,
-its memory dir or another collection, where stale cleanup would delete the user's notes) fails it too.
+its memory dir or another collection, where stale cleanup would delete the user's notes; or one that
+another agent of the config exports to, whose exports each cleanup would delete) fails it too.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from memwarm_cli.backends import fingerprint as fp
@@ -51,24 +53,33 @@ class _WhenExporting:
         return job.qmd.sessions.enabled and not job.unchanged
 
 
+def _check(job: AgentJob) -> bool:
+    """The export dir may be used (True: it exists); AgentFailed otherwise."""
+    export_dir = job.qmd.sessions.export_dir
+    sharing = job.context.export_dir_agents.get(os.path.realpath(export_dir), ())
+    others = [agent for agent in sharing if agent != job.settings.agent_id]
+    if others:
+        names = ", ".join(f'"{agent}"' for agent in others)
+        raise AgentFailed(
+            f"qmd session export refused: export dir {export_dir} is also agent {names}'s; each agent's "
+            "stale-export cleanup would delete the other's exports (give each agent its own exportDir)"
+        )
+    try:
+        return check_export_dir(export_dir, job.qmd.sessions.sessions_dir, protected_dirs(job))
+    except SessionExportRefused as error:
+        raise _refused(error) from error
+
+
 class PrepareExportDir(_WhenExporting):
     """`mkdir -p` the export dir, once memwarm knows it may use it."""
 
     def run(self, job: AgentJob) -> None:
-        export_dir = job.qmd.sessions.export_dir
-        try:
-            exists = check_export_dir(export_dir, job.qmd.sessions.sessions_dir, protected_dirs(job))
-        except SessionExportRefused as error:
-            raise _refused(error) from error
-        if not exists:
-            export_dir.mkdir(parents=True, exist_ok=True)  # an OSError fails this agent, in words
+        if not _check(job):
+            job.qmd.sessions.export_dir.mkdir(parents=True, exist_ok=True)  # an OSError fails it, in words
             job.export_dir_created = True
 
     def plan(self, job: AgentJob) -> list[PlannedCommand]:
-        try:
-            check_export_dir(job.qmd.sessions.export_dir, job.qmd.sessions.sessions_dir, protected_dirs(job))
-        except SessionExportRefused as error:
-            raise _refused(error) from error
+        _check(job)
         return []
 
 
@@ -89,10 +100,16 @@ class ExportSessions(_WhenExporting):
         job.sessions = _outcome(job, plan, result, None)
         for note in (*plan.unreadable, *plan.left_alone):
             job.warn(f"qmd session export skipped {escape_name(note.name)}: {note.reason}")
+        # The collections holding the exports (the sessions one, and any other whose directory contains
+        # the export dir) are taken again as the export left them: the next run compares against that.
         snapshot = job.snapshot
         assert snapshot is not None  # CompareFingerprint ran
-        spec = sessions_collection(job)
-        job.snapshot = snapshot.with_collection(spec.name, fp.snapshot_collection(spec))
+        export_dir = os.path.realpath(job.qmd.sessions.export_dir)
+        for spec in job.qmd.collections:
+            root = os.path.realpath(spec.path)
+            if spec.kind == "sessions" or export_dir.startswith(root.rstrip(os.sep) + os.sep):
+                snapshot = snapshot.with_collection(spec.name, fp.snapshot_collection(spec))
+        job.snapshot = snapshot
 
     def plan(self, job: AgentJob) -> list[PlannedCommand]:
         plan = _plan(job)

@@ -255,3 +255,46 @@ def test_json_report_of_a_sessions_run(tmp_path: Path) -> None:
     assert agent["sessions"]["sessionsDir"] == str(env.sessions)
     assert agent["sessions"]["retentionDays"] == 7
     json.dumps(agent)
+
+
+def test_agents_sharing_an_export_dir_are_refused(tmp_path: Path) -> None:
+    """memory.qmd is global: an absolute exportDir is every agent's, and each agent's stale cleanup
+    would delete the others' exports. Refused for both, even when only one is selected."""
+    shared = tmp_path / "exports"
+    scenario = make_scenario(tmp_path, {"main": {}, "ops": {}}, {})
+    scenario.config["memory"] = {
+        "backend": "qmd",
+        "qmd": {"sessions": {"enabled": True, "exportDir": str(shared)}},
+    }
+    scenario.write_config()
+    fake = install_fake_qmd(tmp_path / "fakebin")
+    scenario.path_dirs = [tmp_path / "fakebin"]
+    for agent_id in ("main", "ops"):
+        transcripts = scenario.state / "agents" / agent_id / "sessions"
+        transcripts.mkdir(parents=True)
+        (transcripts / f"{agent_id}.jsonl").write_text(record("hello"), encoding="utf-8")
+    result, report = scenario.run_json(extra_env={"FAKE_QMD_DIR": str(fake)})
+    assert result.returncode == ExitCode.FINDINGS
+    reasons = {agent["agentId"]: agent["reason"] for agent in report["agents"]}
+    assert reasons["main"].startswith(
+        f'qmd session export refused: export dir {shared} is also agent "ops"\'s'
+    )
+    assert reasons["ops"].startswith(
+        f'qmd session export refused: export dir {shared} is also agent "main"\'s'
+    )
+    _, report = scenario.run_json(["--agent", "ops", "--dry-run"], extra_env={"FAKE_QMD_DIR": str(fake)})
+    assert report["agents"][0]["status"] == "failed"
+    assert not shared.exists()
+
+
+def test_a_collection_holding_the_export_dir_is_fresh_after_the_export_too(tmp_path: Path) -> None:
+    env = SessionsScenario(tmp_path, exportDir="exports")
+    env.scenario.config["memory"]["qmd"]["paths"] = [{"path": ".", "name": "everything"}]
+    env.scenario.write_config()
+    env.transcript("a.jsonl", "hello")
+    result, agent = env.run()
+    assert result.returncode == 0, result.stderr
+    exports = env.scenario.workspace("main") / "exports"
+    assert [c["name"] for c in agent["collections"]][-2:] == ["everything-main", "sessions-main"]
+    assert (exports / "a.md").is_file() and agent["sessions"]["exportDir"] == str(exports)
+    assert env.run()[1]["status"] == "fresh"  # everything-main indexes the exports too: taken after them
