@@ -94,6 +94,7 @@ class ExportSessions(_WhenExporting):
         except SessionExportFailed as failure:
             job.sessions = _outcome(job, plan, failure.partial, failure)
             message = f"qmd session export failed ({failure.code}): {failure}"
+            job.warn(f"qmd boot update failed: {message}")  # the gateway's log line for a failed pass
             raise AgentFailed(f"{message}; qmd update did not run, as in the gateway's update") from failure
         except SessionExportRefused as error:
             raise _refused(error) from error

@@ -165,10 +165,12 @@ def test_a_directory_named_md_fails_the_agent_and_qmd_update_does_not_run(tmp_pa
     result, agent = env.run()
     assert result.returncode == ExitCode.FINDINGS
     assert agent["status"] == "failed"
-    assert agent["reason"].startswith(
-        "qmd session export failed (ERR_FS_EISDIR): cannot remove stale export "
+    failed = f"qmd session export failed (ERR_FS_EISDIR): cannot remove stale export {env.export}/folder.md"
+    assert (
+        agent["reason"] == f"{failed}: it is a directory; qmd update did not run, as in the gateway's update"
     )
     assert agent["sessions"]["errorCode"] == "ERR_FS_EISDIR" and agent["sessions"]["written"] == ["a.md"]
+    assert agent["warnings"] == [f"qmd boot update failed: {failed}: it is a directory"]  # upstream's line
     calls = env.qmd_calls()
     assert "update" not in calls and calls[-1].startswith("collection add")
     assert not env.scenario.fingerprint("main").exists()
