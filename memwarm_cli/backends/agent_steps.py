@@ -85,10 +85,20 @@ class PrepareStateDirs(_Always):
 
     @staticmethod
     def _link_models(job: AgentJob) -> None:
+        """Link the agent's models dir to the shared one, as the gateway does when it is missing; also
+        when it is an empty directory, which a model download that failed offline leaves behind (else
+        models pre-downloaded into the shared dir later would never reach this agent)."""
         source = shared_models_dir(job.context.loaded.env)
         target = job.paths.models_dir
-        if not source.is_dir() or os.path.lexists(target):
+        if not source.is_dir():
             return
+        if os.path.lexists(target):
+            if target.is_symlink() or not target.is_dir():
+                return
+            try:
+                target.rmdir()  # only an empty directory: anything in it stays
+            except OSError:
+                return
         try:
             target.symlink_to(source, target_is_directory=True)
         except OSError as exc:

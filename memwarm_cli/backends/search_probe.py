@@ -102,8 +102,9 @@ def offline_reason(job: AgentJob, error: str) -> str:
     return (
         f"qmd {mode} probe did not answer ({error}): searchMode {mode} needs the {noun} "
         f"{', '.join(models)}, which qmd downloads from HuggingFace on first use; pre-download them with "
-        f"network access (e.g. run `qmd {mode} test` once; they land in {shared}, which every agent's "
-        f'qmd cache links to), or set memory.qmd.searchMode to "search" (BM25, no model)'
+        f"network access (run `memwarm init-backends --probe` once online; models in {shared} are linked "
+        "into each agent's qmd cache whose own models dir is missing or empty), or set "
+        'memory.qmd.searchMode to "search" (BM25, no model)'
     )
 
 

@@ -368,6 +368,23 @@ def test_shared_models_dir_is_symlinked_once(tmp_path: Path) -> None:
     assert link.is_symlink() and link.resolve() == shared.resolve()
 
 
+def test_an_empty_models_dir_left_by_a_failed_download_is_replaced_by_the_link(tmp_path: Path) -> None:
+    """qmd creates <xdg-cache>/qmd/models when it tries to download offline; models pre-downloaded into
+    the shared dir afterwards must still reach the agent. A models dir with anything in it is kept."""
+    scenario, state = fake_scenario(tmp_path, agents=("main", "ops"))
+    shared = scenario.home / ".cache" / "qmd" / "models"
+    shared.mkdir(parents=True)
+    empty = scenario.qmd_dir("main") / "xdg-cache" / "qmd" / "models"
+    empty.mkdir(parents=True)
+    kept = scenario.qmd_dir("ops") / "xdg-cache" / "qmd" / "models"
+    kept.mkdir(parents=True)
+    (kept / "model.gguf").write_bytes(b"GGUF")
+    result, _ = run(scenario, state)
+    assert result.returncode == 0, result.stderr
+    assert empty.is_symlink() and empty.resolve() == shared.resolve()
+    assert not kept.is_symlink() and (kept / "model.gguf").read_bytes() == b"GGUF"
+
+
 def test_missing_workspace_fails_that_agent_only(tmp_path: Path) -> None:
     scenario = make_scenario(tmp_path, {"main": NOTES, "ops": NOTES}, {"memory": {"backend": "qmd"}})
     state = install_fake_qmd(tmp_path / "fakebin")

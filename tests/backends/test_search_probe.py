@@ -87,7 +87,8 @@ def test_offline_vsearch_or_query_probe_ends_at_its_timeout_and_degrades(
     for model in models:
         assert model in reason
     assert "pre-download them" in reason and 'set memory.qmd.searchMode to "search"' in reason
-    assert str(scenario.home / ".cache" / "qmd" / "models") in reason  # where pre-downloaded models go
+    assert "run `memwarm init-backends --probe` once online" in reason
+    assert f"models in {scenario.home / '.cache' / 'qmd' / 'models'} are linked" in reason
     assert probe_argv(agent)[:2] == ["qmd", mode]
     assert f'qmd memory startup initialization armed for agent "main" (degraded: qmd {mode} probe' in (
         result.stderr
