@@ -125,6 +125,7 @@ class CompareFingerprint(_Always):
     def run(self, job: AgentJob) -> None:
         job.stored = stored = fp.read_fingerprint(job.fingerprint_path)
         sessions = job.qmd.sessions
+        # The session export's inputs, not its output: the transcripts the pass at this clock would read.
         transcripts = (
             transcripts_in_window(
                 sessions.sessions_dir, retention_days=sessions.retention_days, now_ms=job.now_ms
