@@ -7,6 +7,7 @@ so they cannot disagree. Reference: OpenClaw `startup-context.ts` (V3; see the s
 from __future__ import annotations
 
 import os
+import re
 import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -356,28 +357,48 @@ def build_plan(
     plan.loaded_any = bool(loaded)
     _fit_all(plan, loaded)
     if include_others:
-        plan.rows += [_other_row(memory_dir, name) for name in sorted(listing.others)]
+        plan.rows += _other_rows(memory_dir, sorted(listing.others))
     return plan
 
 
-def _other_row(memory_dir: str, name: str) -> FileRow:
-    stamp = name[:10]
+def _other_rows(memory_dir: str, names: list[str]) -> list[FileRow]:
+    """`--all`'s rows for the names outside the window: 100k of them must stay cheap (one stat each)."""
+    prefix = os.path.join(memory_dir, "")
+    dated_stamps: dict[str, bool] = {}  # names share few stamps: validate each stamp once
+    rows = []
+    for name in names:
+        stamp = name[:10]
+        valid = dated_stamps.get(stamp)
+        if valid is None:
+            valid = dated_stamps[stamp] = _is_date_stamp(stamp)
+        daily = name == stamp + ".md"
+        dated = valid and (daily or name.startswith(stamp + "-"))
+        row = FileRow(
+            stamp if dated else "",
+            None,
+            name,
+            ("daily" if daily else "slugged") if dated else None,
+            Status.OUTSIDE_WINDOW if dated else Status.NAME_MISMATCH,
+            candidate=False,
+        )
+        try:
+            st = os.stat(prefix + name)
+            row.size, row.mtime_ms = st.st_size, st.st_mtime_ns / 1e6
+        except OSError:
+            pass
+        rows.append(row)
+    return rows
+
+
+_DATE_STAMP = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+
+def _is_date_stamp(stamp: str) -> bool:
+    """A real `YYYY-MM-DD` date (date.fromisoformat alone also takes ISO week dates: `2026-W01-1`)."""
+    if not _DATE_STAMP.fullmatch(stamp):
+        return False
     try:
         date.fromisoformat(stamp)
-        dated = len(stamp) == 10 and (name == stamp + ".md" or name.startswith(stamp + "-"))
     except ValueError:
-        dated = False
-    row = FileRow(
-        stamp if dated else "",
-        None,
-        name,
-        ("daily" if name == stamp + ".md" else "slugged") if dated else None,
-        Status.OUTSIDE_WINDOW if dated else Status.NAME_MISMATCH,
-        candidate=False,
-    )
-    try:
-        st = os.stat(os.path.join(memory_dir, name))
-        row.size, row.mtime_ms = st.st_size, st.st_mtime_ns / 1e6
-    except OSError:
-        pass
-    return row
+        return False
+    return True

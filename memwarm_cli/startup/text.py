@@ -27,7 +27,12 @@ _BRACKET = re.compile(r"[\[\]]")
 _DISALLOWED_RUN = re.compile(r"[^A-Za-z0-9_./\- ]+")
 
 
+_ALLOWED_ONLY = re.compile(r"[A-Za-z0-9_./\- ]*")
+
+
 def sanitize_label(relative_path: str) -> str:
+    if _ALLOWED_ONLY.fullmatch(relative_path):  # nothing to replace (most names): one match, not three
+        return js_trim(relative_path)
     label = _CONTROL_WHITESPACE_RUN.sub(" ", relative_path)
     label = _BRACKET.sub("_", label)
     label = _DISALLOWED_RUN.sub("_", label)

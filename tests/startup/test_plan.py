@@ -137,3 +137,28 @@ def test_fit_block_smallest_truncated_block_is_113() -> None:
 
 def test_code_fences_escaped() -> None:
     assert "a \\`\\`\\` b \\`\\`\\``" in format_block("l", "a ``` b ```` c")
+
+
+def test_all_classifies_other_notes_by_a_strict_date_stamp(workspace: Path) -> None:
+    """`--all`: a dated name needs a real YYYY-MM-DD (date.fromisoformat also takes `2026-W01-1`)."""
+    names = [
+        "2026-01-05.md",
+        "2026-01-05-slug.md",
+        "2026-W01-1.md",
+        "2026-02-30.md",
+        "2026-1-05-x.md",
+        "a.md",
+    ]
+    for name in names:
+        write_memory_note(workspace, name, "x")
+    plan = build_plan(workspace, with_limits(dailyMemoryDays=1), ms("2026-04-11T18:00"), include_others=True)
+    others = {row.name: (row.stamp, row.kind, row.status) for row in plan.rows if not row.candidate}
+    assert others == {
+        "2026-01-05.md": ("2026-01-05", "daily", Status.OUTSIDE_WINDOW),
+        "2026-01-05-slug.md": ("2026-01-05", "slugged", Status.OUTSIDE_WINDOW),
+        "2026-W01-1.md": ("", None, Status.NAME_MISMATCH),
+        "2026-02-30.md": ("", None, Status.NAME_MISMATCH),
+        "2026-1-05-x.md": ("", None, Status.NAME_MISMATCH),
+        "a.md": ("", None, Status.NAME_MISMATCH),
+    }
+    assert all(row.size == 1 and row.mtime_ms is not None for row in plan.rows if not row.candidate)
