@@ -6,7 +6,11 @@ from memwarm_cli.exitcodes import ExitCode
 
 
 class MemwarmError(Exception):
-    """Base class: a user-facing failure with a one-line message and an exit code."""
+    """Base class: a user-facing failure with a message and an exit code.
+
+    The message holds outside text (paths, arguments, config values) raw: the CLI escapes it when it
+    prints the one line (cli/output.error), and JSON keeps it as it is.
+    """
 
     exit_code: ExitCode = ExitCode.FINDINGS
 

@@ -1,40 +1,125 @@
-"""Escapers that make outside text (file names, qmd's output, config keys) one line and terminal-safe.
+"""The one escaping policy for text that came from outside, before it reaches a terminal or a log line.
 
-Two policies, kept apart on purpose: `one_line` for log and finding lines (control and line-break
-characters only), `escape_name` for file names in scan's table and TSV cells (also backslashes, bidi
-overrides and undecodable bytes).
+Outside text is everything memwarm did not write itself: file names, config values and keys, config,
+include, workspace and index paths, qmd's output, OS error messages, command-line arguments. Before it
+is put into a human view (a table, a TSV row, a stderr diagnostic) it goes through `escape_text`:
+
+- a backslash is doubled, so every escape below reads back unambiguously;
+- tab, line feed and carriage return become `\\t`, `\\n`, `\\r`;
+- a byte that is not valid UTF-8 (decoded with surrogateescape) becomes `\\xNN`, and so do the other C0
+  controls and DEL (for them the byte and the character are the same);
+- every other character that a terminal acts on or that is invisible becomes `\\uNNNN` (`\\UNNNNNNNN`
+  above U+FFFF): C1 controls (U+0080-U+009F, U+009B is CSI), format characters (Unicode category Cf:
+  bidi marks, embeddings, overrides and isolates, zero-width space, joiners, word joiner, invisible
+  operators, BOM, soft hyphen, tag characters), the line and paragraph separators U+2028/U+2029, and
+  lone surrogates.
+
+So `\\xNN` is always a byte and `\\u` a character, as in bash's `$'...'` and Python string literals
+(`shell_quote` relies on that). Invisible characters are escaped too, not only dangerous ones: a note
+named `2026-04-11<U+200B>.md` must not look like the daily note it is not. The price is that text
+which needs joiners (emoji sequences, ZWNJ in Persian) shows them as `\\u200d`/`\\u200c`.
+
+JSON keeps the raw text: `json_text` (cli/output.py) writes the same characters as `\\uNNNN` JSON escapes,
+which a JSON reader turns back into exactly the original string.
 """
 
 from __future__ import annotations
 
 import re
+from json.encoder import encode_basestring as _encode_json_string  # json.dumps's own, in C
 
-# Control characters and everything str.splitlines() breaks on (C1 controls include NEL, U+0085).
-_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
+# Unicode categories Cc, Cf, Zl and Zp (checked against unicodedata by tests/test_textsafe.py), plus
+# every surrogate: D800-DFFF holds both lone surrogates and surrogateescape's undecodable bytes.
+_UNSAFE_BEYOND_C0 = (
+    "\x7f-\x9f\xad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e"
+    "\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ud800-\udfff\ufeff\ufff9-\ufffb"
+    "\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+    "\U000e0001\U000e0020-\U000e007f"
+)
+_UNSAFE_CLASS = "\x00-\x1f" + _UNSAFE_BEYOND_C0
+UNSAFE_CHARACTER = re.compile(f"[{_UNSAFE_CLASS}]")  # what the policy escapes, backslash aside
+# The same beyond the C0 controls: for JSON and TOML writers, which escape C0 in strings themselves and
+# whose line feeds are the document's own.
+UNSAFE_BEYOND_C0 = re.compile(f"[{_UNSAFE_BEYOND_C0}]")
+_UNSAFE_OR_BACKSLASH = re.compile(f"[{_UNSAFE_CLASS}\\\\]")
+_UNSAFE_BUT_TAB = re.compile(f"[\\x00-\\x08\\x0a-\\x1f{_UNSAFE_BEYOND_C0}]")
+_UNSAFE_ASCII_BUT_TAB = re.compile("[\\x00-\\x08\\x0a-\\x1f\\x7f]")
+
+_NAMED = {"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"}
 
 
-def one_line(text: str) -> str:
-    """`text` on one line: control and line-break characters as `\\xNN` / `\\uNNNN` (tabs stay)."""
-    return _CONTROL.sub(
-        lambda m: f"\\x{ord(m.group()):02x}" if m.group() < "\u0100" else f"\\u{ord(m.group()):04x}", text
-    )
+def _escape_char(ch: str) -> str:
+    named = _NAMED.get(ch)
+    if named is not None:
+        return named
+    code = ord(ch)
+    if code < 0x80:
+        return f"\\x{code:02x}"
+    if 0xDC80 <= code <= 0xDCFF:  # an undecodable byte (surrogateescape)
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
 
-def escape_name(name: str) -> str:
-    """A raw file name made safe for one table cell or TSV field: no control, bidi or undecodable bytes."""
-    out: list[str] = []
-    for ch in name:
-        code = ord(ch)
-        if ch == "\\":
-            out.append("\\\\")
-        elif ch in "\t\n\r":
-            out.append({"\t": "\\t", "\n": "\\n", "\r": "\\r"}[ch])
-        elif 0xDC80 <= code <= 0xDCFF:  # an undecodable byte (surrogateescape)
-            out.append(f"\\x{code - 0xDC00:02x}")
-        elif code < 0x20 or 0x7F <= code < 0xA0 or 0xD800 <= code <= 0xDFFF:
-            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
-        elif 0x202A <= code <= 0x202E or 0x2066 <= code <= 0x2069 or code in (0x200E, 0x200F, 0x061C):
-            out.append(f"\\u{code:04x}")
-        else:
-            out.append(ch)
-    return "".join(out)
+def _escape_match(match: re.Match[str]) -> str:
+    return _escape_char(match.group())
+
+
+def escape_text(text: str) -> str:
+    """`text` made one line and safe for a terminal, by the policy above (backslashes doubled)."""
+    if text.isascii():  # C-speed checks first: scan escapes every file name
+        if text.isprintable() and "\\" not in text:
+            return text
+    elif not _UNSAFE_OR_BACKSLASH.search(text):
+        return text
+    return _UNSAFE_OR_BACKSLASH.sub(_escape_match, text)
+
+
+def escape_unsafe(text: str, *, keep_tabs: bool = False) -> str:
+    """The same policy without doubling backslashes: the last guard on a line whose parts are escaped.
+
+    Writers apply it to every human line, so a part someone forgot to escape still cannot break the
+    line or reach the terminal (it is only no longer unambiguous). `keep_tabs` for a TSV line, whose
+    tabs are its own (its fields are escaped, so they hold none).
+    """
+    if text.isascii():  # C-speed checks first: a scan writes 100k lines
+        if text.isprintable() or (keep_tabs and not _UNSAFE_ASCII_BUT_TAB.search(text)):
+            return text
+    elif not UNSAFE_CHARACTER.search(text):
+        return text
+    return (_UNSAFE_BUT_TAB if keep_tabs else UNSAFE_CHARACTER).sub(_escape_match, text)
+
+
+def has_unsafe(text: str) -> bool:
+    """Whether `text` holds a character the policy escapes (backslashes aside)."""
+    return UNSAFE_CHARACTER.search(text) is not None
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000  # a JSON escape holds 16 bits: a surrogate pair
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+
+def json_safe(json_text: str) -> str:
+    """JSON text (from json.dumps, non-ASCII kept) with every character the policy escapes beyond the C0
+    controls written as JSON's own \\u escape: the same data for a reader, nothing a terminal acts on."""
+    if json_text.isascii() and "\x7f" not in json_text:  # C speed: most of a big scan is plain ASCII
+        return json_text
+    return UNSAFE_BEYOND_C0.sub(_json_escape, json_text)
+
+
+def json_string(text: str) -> str:
+    """`text` as a JSON string literal, as json.dumps(text, ensure_ascii=False) and then json_safe."""
+    return json_safe(_encode_json_string(text))
+
+
+def shell_quote(word: str) -> str:
+    """`word` as one shell word a human can paste: shlex's quoting, or bash's `$'...'` when it holds a
+    character the policy escapes (its escapes are the ones bash reads back)."""
+    import shlex
+
+    if not has_unsafe(word):
+        return shlex.quote(word)
+    return "$'" + escape_text(word).replace("'", "\\'") + "'"

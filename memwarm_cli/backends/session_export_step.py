@@ -30,7 +30,6 @@ from memwarm_cli.backends.session_export import (
     check_export_dir,
     plan_session_export,
 )
-from memwarm_cli.textsafe import escape_name
 
 
 def sessions_collection(job: AgentJob) -> CollectionSpec:
@@ -100,7 +99,8 @@ class ExportSessions(_WhenExporting):
             raise _refused(error) from error
         job.sessions = _outcome(job, plan, result, None)
         for note in (*plan.unreadable, *plan.left_alone):
-            job.warn(f"qmd session export skipped {escape_name(note.name)}: {note.reason}")
+            # Raw, as every core message: the CLI escapes the line it prints (textsafe's one policy).
+            job.warn(f"qmd session export skipped {note.name}: {note.reason}")
         # The collections holding the exports (the sessions one, and any other whose directory contains
         # the export dir) are taken again as the export left them: the next run compares against that.
         snapshot = job.snapshot

@@ -22,9 +22,10 @@ JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 @config_app.command("path")
 def path_command(ctx: typer.Context, json_output: JsonFlag = False) -> None:
     """Which config file is used and why, the state dir, each agent's workspace and qmd index path."""
-    from memwarm_cli.cli.output import json_text, write_stdout
+    from memwarm_cli.cli.output import json_text, write_lines, write_stdout
     from memwarm_cli.config import load_config
     from memwarm_cli.configview.path_view import path_data
+    from memwarm_cli.textsafe import escape_text as esc
 
     # Everything is computed before the first byte is written: an error exit leaves stdout empty (the
     # error line on stderr names the file and why it was chosen).
@@ -33,17 +34,19 @@ def path_command(ctx: typer.Context, json_output: JsonFlag = False) -> None:
         write_stdout(json_text(data) + "\n")
         return
     cfg = data["config"]
+    state = data["stateDir"]
+    # Paths, ids and reasons (which quote environment variables) are outside text: escaped one by one.
     lines = [
-        f"config:     {cfg['path']} ({cfg['reason']}; {_exists(cfg['exists'])})",
-        f"state dir:  {data['stateDir']['path']} ({data['stateDir']['reason']})",
+        f"config:     {esc(cfg['path'])} ({esc(cfg['reason'])}; {_exists(cfg['exists'])})",
+        f"state dir:  {esc(state['path'])} ({esc(state['reason'])})",
     ]
     for agent in data["agents"]:
         marker = " (default)" if agent["default"] else ""
-        lines.append(f"agent {agent['id']}{marker}")
-        lines.append(f"  workspace:  {agent['workspace']} ({_exists(agent['workspaceExists'])})")
-        lines.append(f"  backend:    {agent['backend']}")
-        lines.append(f"  qmd index:  {agent['qmdIndex']}")
-    write_stdout("\n".join(lines) + "\n")
+        lines.append(f"agent {esc(agent['id'])}{marker}")
+        lines.append(f"  workspace:  {esc(agent['workspace'])} ({_exists(agent['workspaceExists'])})")
+        lines.append(f"  backend:    {esc(agent['backend'])}")
+        lines.append(f"  qmd index:  {esc(agent['qmdIndex'])}")
+    write_lines(lines)
 
 
 def _exists(flag: bool) -> str:
@@ -64,7 +67,7 @@ def check_command(
     Exit 0 without errors (warnings allowed), 1 with errors (with --strict, warnings too), 3 when the
     file cannot be read or parsed.
     """
-    from memwarm_cli.cli.output import json_text, note, write_stdout
+    from memwarm_cli.cli.output import json_text, note, write_lines, write_stdout
     from memwarm_cli.configview.check import check_config
     from memwarm_cli.exitcodes import ExitCode
 
@@ -86,7 +89,7 @@ def check_command(
         write_stdout(json_text(data) + "\n")
     else:
         if report.findings:
-            write_stdout("".join(f.format() + "\n" for f in report.findings))
+            write_lines(f.format() for f in report.findings)
         if not quiet:
             if not report.source.exists:
                 note(f"no config file at {report.source.path}: OpenClaw uses its defaults")
@@ -123,7 +126,7 @@ def show_command(
 
     fmt = "yaml" if output_format is None else output_format.strip().lower()
     if fmt not in ("json", "yaml", "toml"):
-        raise UsageError(f"--format must be json, yaml or toml, not {output_format!r}")
+        raise UsageError(f'--format must be json, yaml or toml, not "{output_format}"')
     if json_output:
         if output_format is not None and fmt != "json":
             raise UsageError("--json and --format exclude each other")
@@ -134,18 +137,62 @@ def show_command(
 
 
 def render(data: dict[str, Any], fmt: str) -> str:
+    """The data in `fmt`. Strings keep their raw text as data; the few characters textsafe's policy
+    escapes are written with the format's own escapes, so the text never reaches a terminal raw."""
     if fmt == "json":
         from memwarm_cli.cli.output import json_text
 
         return json_text(data) + "\n"
     if fmt == "yaml":
-        import yaml
+        return _yaml_text(data)
+    return _toml_text(data)
 
-        return yaml.safe_dump(
-            data, sort_keys=False, allow_unicode=True, default_flow_style=False, width=1_000_000
-        )
+
+def _yaml_text(data: dict[str, Any]) -> str:
+    import yaml
+
+    from memwarm_cli.textsafe import has_unsafe
+
+    class Dumper(yaml.SafeDumper):
+        """A scalar holding a character the policy escapes is double-quoted, its non-ASCII escaped."""
+
+        def analyze_scalar(self, scalar: str) -> Any:
+            analysis = super().analyze_scalar(scalar)
+            if has_unsafe(scalar):
+                analysis.allow_flow_plain = analysis.allow_block_plain = False
+                analysis.allow_single_quoted = analysis.allow_block = False
+            return analysis
+
+        def write_double_quoted(self, text: str, split: bool = True) -> None:
+            if not has_unsafe(text):
+                return super().write_double_quoted(text, split)
+            self.allow_unicode = False  # PyYAML's switch for escaping everything outside ASCII
+            try:
+                return super().write_double_quoted(text, split)
+            finally:
+                self.allow_unicode = True
+
+    return yaml.dump(
+        data, Dumper=Dumper, sort_keys=False, allow_unicode=True, default_flow_style=False, width=1_000_000
+    )
+
+
+def _toml_text(data: dict[str, Any]) -> str:
+    import re
+
     import tomli_w
 
     from memwarm_cli.configview.show_view import drop_nulls
+    from memwarm_cli.textsafe import UNSAFE_CHARACTER
 
-    return tomli_w.dumps(drop_nulls(data))
+    def escape(match: re.Match[str]) -> str:
+        code = ord(match.group())
+        # A line feed is the document's own; TOML has no escape for a surrogate (written as U+FFFD).
+        if code == 0x0A or 0xD800 <= code <= 0xDFFF:
+            return match.group()
+        return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+    # tomli_w quotes every string and every key that is not bare ASCII, and never writes multi-line or
+    # literal strings: any other unsafe character (tomli_w leaves tabs raw, for one) stands inside a
+    # basic string, where \u is TOML's escape.
+    return UNSAFE_CHARACTER.sub(escape, tomli_w.dumps(drop_nulls(data)))

@@ -8,7 +8,6 @@ terminal. SIGINT/SIGTERM stop the children, release the locks and exit 130/143.
 from __future__ import annotations
 
 import math
-import shlex
 import signal
 import sys
 import threading
@@ -196,7 +195,7 @@ class _Renderer:
         self._task = progress.add_task("", total=None)
 
         def printer(line: str) -> None:
-            console.print(line, markup=False, highlight=False, soft_wrap=True)
+            console.print(line, markup=False, highlight=False, emoji=False, soft_wrap=True)
 
         self._print = printer
         with progress:
@@ -257,9 +256,10 @@ class _Renderer:
             self._next += 1
 
     def _emit(self, line: str) -> None:
-        from memwarm_cli.textsafe import one_line
+        from memwarm_cli.textsafe import escape_text
 
-        self._print(one_line(line))
+        # Lines are OpenClaw's sentences with raw outside text in them (agent ids, paths, qmd's output).
+        self._print(escape_text(line))
 
     def _refresh(self) -> None:
         if self._progress is None:
@@ -283,33 +283,36 @@ def _plain_line(line: str) -> None:
 
 
 def _print_plan(report: InitReport) -> None:
-    from memwarm_cli.cli.output import write_stdout
+    from memwarm_cli.cli.output import write_lines
 
     lines: list[str] = []
     for outcome in report.agents:
         lines.extend(_plan_lines(outcome))
-    write_stdout("\n".join(lines) + ("\n" if lines else ""))
+    write_lines(lines)
 
 
 def _plan_lines(outcome: AgentOutcome) -> list[str]:
-    head = f'agent "{outcome.agent_id}"'
+    """The plan as a human reads it: outside text escaped, commands and env as words a shell reads back."""
+    from memwarm_cli.textsafe import escape_text, shell_quote
+
+    head = f'agent "{escape_text(outcome.agent_id)}"'
     if outcome.status != "planned":
-        return [f"{head}: {outcome.status}: {outcome.reason}"]
+        return [f"{head}: {outcome.status}: {escape_text(outcome.reason or '')}"]
     lines = [
-        f"{head}: index {outcome.index_path} (backend from {outcome.backend_source})",
-        f"  cwd: {outcome.workspace}",
+        f"{head}: index {escape_text(str(outcome.index_path))} (backend from {outcome.backend_source})",
+        f"  cwd: {escape_text(str(outcome.workspace))}",
     ]
     if outcome.planned:
         env = outcome.planned[0].env
-        lines.append("  env: " + " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items()))
+        lines.append("  env: " + " ".join(f"{escape_text(k)}={shell_quote(v)}" for k, v in env.items()))
     for collection in outcome.collections:
-        where = f"{collection.path} ({collection.pattern})"
-        lines.append(f"  collection {collection.name}: {collection.action} {where}")
+        where = f"{escape_text(collection.path)} ({escape_text(collection.pattern)})"
+        lines.append(f"  collection {escape_text(collection.name)}: {collection.action} {where}")
     if outcome.sessions is not None:
         lines.extend(_session_lines(outcome.sessions))
     for command in outcome.planned:
-        note = f"  # {command.note}" if command.note else ""
-        lines.append(f"  $ {shlex.join(command.argv)}{note}")
+        note = f"  # {escape_text(command.note)}" if command.note else ""
+        lines.append(f"  $ {' '.join(shell_quote(word) for word in command.argv)}{note}")
     return lines
 
 
@@ -317,7 +320,7 @@ def _session_lines(sessions: SessionExportOutcome) -> list[str]:
     """The session export a dry run would do: every export it would write and every stale one it
     would delete (names escaped: they come from the user's transcripts)."""
     from memwarm_cli.startup.clock import iso_utc
-    from memwarm_cli.textsafe import escape_name
+    from memwarm_cli.textsafe import escape_text
 
     window = "every transcript"
     if sessions.retention_days is not None:
@@ -325,9 +328,10 @@ def _session_lines(sessions: SessionExportOutcome) -> list[str]:
     create = " (created)" if sessions.created_export_dir else ""
     exported, written, deleted = len(sessions.exported), len(sessions.written), len(sessions.deleted)
     counts = f"exports {exported}, to write {written}, to delete {deleted}"
-    lines = [f"  sessions: {sessions.sessions_dir} -> {sessions.export_dir}{create}: {window}; {counts}"]
-    lines += [f"  sessions: write {escape_name(name)}" for name in sessions.written]
-    lines += [f"  sessions: delete {escape_name(name)}" for name in sessions.deleted]
+    where = f"{escape_text(str(sessions.sessions_dir))} -> {escape_text(str(sessions.export_dir))}"
+    lines = [f"  sessions: {where}{create}: {window}; {counts}"]
+    lines += [f"  sessions: write {escape_text(name)}" for name in sessions.written]
+    lines += [f"  sessions: delete {escape_text(name)}" for name in sessions.deleted]
     for note in (*sessions.unreadable, *sessions.left_alone):
-        lines.append(f"  sessions: skip {escape_name(note.name)}: {note.reason}")
+        lines.append(f"  sessions: skip {escape_text(note.name)}: {escape_text(note.reason)}")
     return lines

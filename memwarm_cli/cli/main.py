@@ -81,10 +81,10 @@ def _run_app() -> None:
         sys.exit(int(ExitCode.USAGE))
     except _click.exceptions.UsageError as exc:
         path = exc.ctx.command_path if exc.ctx is not None else command_path(get_command(app), sys.argv[1:])
-        error(usage_error_line(path, exc.format_message()))
+        error(usage_error_line(path, exc.format_message()), escaped=True)  # click repr()s what it quotes
         sys.exit(int(ExitCode.USAGE))
     except _click.exceptions.ClickException as exc:  # not a usage error: click's own code (1)
-        error(_collapse_whitespace(exc.format_message()))
+        error(_collapse_whitespace(exc.format_message()), escaped=True)
         sys.exit(exc.exit_code)
     except Abort:  # click's own abort (no memwarm command prompts today): exit 1, as click gives
         error("aborted")
@@ -121,7 +121,7 @@ def command_path(root: Command, args: Sequence[str]) -> str:
 
 
 def _collapse_whitespace(message: str) -> str:
-    # Joins click's lines; textsafe.one_line escapes instead, for text quoted from a user's file.
+    # Joins click's own lines; click quotes arguments with repr(), the stderr guard catches the rest.
     return " ".join(message.split())
 
 

@@ -10,18 +10,16 @@ import errno
 import io
 import json
 import os
-import re
 import sys
 from typing import TYPE_CHECKING, Any
 
 from memwarm_cli.jsstring import to_well_formed
+from memwarm_cli.textsafe import escape_text, escape_unsafe, json_safe
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterable
 
     from rich.console import Console
-
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def stdout_is_terminal() -> bool:
@@ -72,10 +70,61 @@ def render_to_stdout(render: Callable[[Console], None]) -> None:
     write_stdout(buffer.getvalue())
 
 
-def json_text(data: Any) -> str:
-    """JSON like JSON.stringify: non-ASCII kept, lone surrogates escaped as \\udXXX."""
-    text = json.dumps(data, ensure_ascii=False, indent=2)
-    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+def json_text(data: Any, *, rows_key: str | None = None, row_text: Callable[[Any], str] | None = None) -> str:
+    """JSON like JSON.stringify: non-ASCII kept, lone surrogates escaped as \\udXXX, indented by 2.
+
+    Beyond JSON.stringify, every character textsafe's policy escapes (C1 controls, bidi and other
+    format characters, U+2028/U+2029) is written as a \\u escape too (textsafe.json_safe): JSON's own
+    spelling of the same string, so a reader gets the raw text back and a terminal never acts on it.
+
+    With `rows_key`, each item of a list under that key (scan's `files`) is written on one line, by
+    `row_text` (which must give safe one-line JSON) or the stdlib's C encoder: the stdlib indents only in
+    pure Python, about 13 us per scan row.
+    """
+    if rows_key is None:
+        return json_safe(json.dumps(data, ensure_ascii=False, indent=2))
+    parts: list[str] = []
+    _json_with_rows(data, rows_key, row_text or _compact_json, "", parts)
+    return "".join(parts)  # one copy of a text that can be tens of MB, not one per level
+
+
+_ROW_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": "))
+
+
+def _compact_json(value: Any) -> str:
+    return json_safe(_ROW_ENCODER.encode(value))
+
+
+def _json_with_rows(
+    value: Any, rows_key: str, row_text: Callable[[Any], str], indent: str, out: list[str]
+) -> None:
+    inner = indent + "  "
+    if isinstance(value, dict) and value:
+        out.append("{")
+        for index, (key, item) in enumerate(value.items()):
+            out.append(f"{',' if index else ''}\n{inner}{_compact_json(str(key))}: ")
+            if key == rows_key and isinstance(item, list) and item:
+                out += [
+                    "[\n",
+                    inner,
+                    "  ",
+                    (",\n" + inner + "  ").join(map(row_text, item)),
+                    "\n",
+                    inner,
+                    "]",
+                ]
+            else:
+                _json_with_rows(item, rows_key, row_text, inner, out)
+        out.append(f"\n{indent}}}")
+    elif isinstance(value, list) and value:
+        out.append("[")
+        for index, item in enumerate(value):
+            out.append(f"{',' if index else ''}\n{inner}")
+            _json_with_rows(item, rows_key, row_text, inner, out)
+        out.append(f"\n{indent}]")
+    else:
+        # JSON text holds no raw line feed inside a string: every line break here is indentation.
+        out.append(json_safe(json.dumps(value, ensure_ascii=False, indent=2)).replace("\n", "\n" + indent))
 
 
 class ReaderGone(Exception):
@@ -93,7 +142,11 @@ def write_stdout(text: str) -> None:
     stdout = sys.stdout
     if stdout is None:  # fd 1 was closed when Python started
         raise OutputError("cannot write to stdout: it is closed")
-    data = memoryview(to_well_formed(text).encode("utf-8"))
+    try:
+        encoded = text.encode("utf-8")  # fails on a lone surrogate: one C pass for the common case
+    except UnicodeEncodeError:
+        encoded = to_well_formed(text).encode("utf-8")
+    data = memoryview(encoded)
     try:
         stdout.flush()
         # Under PYTHONUNBUFFERED stdout.buffer is the raw file, whose write may be short (a file size
@@ -112,22 +165,39 @@ def write_stdout(text: str) -> None:
         raise OutputError(f"cannot write to stdout: {reason}") from exc
 
 
-def write_json(data: Any) -> None:
-    write_stdout(json_text(data) + "\n")
+def write_json(
+    data: Any, *, rows_key: str | None = None, row_text: Callable[[Any], str] | None = None
+) -> None:
+    write_stdout(json_text(data, rows_key=rows_key, row_text=row_text) + "\n")
+
+
+def write_lines(lines: Iterable[str], *, tsv: bool = False) -> None:
+    """Lines of a human view to stdout, each guarded: their outside parts are escaped by the caller
+    (textsafe.escape_text); anything unsafe that slipped through is escaped here, so a row stays a row.
+    `tsv`: the lines' tabs separate fields and stay."""
+    write_stdout("".join(escape_unsafe(line, keep_tabs=tsv) + "\n" for line in lines))
 
 
 def write_stderr(line: str) -> None:
-    sys.stderr.write(to_well_formed(line) + "\n")
+    """One diagnostic line: whatever it holds, it stays one line and never reaches the terminal raw."""
+    sys.stderr.write(escape_unsafe(line) + "\n")  # escapes lone surrogates too
     sys.stderr.flush()
 
 
-def error(message: str) -> None:
-    write_stderr(f"memwarm: error: {message}")
+# The message of error/warn/note is a sentence of memwarm's (no backslashes, no controls) with outside
+# text (paths, config values, qmd's output, arguments) put in raw: escaping the whole message escapes
+# exactly those parts. Callers therefore pass raw text, never text escaped already.
+
+
+def error(message: str, *, escaped: bool = False) -> None:
+    """`escaped`: the message's outside text is escaped already (click quotes arguments with repr()):
+    only the guard applies, so its backslashes are not doubled."""
+    write_stderr(f"memwarm: error: {message if escaped else escape_text(message)}")
 
 
 def warn(message: str) -> None:
-    write_stderr(f"memwarm: warning: {message}")
+    write_stderr(f"memwarm: warning: {escape_text(message)}")
 
 
 def note(message: str) -> None:
-    write_stderr(f"memwarm: {message}")
+    write_stderr(f"memwarm: {escape_text(message)}")

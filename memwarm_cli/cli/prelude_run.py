@@ -29,7 +29,7 @@ def run_prelude(
     from memwarm_cli.startup.session import plan_for_agent
 
     if action not in ("new", "reset"):
-        raise UsageError(f"--action must be new or reset, not {action!r}")
+        raise UsageError(f'--action must be new or reset, not "{action}"')
     at_ms = parse_instant(at)
     loaded = load_config(config_path)
     if not quiet:

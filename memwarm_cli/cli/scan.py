@@ -1,11 +1,13 @@
 """`memwarm scan`: every file the startup prelude considered, what happened to it and why.
 
-Views over the same plan the prelude prints: a Rich table on a terminal, tab-separated lines in a pipe,
-or JSON. The plain view's columns are fixed (PLAIN_COLUMNS) and documented in the README.
+Views over the same plan the prelude prints: a table on a terminal (cli/scan_table.py), tab-separated
+lines in a pipe, or JSON (one line per file). The plain view's columns are fixed (PLAIN_COLUMNS) and
+documented in the README.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -13,9 +15,12 @@ import typer
 
 from memwarm_cli.cli.global_options import global_options
 from memwarm_cli.cli.options import AgentOption, AtOption, WorkspaceOption
+from memwarm_cli.textsafe import escape_text
 
 if TYPE_CHECKING:
     from rich.console import Console
+
+    from memwarm_cli.cli.scan_table import Styles
 
 PLAIN_COLUMNS = (
     "agent",
@@ -67,7 +72,7 @@ def scan_command(
     from memwarm_cli.config import load_config
     from memwarm_cli.errors import UsageError
     from memwarm_cli.startup.clock import parse_instant
-    from memwarm_cli.startup.scan_record import scan_record
+    from memwarm_cli.startup.scan_record import file_record, file_record_json, scan_record
     from memwarm_cli.startup.session import plan_for_agent
 
     if all_agents and agent is not None:
@@ -88,84 +93,92 @@ def scan_command(
         if all_agents
         else [select_agent(loaded.data, loaded.env, agent)]
     )
+    # JSON gets each file as its JSON text at once (file_record_json): 100k rows are not built twice.
+    files = file_record_json if fmt is ScanFormat.json else file_record
     records = [
         scan_record(
             plan_for_agent(loaded, chosen, at_ms, workspace_override=workspace, include_others=show_all),
             loaded.data,
+            files,
         )
         for chosen in agents
     ]
     if fmt is ScanFormat.json:
-        write_json(records if all_agents else records[0])
+        write_json(records if all_agents else records[0], rows_key="files", row_text=str)
     elif fmt is ScanFormat.plain:
         _write_plain(records, quiet)
     else:
         _write_tables(records)
 
 
-def _cell(value: Any) -> str:
-    if value is None:
-        return "-"
-    return str(value).replace("\t", " ").replace("\n", " ")
+def _text(value: Any) -> str:
+    return "-" if value is None else str(value)
 
 
-def _plain_row(record: dict[str, Any], file: dict[str, Any]) -> list[str]:
-    chars = file["chars"]
-    return [
-        record["agent"],
-        file["stamp"],
-        file["clock"],
-        file["kind"],
-        file["path"],
-        file["status"],
-        file["detail"],
-        file["bytes"],
-        file["mtime"],
-        chars["read"],
-        chars["trimmed"],
-        chars["capped"],
-        chars["block"],
-    ]
+def _plain_lines(record: dict[str, Any]) -> Iterator[str]:
+    """One TSV line per file. `path` and `detail` come escaped in the record; the agent id is escaped
+    here; the rest is memwarm's own vocabulary, numbers and dates."""
+    agent = escape_text(record["agent"])
+    for file in record["files"]:
+        chars = file["chars"]
+        yield (
+            f"{agent}\t{_text(file['stamp'])}\t{_text(file['clock'])}\t{_text(file['kind'])}\t"
+            f"{file['path']}\t{file['status']}\t{_text(file['detail'])}\t{_text(file['bytes'])}\t"
+            f"{_text(file['mtime'])}\t{_text(chars['read'])}\t{_text(chars['trimmed'])}\t"
+            f"{_text(chars['capped'])}\t{_text(chars['block'])}"
+        )
 
 
 def _write_plain(records: list[dict[str, Any]], quiet: bool) -> None:
-    from memwarm_cli.cli.output import write_stderr, write_stdout
+    from memwarm_cli.cli.output import write_lines, write_stderr
 
     lines = ["\t".join(PLAIN_COLUMNS)]
     for record in records:
-        lines += ["\t".join(_cell(v) for v in _plain_row(record, file)) for file in record["files"]]
-    write_stdout("\n".join(lines) + "\n")
+        lines.extend(_plain_lines(record))
+    write_lines(lines, tsv=True)
     if not quiet:
         for record in records:
             for line in summary_lines(record):
                 write_stderr(f"# {line}")
 
 
-def summary_lines(record: dict[str, Any]) -> list[str]:
-    """The human summary under the table (and on stderr, prefixed with #, in plain mode)."""
-    from memwarm_cli.textsafe import escape_name
+def _quoted(value: Any) -> str:
+    """A configured value in a sentence: a string in quotes, anything else as JSON; escaped."""
+    if isinstance(value, str):
+        return f'"{escape_text(value)}"'
+    import json
 
+    return escape_text(json.dumps(value, ensure_ascii=False))
+
+
+def summary_lines(record: dict[str, Any]) -> list[str]:
+    """The human summary under the table (and on stderr, prefixed with #, in plain mode).
+
+    Outside text (the workspace, configured values and the notes and reasons that quote them) is escaped
+    part by part; `listingError` comes escaped in the record.
+    """
     zone = record["timezone"]
-    zone_text = zone["used"]
+    zone_text = escape_text(zone["used"])
     if zone["fellBack"]:
-        zone_text += f" (fell back: {zone['reason']})"
+        zone_text += f" (fell back: {escape_text(zone['reason'])})"
     elif zone["configured"] != zone["used"]:
-        zone_text += f" (configured {zone['configured']!r})"
+        zone_text += f" (configured {_quoted(zone['configured'])})"
     days = ", ".join(f"{d['stamp']} ({d['clock']})" for d in record["window"]["days"])
     limits = ", ".join(
-        f"{name}={limit['value']} [{limit['source']}{'; ' + limit['note'] if limit['note'] else ''}]"
+        f"{name}={limit['value']} [{limit['source']}"
+        + (f"; {escape_text(limit['note'])}" if limit["note"] else "")
+        + "]"
         for name, limit in record["limits"].items()
     )
     budget = record["budget"]
     prelude = record["prelude"]
     counts = ", ".join(f"{status} {count}" for status, count in record["counts"].items()) or "no files"
-    gate = record["gate"]
     gate_text = ", ".join(
-        f"/{action} {'applied' if g['applied'] else 'not applied (' + g['reason'] + ')'}"
-        for action, g in gate.items()
+        f"/{action} " + ("applied" if g["applied"] else f"not applied ({escape_text(g['reason'])})")
+        for action, g in record["gate"].items()
     )
     lines = [
-        f"agent {record['agent']}: workspace {escape_name(record['workspace'])}"
+        f"agent {escape_text(record['agent'])}: workspace {escape_text(record['workspace'])}"
         + ("" if record["workspaceExists"] else " (does not exist)"),
         f"window: {days}; time zone {zone_text}",
         f"limits: {limits}",
@@ -181,64 +194,54 @@ def summary_lines(record: dict[str, Any]) -> list[str]:
     return lines
 
 
-_STATUS_STYLE = {
-    "included": "green",
-    "truncated": "yellow",
-    "shrunk": "yellow",
-    "budget-exhausted": "red",
-    "missing": "dim",
-    "outside-window": "dim",
-}
-
-
 def _write_tables(records: list[dict[str, Any]]) -> None:
-    from memwarm_cli.cli.output import render_to_stdout
+    from memwarm_cli.cli.output import make_console, write_stdout
+    from memwarm_cli.cli.scan_table import Styles, wrap_words
+    from memwarm_cli.textsafe import escape_unsafe
 
-    def render(console: Console) -> None:
-        for index, record in enumerate(records):
-            if index:
-                console.print()
-            _render_table(console, record)
+    console = make_console()
+    styles = Styles(console)
+    lines: list[str] = []
+    for index, record in enumerate(records):
+        if index:
+            lines.append("")
+        lines.extend(draw_record_table(console, styles, record))
+        for line in summary_lines(record):  # wrapped at spaces to the terminal, as Rich would
+            lines.extend(wrap_words(escape_unsafe(line), console.width))
+    # Not write_lines: the table's lines hold its escape codes, its cells are guarded in scan_table.
+    write_stdout("".join(line + "\n" for line in lines))
 
-    render_to_stdout(render)
 
+def draw_record_table(console: Console, styles: Styles, record: dict[str, Any]) -> Iterator[str]:
+    from memwarm_cli.cli.scan_table import STATUS_STYLES, WIDE_TABLE, Column, draw_table
 
-def _render_table(console: Console, record: dict[str, Any]) -> None:
-    from rich.markup import escape
-    from rich.table import Table
-    from rich.text import Text
+    wide = console.width >= WIDE_TABLE
+    columns = [
+        Column("date"),
+        Column("file in memory/", wrap="fold", min_width=16),
+        Column("kind"),
+        Column("bytes", right=True),
+        *([Column("modified")] if wide else []),
+        Column("status", wrap="words", min_width=14, styled=True),
+        Column("chars read/trim/cap/block" if wide else "block", right=True),
+    ]
+    colour = not console.no_color
 
-    wide = console.width >= 120
-    table = Table(title=f"agent {escape(record['agent'])}", title_justify="left", expand=True, pad_edge=False)
-    table.add_column("date", no_wrap=True)
-    table.add_column("file in memory/", overflow="fold", ratio=3, min_width=16)
-    table.add_column("kind", no_wrap=True, max_width=7)
-    table.add_column("bytes", justify="right", no_wrap=True)
-    if wide:
-        table.add_column("modified", no_wrap=True)
-    table.add_column("status", overflow="fold", ratio=2, min_width=14)
-    table.add_column("chars read/trim/cap/block" if wide else "block", justify="right", no_wrap=True)
-    for file in record["files"]:
-        chars = file["chars"]
-        stamp = file["stamp"] or "-"
-        if file["clock"] == "utc":
-            stamp += " utc"
-        style = "" if console.no_color else _STATUS_STYLE.get(file["status"], "")
-        status = Text(file["statusText"], style=style)
-        if file["detail"]:
-            status.append(f" ({file['detail']})")
-        char_text = (
-            "/".join(_cell(chars[k]) for k in ("read", "trimmed", "capped", "block"))
-            if wide
-            else _cell(chars["block"])
-        )
-        name = file["path"].removeprefix("memory/")
-        cells: list[Any] = [stamp, Text(name), file["kind"] or "-", _cell(file["bytes"])]
-        if wide:
-            mtime = file["mtime"]
-            cells.append(mtime[:16].replace("T", " ") if mtime else "-")
-        cells += [status, char_text]
-        table.add_row(*cells)
-    console.print(table)
-    for line in summary_lines(record):
-        console.print(Text(line))
+    def rows() -> Iterator[tuple[list[str], str]]:
+        for file in record["files"]:
+            chars = file["chars"]
+            stamp = file["stamp"] or "-"
+            if file["clock"] == "utc":
+                stamp += " utc"
+            status = file["statusText"] + (f" ({file['detail']})" if file["detail"] else "")
+            cells = [stamp, file["path"].removeprefix("memory/"), file["kind"] or "-", _text(file["bytes"])]
+            if wide:
+                mtime = file["mtime"]
+                cells.append(mtime[:16].replace("T", " ") if mtime else "-")
+                counts = "/".join(_text(chars[k]) for k in ("read", "trimmed", "capped", "block"))
+            else:
+                counts = _text(chars["block"])
+            cells += [status, counts]
+            yield cells, STATUS_STYLES.get(file["status"], "") if colour else ""
+
+    yield from draw_table(console, f"agent {escape_text(record['agent'])}", columns, rows(), styles)

@@ -87,14 +87,13 @@ def read_config_bytes(path: Path) -> bytes:
 def parse_config_file(path: Path, *, track: bool = False) -> tuple[Any, PNode | None]:
     """Read and parse one file (no includes); parse errors become ConfigError with line and column."""
     from memwarm_cli.config.formats import ParseError, decode_text, format_for, parse_document
-    from memwarm_cli.textsafe import one_line
 
     file = str(path)
     data = read_config_bytes(path)
     try:
         return parse_document(decode_text(data), file, format_for(path), track=track)
     except ParseError as exc:
-        raise ConfigError(file, one_line(exc.message), exc.line, exc.column) from None
+        raise ConfigError(file, exc.message, exc.line, exc.column) from None
 
 
 def _resolve(
@@ -115,12 +114,10 @@ def _resolve(
         if exc.loc is None and not track:
             # Errors are rare: find where the failing `$include` stands by loading again with positions.
             return _resolve(path, track=True)
-        from memwarm_cli.textsafe import one_line
-
         loc = exc.loc
         if loc is None:
-            raise ConfigError(str(path), one_line(exc.message)) from None
-        raise ConfigError(loc.file, one_line(exc.message), loc.line, loc.column) from None
+            raise ConfigError(str(path), exc.message) from None
+        raise ConfigError(loc.file, exc.message, loc.line, loc.column) from None
 
 
 def _duplicate_warnings(root: PNode, duplicates: list[Duplicate]) -> list[ConfigWarning]:

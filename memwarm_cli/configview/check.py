@@ -19,7 +19,7 @@ from memwarm_cli.config.includes import IncludeError
 from memwarm_cli.config.loader import LoadedConfig, TopLevelArrayError, load_config
 from memwarm_cli.config.paths import ConfigSource, is_directory, resolve_config_source, stat_problem
 from memwarm_cli.config.positions import Loc, PNode
-from memwarm_cli.textsafe import one_line
+from memwarm_cli.textsafe import escape_text
 
 Severity = Literal["error", "warning"]
 # `backends.process.resolve_executable(command, env, cwd)`: the path exec would run, or None.
@@ -36,10 +36,10 @@ class Finding:
     message: str
 
     def format(self) -> str:
-        """One line: control characters in keys or messages are shown escaped."""
-        path = one_line(self.path or "(top level)")
-        where = f"{one_line(self.file)}:{self.line}:{self.column}"
-        return f"{where}: {self.severity}: {path}: {one_line(self.message)}"
+        """One line: the file, keys and message (which quotes the config) escaped by textsafe's policy."""
+        path = escape_text(self.path) if self.path else "(top level)"
+        where = f"{escape_text(self.file)}:{self.line}:{self.column}"
+        return f"{where}: {self.severity}: {path}: {escape_text(self.message)}"
 
     def as_dict(self) -> dict[str, Any]:
         return {

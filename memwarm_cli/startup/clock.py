@@ -33,17 +33,17 @@ def parse_instant(text: str | None) -> int:
             moment = datetime.fromisoformat(value)
         except ValueError:
             raise UsageError(
-                f"--at: cannot read {text!r}: use ISO 8601 with an offset or Z "
+                f'--at: cannot read "{text}": use ISO 8601 with an offset or Z '
                 "(2026-04-11T18:00:00Z) or epoch milliseconds"
             ) from None
         if moment.tzinfo is None:
-            raise UsageError(f"--at: {text!r} has no UTC offset; add Z or +HH:MM")
+            raise UsageError(f'--at: "{text}" has no UTC offset; add Z or +HH:MM')
         try:
             at_ms = (moment - EPOCH) // timedelta(milliseconds=1)
         except OverflowError:
             at_ms = _LATEST_MS + 1
     if not _EARLIEST_MS <= at_ms <= _LATEST_MS:
-        raise UsageError(f"--at: {text!r} is out of range (years 0001 to 9999)")
+        raise UsageError(f'--at: "{text}" is out of range (years 0001 to 9999)')
     return at_ms
 
 

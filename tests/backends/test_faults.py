@@ -531,7 +531,7 @@ def test_agent_lines_come_in_config_order_each_on_one_line(tmp_path: Path) -> No
     beta = by_agent(report)["beta"]
     assert beta["reason"].endswith("(code 3): boom\nline2\n\x1b[31mred\x1b[0m")  # JSON keeps it as it was
     lines = result.stderr.splitlines()
-    error = "qmd update failed (code 3): boom\\x0aline2\\x0a\\x1b[31mred\\x1b[0m"
+    error = "qmd update failed (code 3): boom\\nline2\\n\\x1b[31mred\\x1b[0m"
     assert lines[:4] == [
         'qmd memory startup initialization armed for agent "alpha"',
         f"[beta] qmd boot update failed: Error: {error}",

@@ -14,6 +14,8 @@ from hypothesis import strategies as st
 from memwarm_cli.backends.process import resolve_executable
 from memwarm_cli.configview.check import CheckReport, Finding, check_config
 from memwarm_cli.errors import ConfigError
+from memwarm_cli.textsafe import escape_text
+from tests.terminal_safety import assert_one_safe_line
 
 
 def _which_none(command: str, env: Mapping[str, str], cwd: Path) -> str | None:
@@ -539,10 +541,10 @@ def test_any_json_value_gives_findings(home_dir: Path, value: Any, name: str) ->
     try:
         report = run_check(home_dir, name, text)
     except ConfigError as exc:
-        assert len(str(exc).splitlines()) == 1
+        assert_one_safe_line(escape_text(str(exc)))  # as cli/output.error prints it
         return
     for finding in report.findings:
-        assert len(finding.format().splitlines()) == 1
+        assert_one_safe_line(finding.format())
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -554,19 +556,22 @@ def test_random_bytes(home_dir: Path, data: bytes, name: str) -> None:
         check_config(str(cfg), {"HOME": str(home_dir)}, find_executable=_which_all, host_zone="UTC")
     except ConfigError as exc:
         assert exc.line is None or exc.line >= 1
-        assert len(str(exc).splitlines()) == 1
+        assert_one_safe_line(escape_text(str(exc)))
 
 
 def test_keys_with_line_breaks_stay_on_one_line(home_dir: Path) -> None:
-    report = run_check(home_dir, "c.json", '{"memory": {"a\\nb\\u0085": 1}}')
+    report = run_check(home_dir, "c.json", '{"memory": {"a\\nb\\u0085\\t\\\\": 1}}')
     (finding,) = [f for f in report.findings if f.severity == "error"]
-    assert finding.format().endswith(": error: memory.a\\x0ab\\x85: unknown key")
+    assert finding.path == "memory.a\nb\x85\t\\"  # raw in the finding (and in --json)
+    assert finding.format().endswith(": error: memory.a\\nb\\u0085\\t\\\\: unknown key")
 
 
-def test_parse_error_with_a_line_break_character_stays_on_one_line(home_dir: Path) -> None:
+def test_parse_error_with_a_line_break_character_is_raw_in_the_core(home_dir: Path) -> None:
+    """The core keeps outside text raw; cli/output.error escapes it (tests/cli/test_escaping.py)."""
     with pytest.raises(ConfigError) as info:
         run_check(home_dir, "c.json5", "{a: 1}\u0085x")
-    assert len(str(info.value).splitlines()) == 1
+    assert info.value.detail == "JSON5: invalid character '\x85'"
+    assert escape_text(str(info.value)).endswith(":1:7: JSON5: invalid character '\\u0085'")
 
 
 def test_duplicate_keys_are_warnings(home_dir: Path) -> None:

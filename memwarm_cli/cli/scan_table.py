@@ -1,0 +1,246 @@
+"""`scan`'s table for a terminal, drawn here rather than by rich.table.
+
+Rich measures and lays out every cell of every row (about 1.25 ms a row: minutes for `scan --all` on
+100k notes). Here each cell is measured once, the two wrapping columns share what the fixed ones leave,
+and every line is a plain string: linear, a few microseconds a row. Rich still decides the width and the
+colours (cli/output.make_console) and spells the styles' escape codes.
+
+Cells hold only escaped text (textsafe's policy: the record escapes names and details, the caller agent
+ids), so nothing in them moves the cursor; the widths count terminal cells (wide and zero-width
+characters too).
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING, Literal
+
+from memwarm_cli.textsafe import escape_unsafe
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+# Rich's HEAVY_HEAD box: a heavy header, light body.
+_HEAD_TOP = ("┏", "━", "┳", "┓")
+_HEAD_ROW = ("┃", "┃", "┃")
+_HEAD_BOTTOM = ("┡", "━", "╇", "┩")
+_BODY_ROW = ("│", "│", "│")
+_BOTTOM = ("└", "─", "┴", "┘")
+
+_NARROWEST = 4  # a wrapping column is never narrower than this, whatever the terminal
+WIDE_TABLE = 120  # from this width on: the mtime and every character count
+STATUS_STYLES = {
+    "included": "green",
+    "truncated": "yellow",
+    "shrunk": "yellow",
+    "budget-exhausted": "red",
+    "missing": "dim",
+    "outside-window": "dim",
+}
+
+
+def cell_width(text: str) -> int:
+    if text.isascii():
+        return len(text)
+    from rich.cells import cell_len
+
+    return cell_len(text)
+
+
+@dataclass(frozen=True)
+class Column:
+    header: str
+    right: bool = False  # right-aligned (numbers)
+    wrap: Literal["fold", "words"] | None = None  # several lines: cut anywhere, or at spaces
+    min_width: int = 0  # a wrapping column is not narrowed below this
+    styled: bool = False  # takes the row's style (the status)
+
+
+@lru_cache(maxsize=4096)  # the status column repeats a handful of texts thousands of times
+def wrap_words(text: str, width: int) -> tuple[str, ...]:
+    """`text` wrapped at spaces to `width` cells; a word longer than a line is folded."""
+    lines: list[str] = []
+    line = ""
+    for word in text.split(" "):
+        candidate = f"{line} {word}" if line else word
+        if cell_width(candidate) <= width:
+            line = candidate
+            continue
+        if line:
+            lines.append(line)
+        pieces = fold(word, width)
+        lines.extend(pieces[:-1])
+        line = pieces[-1]
+    lines.append(line)
+    return tuple(lines)
+
+
+def fold(text: str, width: int) -> list[str]:
+    """`text` cut into lines of at most `width` cells (never inside a wide character)."""
+    if text.isascii():
+        return [text[i : i + width] for i in range(0, len(text), width)] or [""]
+    from rich.cells import chop_cells
+
+    return chop_cells(text, width) or [""]
+
+
+def share_widths(content: list[int], columns: Sequence[Column], total: int) -> list[int]:
+    """Column widths for a table `total` cells wide, from the widest cell of each column.
+
+    Every column is as wide as its header and its widest cell if that fits. Otherwise a fixed column's
+    header wraps at its spaces (down to its longest word: never below its cells), and the wrapping
+    columns share what is left (3:2 for the first two), never below their minimum unless the terminal
+    is too narrow for even that.
+    """
+    natural = [max(size, cell_width(c.header)) for size, c in zip(content, columns, strict=True)]
+    frame = 3 * len(columns) + 1  # "│ " before each cell, " " after it, and the closing "│"
+    if sum(natural) + frame <= total:
+        return natural
+    flexible = [i for i, column in enumerate(columns) if column.wrap]
+    widths = [
+        natural[i] if i in flexible else max(content[i], *map(cell_width, c.header.split(" ")))
+        for i, c in enumerate(columns)
+    ]
+    room = total - frame - sum(w for i, w in enumerate(widths) if i not in flexible)
+    if sum(natural[i] for i in flexible) <= room:
+        return widths
+    floors = {i: min(natural[i], columns[i].min_width) for i in flexible}
+    if sum(floors.values()) > room:  # a narrow terminal: below the minimums rather than off the screen
+        floors = {i: min(natural[i], max(_NARROWEST, room // len(flexible))) for i in flexible}
+    first, *rest = flexible
+    share = max(floors[first], min(natural[first], room * 3 // 5))
+    for i in rest:
+        widths[i] = max(floors[i], min(natural[i], room - share))
+        room -= widths[i]
+    widths[first] = max(floors[first], min(natural[first], room))
+    return widths
+
+
+class Styles:
+    """The escape codes around a styled piece of text, spelled by Rich once per style."""
+
+    def __init__(self, console: Console) -> None:
+        self._console = console
+        self._codes: dict[str, tuple[str, str]] = {}
+
+    def apply(self, style: str, text: str) -> str:
+        if not style or not text:
+            return text
+        codes = self._codes.get(style)
+        if codes is None:
+            codes = self._codes[style] = self._spell(style)
+        return f"{codes[0]}{text}{codes[1]}"
+
+    def _spell(self, style: str) -> tuple[str, str]:
+        import io
+
+        from rich.console import Console
+        from rich.text import Text
+
+        shape = self._console
+        scratch = Console(
+            file=io.StringIO(),
+            width=shape.width,
+            color_system="auto" if shape.color_system is not None else None,
+            force_terminal=shape.is_terminal,
+            no_color=shape.no_color,
+        )
+        with scratch.capture() as capture:
+            scratch.print(Text("\ue000", style=style), end="")  # a private-use stand-in for the text
+        before, _, after = capture.get().partition("\ue000")
+        return before, after
+
+
+def draw_table(
+    console: Console,
+    title: str,
+    columns: Sequence[Column],
+    rows: Iterable[tuple[list[str], str]],
+    styles: Styles,
+) -> Iterator[str]:
+    """The lines of a table under `title`: `rows` gives each row's cells and its style."""
+    body = [_measured(cells, style) for cells, style in rows]
+    content = [max((row.sizes[i] for row in body), default=1) for i in range(len(columns))]
+    widths = share_widths(content, columns, console.width)
+    # A line of ASCII cells is one str.format call (the styled cell comes padded and styled).
+    fields = [
+        "{}" if c.styled else f"{{:{'>' if c.right else '<'}{w}}}"
+        for c, w in zip(columns, widths, strict=True)
+    ]
+    template = "│ " + " │ ".join(fields) + " │"
+
+    yield styles.apply("italic", escape_unsafe(title))
+    yield _rule(_HEAD_TOP, widths)
+    header = _measured([column.header for column in columns], "bold")
+    for line in _row_lines(header, columns, widths, header=True):
+        yield _line(
+            _HEAD_ROW,
+            [_pad(cell, width, False, "bold", styles) for cell, width in zip(line, widths, strict=True)],
+        )
+    yield _rule(_HEAD_BOTTOM, widths)
+    for row in body:
+        for line in _row_lines(row, columns, widths):
+            cells = [
+                _pad(cell, width, c.right, row.style, styles) if c.styled or not row.ascii else cell
+                for cell, c, width in zip(line, columns, widths, strict=True)
+            ]
+            yield template.format(*cells) if row.ascii else _line(_BODY_ROW, cells)
+    yield _rule(_BOTTOM, widths)
+
+
+@dataclass(frozen=True)
+class _Row:
+    cells: list[str]  # guarded: nothing in them a terminal acts on
+    sizes: list[int]  # their widths in terminal cells
+    style: str
+    ascii: bool
+
+
+def _measured(cells: list[str], style: str) -> _Row:
+    joined = "".join(cells)
+    if joined.isascii() and joined.isprintable():  # the usual row: safe, and one cell per character
+        return _Row(cells, list(map(len, cells)), style, True)
+    # The writers' guard, here (the lines get escape codes of our own later): before measuring.
+    safe = [escape_unsafe(cell) for cell in cells]
+    return _Row(safe, [cell_width(cell) for cell in safe], style, "".join(safe).isascii())
+
+
+def _row_lines(
+    row: _Row, columns: Sequence[Column], widths: list[int], *, header: bool = False
+) -> Iterator[list[str]]:
+    """The row's cells, line by line: one line when every cell fits (the usual case), else as many as
+    its tallest cell (headers wrap at spaces, cells as their column says)."""
+    if all(map(operator.le, row.sizes, widths)):
+        yield row.cells
+        return
+    parts = [
+        _cell_lines(cell, size, "words" if header else column.wrap, width)
+        for cell, size, column, width in zip(row.cells, row.sizes, columns, widths, strict=True)
+    ]
+    for index in range(max(map(len, parts))):
+        yield [part[index] if index < len(part) else "" for part in parts]
+
+
+def _cell_lines(cell: str, size: int, wrap: str | None, width: int) -> Sequence[str]:
+    if wrap is None or size <= width:
+        return (cell,)
+    return wrap_words(cell, width) if wrap == "words" else fold(cell, width)
+
+
+def _pad(text: str, width: int, right: bool, style: str, styles: Styles) -> str:
+    gap = " " * max(0, width - cell_width(text))
+    shown = styles.apply(style, text)
+    return gap + shown if right else shown + gap
+
+
+def _line(box: tuple[str, str, str], cells: list[str]) -> str:
+    left, middle, right = box
+    return f"{left} " + f" {middle} ".join(cells) + f" {right}"
+
+
+def _rule(box: tuple[str, str, str, str], widths: list[int]) -> str:
+    left, fill, cross, right = box
+    return left + cross.join(fill * (w + 2) for w in widths) + right
