@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from memwarm_cli.jsstring import js_length
-from memwarm_cli.textsafe import escape_name
+from memwarm_cli.textsafe import escape_text, escape_unsafe
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -88,10 +88,10 @@ def bootstrap_rows(plan: BootstrapPlan) -> list[ContextRow]:
         rows.append(
             ContextRow(
                 "bootstrap",
-                escape_name(row.file.name),
+                escape_text(row.file.name),
                 row.status.value,
                 row.status.description,
-                None if detail is None else escape_name(detail),
+                None if detail is None else escape_text(detail),
                 None if row.file.missing else row.raw_chars,
                 row.injected_chars if row.block else None,
                 limit,
@@ -109,10 +109,10 @@ def prelude_rows(context: StartupContext) -> list[ContextRow]:
         rows.append(
             ContextRow(
                 "prelude",
-                escape_name(row.relative_path),
+                escape_text(row.relative_path),
                 row.status.value,
                 row.status.description,
-                None if row.detail is None else escape_name(row.detail),
+                None if row.detail is None else escape_text(row.detail),
                 row.chars_read,
                 row.block_chars if context.gate.applied else None,
                 limit.value if read else None,
@@ -139,8 +139,9 @@ def summary_lines(context: StartupContext, only: str | None = None) -> list[str]
     boot_chars, prelude_chars = total_chars(context)
     session = plan.session
     lines = [
-        f"agent {context.agent_id}, session {escape_name(context.session_key)} ({session.session_class}); "
-        f"workspace {escape_name(str(context.startup.workspace))}",
+        f"agent {escape_text(context.agent_id)}, session {escape_text(context.session_key)} "
+        f"({session.session_class}); "
+        f"workspace {escape_text(str(context.startup.workspace))}",
     ]
     if only != "prelude":
         total = plan.total_max_chars
@@ -154,12 +155,12 @@ def summary_lines(context: StartupContext, only: str | None = None) -> list[str]
         if plan.truncation_notice is not None:
             lines.append(f"bootstrap: the truncation notice is shown (warning mode {plan.warning_mode})")
         for limit in (plan.max_chars, plan.total_max_chars):
-            if limit.note:
-                lines.append(f"bootstrap: {limit.note}")
+            if limit.note:  # quotes the configured value
+                lines.append(f"bootstrap: {escape_text(limit.note)}")
     if only != "bootstrap":
         max_total = startup.settings.max_total_chars
         if not context.gate.applied:
-            prelude_text = f"not applied for /{context.action} ({context.gate.reason})"
+            prelude_text = f"not applied for /{context.action} ({escape_text(context.gate.reason or '')})"
         elif startup.prelude is None:
             prelude_text = "none (no daily memory in the window)"
         else:
@@ -227,11 +228,11 @@ def _text_notes(context: StartupContext, only: str | None) -> list[str]:
 
 
 def _cell(value: Any) -> str:
-    return "-" if value is None else str(value).replace("\t", " ").replace("\n", " ")
+    return "-" if value is None else str(value)  # file and detail come escaped: no tab, no line break
 
 
 def write_plain_view(context: StartupContext, only: str | None, quiet: bool) -> None:
-    from memwarm_cli.cli.output import write_stderr, write_stdout
+    from memwarm_cli.cli.output import write_lines, write_stderr
 
     grand = _grand_total(context, only)
     lines = ["\t".join(PLAIN_COLUMNS)]
@@ -248,7 +249,7 @@ def write_plain_view(context: StartupContext, only: str | None, quiet: bool) -> 
             share(row.injected_chars, grand),
         ]
         lines.append("\t".join(_cell(cell) for cell in cells))
-    write_stdout("\n".join(lines) + "\n")
+    write_lines(lines, tsv=True)
     if not quiet:
         for line in summary_lines(context, only):
             write_stderr(f"# {line}")
@@ -300,7 +301,7 @@ def _render_table(console: Console, context: StartupContext, only: str | None) -
             status.append(f" ({row.detail})")
         limit = "-" if row.limit is None else f"{row.limit} {row.limit_source}"
         cells: list[str | Text] = [
-            Text(row.file),
+            Text(escape_unsafe(row.file)),
             status,
             _cell(row.raw_chars),
             _cell(row.injected_chars),
@@ -309,4 +310,4 @@ def _render_table(console: Console, context: StartupContext, only: str | None) -
         table.add_row(*cells, _cell(share(row.injected_chars, grand)))
     console.print(table)
     for line in summary_lines(context, only):
-        console.print(Text(line))
+        console.print(Text(escape_unsafe(line)))

@@ -145,6 +145,22 @@ def test_scan_table_on_a_terminal_shows_no_outside_escape(
     assert_safe_output(own_styles.replace("\r\n", "\n"))  # the terminal turns each \n into \r\n
 
 
+@pytest.mark.parametrize("fmt", ["plain", "table"])
+def test_context_views_escape_the_session_key_workspace_and_names(
+    run_cli: RunCli, hostile_scan: tuple[Path, Path], fmt: str
+) -> None:
+    config, workspace = hostile_scan
+    (workspace / "AGENTS.md").write_text("rules\n", encoding="utf-8")
+    args = ["--config", str(config), "context", "--at", AT, "--session-key", f"agent:main:{HOSTILE}"]
+    result = run_cli([*args, "--format", fmt])
+    assert result.returncode == 0, result.stderr
+    assert_safe_output(result.stdout, allowed="\n\t" if fmt == "plain" else "\n")
+    if fmt == "plain":
+        assert f"memory/2026-04-11-{escape_text(HOSTILE)}.md" in result.stdout
+        summary = _diagnostics(result.stderr, "# ", "memwarm: ")
+        assert any(escape_text(str(workspace)) in line for line in summary)
+
+
 def test_config_path_escapes_the_config_state_dir_and_workspaces(run_cli: RunCli, tmp_path: Path) -> None:
     workspace = tmp_path / f"ws{HOSTILE}"
     config = _config(
