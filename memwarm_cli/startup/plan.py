@@ -373,14 +373,9 @@ def _other_rows(memory_dir: str, names: list[str]) -> list[FileRow]:
             valid = dated_stamps[stamp] = _is_date_stamp(stamp)
         daily = name == stamp + ".md"
         dated = valid and (daily or name.startswith(stamp + "-"))
-        row = FileRow(
-            stamp if dated else "",
-            None,
-            name,
-            ("daily" if daily else "slugged") if dated else None,
-            Status.OUTSIDE_WINDOW if dated else Status.NAME_MISMATCH,
-            candidate=False,
-        )
+        kind: Kind | None = ("daily" if daily else "slugged") if dated else None
+        status = Status.OUTSIDE_WINDOW if dated else Status.NAME_MISMATCH
+        row = FileRow(stamp if dated else "", None, name, kind, status, candidate=False)
         try:
             st = os.stat(prefix + name)
             row.size, row.mtime_ms = st.st_size, st.st_mtime_ns / 1e6
