@@ -105,9 +105,16 @@ class AgentJob:
     def timeout(self, configured_ms: int) -> int:
         return self.options.timeout_ms if self.options.timeout_ms is not None else configured_ms
 
-    def run_qmd(self, args: Sequence[str], timeout_ms: int) -> CommandResult:
+    def run_qmd(self, args: Sequence[str], timeout_ms: int, *, discard_stdout: bool = False) -> CommandResult:
+        """One qmd command; `discard_stdout` where OpenClaw discards it (`qmd update`, `qmd embed`)."""
         result = run_command(
-            self.qmd.command, args, env=self.env, cwd=self.workspace, timeout_ms=timeout_ms, token=self.token
+            self.qmd.command,
+            args,
+            env=self.env,
+            cwd=self.workspace,
+            timeout_ms=timeout_ms,
+            token=self.token,
+            discard_stdout=discard_stdout,
         )
         self.record(result)
         return result

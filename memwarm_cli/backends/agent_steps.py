@@ -172,7 +172,7 @@ class UpdateIndex:
         repaired = False
         attempt = 1
         while True:
-            result = job.run_qmd(qmd_commands.update_args(), timeout)
+            result = job.run_qmd(qmd_commands.update_args(), timeout, discard_stdout=True)
             if result.ok:
                 return
             message = result.error_message()
@@ -227,7 +227,8 @@ class Embed:
         lock.acquire(job.token)
         try:
             job.step("qmd embed")
-            result = job.run_qmd(qmd_commands.embed_args(), job.timeout(job.qmd.update.embed_timeout_ms))
+            embed_timeout = job.timeout(job.qmd.update.embed_timeout_ms)
+            result = job.run_qmd(qmd_commands.embed_args(), embed_timeout, discard_stdout=True)
         finally:
             lock.release()
         if result.ok:

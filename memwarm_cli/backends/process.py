@@ -2,7 +2,20 @@
 
 A timeout kills the whole process group with SIGKILL (qmd may have children of its own, and a node
 process stuck downloading a model ignores nothing else). Cancellation (SIGINT/SIGTERM received by
-memwarm) stops every running group through the shared `CancelToken`.
+memwarm) sends SIGTERM to every running group through the shared `CancelToken`, and SIGKILL to whatever
+is left after TERM_GRACE_SECONDS.
+
+Output is read with a deadline that does not wait for end-of-file: a process that escaped the group
+(`setsid`) or was started by it can hold the pipes open forever. Once the child has exited, or its
+group was killed, memwarm reads what is still buffered for at most PIPE_GRACE_SECONDS, then closes the
+pipes and moves on. So a command ends at most TERM_GRACE_SECONDS + PIPE_GRACE_SECONDS (plus one poll
+interval) after a signal, and at most PIPE_GRACE_SECONDS after its timeout, whatever it left behind.
+
+Each captured stream keeps at most MAX_OUTPUT_CHARS (capped_output.py). A captured command that writes
+more is killed at once and fails with OpenClaw's `produced too much output` message; OpenClaw fails it
+too, but only when it ends by itself (an endless writer there runs into its timeout instead). Commands
+whose stdout OpenClaw discards (`qmd update`, `qmd embed`) get /dev/null as stdout and keep only the
+tail of their stderr, without failing, as OpenClaw does.
 """
 
 from __future__ import annotations
@@ -10,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import selectors
 import shutil
 import signal
 import subprocess
@@ -19,8 +33,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-MAX_OUTPUT_CHARS = 200_000
-TERM_GRACE_SECONDS = 1.0
+from memwarm_cli.backends.capped_output import MAX_OUTPUT_CHARS, CappedOutput
+
+TERM_GRACE_SECONDS = 1.0  # after SIGTERM on cancellation, before SIGKILL
+PIPE_GRACE_SECONDS = 0.25  # reading after the child exited or was killed, for output still buffered
+POLL_SECONDS = 0.05  # how often a running command looks at its child and the cancellation
+READ_CHUNK = 65536
 # The longest timeout Node's setTimeout honours (2**31-1 ms, about 24.8 days); poll() refuses more too.
 MAX_TIMEOUT_MS = 2**31 - 1
 
@@ -122,6 +140,7 @@ class CommandResult:
     timed_out: bool = False
     spawn_error: str | None = None  # Node-style `spawn <cmd> ENOENT`
     timeout_ms: int | None = None
+    too_much_output: bool = False  # a captured stream passed MAX_OUTPUT_CHARS: the group was killed
 
     @property
     def ok(self) -> bool:
@@ -138,6 +157,8 @@ class CommandResult:
             return self.spawn_error
         if self.timed_out:
             return f"{self.label} timed out after {self.timeout_ms}ms"
+        if self.too_much_output:
+            return f"{self.label} produced too much output (limit {MAX_OUTPUT_CHARS} chars)"
         output = (self.stderr.strip() or self.stdout.strip())[:MAX_OUTPUT_CHARS]
         return f"{self.label} failed (code {self.exit_code}): {output}"
 
@@ -180,22 +201,21 @@ def _unavailable(command: str, cwd: Path) -> OSError:
 
 
 def _spawn(
-    command: str, args: Sequence[str], env: Mapping[str, str], cwd: Path, capture: bool
+    command: str, args: Sequence[str], env: Mapping[str, str], cwd: Path, *, stdout: int, stderr: int
 ) -> subprocess.Popen[bytes]:
     # Popen would search the parent's PATH; qmd must be found as Node's spawn finds it (the child's PATH,
     # a relative path against the child's cwd).
     executable = resolve_executable(command, env, cwd)
     if executable is None:
         raise _unavailable(command, cwd)
-    out = subprocess.PIPE if capture else subprocess.DEVNULL
     return subprocess.Popen(
         [command, *args],
         executable=executable,
         env=dict(env),
         cwd=str(cwd),
         stdin=subprocess.DEVNULL,
-        stdout=out,
-        stderr=out,
+        stdout=stdout,
+        stderr=stderr,
         start_new_session=True,
     )
 
@@ -209,7 +229,7 @@ def probe_command(
     """
     token.check()
     try:
-        proc = _spawn(command, [], env, cwd, capture=False)
+        proc = _spawn(command, [], env, cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     except OSError as exc:
         return spawn_error_message(command, exc)
     _killpg(proc.pid, signal.SIGKILL)
@@ -228,18 +248,29 @@ def run_command(
     cwd: Path,
     timeout_ms: int,
     token: CancelToken,
+    discard_stdout: bool = False,
 ) -> CommandResult:
-    """Run `command args…` in its own process group; kill the group on timeout or cancellation.
+    """Run `command args…` in its own process group; kill the group on timeout, too much output or
+    cancellation.
 
     `timeout_ms` is clamped to 1..MAX_TIMEOUT_MS (a configured 3e9 ms waits about 24.8 days, as Node
-    would). Raises Cancelled when the run is interrupted (before or while the command runs).
+    would). With `discard_stdout` (OpenClaw's `qmd update` and `qmd embed`) stdout goes to /dev/null and
+    the output cap fails nothing. Raises Cancelled when the run is interrupted (before or while the
+    command runs), once the child's group is gone.
     """
     token.check()
     timeout_ms = clamp_timeout_ms(timeout_ms)
     argv = (command, *args)
     started = time.monotonic()
     try:
-        proc = _spawn(command, args, env, cwd, capture=True)
+        proc = _spawn(
+            command,
+            args,
+            env,
+            cwd,
+            stdout=subprocess.DEVNULL if discard_stdout else subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
     except OSError as exc:
         return CommandResult(
             argv=argv,
@@ -250,40 +281,133 @@ def run_command(
             spawn_error=spawn_error_message(command, exc),
         )
     token.register(proc.pid)
-    timed_out = False
+    deadline = started + timeout_ms / 1000
+    watch = _ChildWatch(proc, token, deadline=deadline, fail_on_overflow=not discard_stdout)
     try:
-        try:
-            out, err = proc.communicate(timeout=timeout_ms / 1000)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            _killpg(proc.pid, signal.SIGKILL)
-            out, err = _drain(proc)
+        watch.run()
     finally:
-        # Nothing of the group may outlive the command (a grandchild holding our pipes, say).
+        watch.close_pipes()
+        # Nothing of the group may outlive the command (a grandchild that kept running, say).
         _killpg(proc.pid, signal.SIGKILL)
         token.unregister(proc.pid)
+        exit_code = _reap(proc)
     token.check()
+    ended_early = watch.timed_out or watch.too_much_output
     return CommandResult(
         argv=argv,
-        exit_code=None if timed_out else proc.returncode,
+        exit_code=None if ended_early else exit_code,
         duration_ms=_ms_since(started),
-        stdout=_decode(out),
-        stderr=_decode(err),
-        timed_out=timed_out,
+        stdout=watch.stdout.text(),
+        stderr=watch.stderr.text(),
+        timed_out=watch.timed_out,
         timeout_ms=timeout_ms,
+        too_much_output=watch.too_much_output,
     )
 
 
-def _drain(proc: subprocess.Popen[bytes]) -> tuple[bytes, bytes]:
+class _ChildWatch:
+    """Reads a running child's pipes until it is done, with deadlines that never wait for end-of-file.
+
+    Phases: running (until the child exits, the timeout, too much output, or cancellation) → on a
+    cancellation, SIGTERM then SIGKILL after TERM_GRACE_SECONDS → draining: once the child exited or
+    its group was killed, what is still buffered is read for at most PIPE_GRACE_SECONDS.
+    """
+
+    def __init__(
+        self, proc: subprocess.Popen[bytes], token: CancelToken, *, deadline: float, fail_on_overflow: bool
+    ) -> None:
+        self.proc = proc
+        self.token = token
+        self.deadline = deadline
+        self.fail_on_overflow = fail_on_overflow
+        self.stdout = CappedOutput()
+        self.stderr = CappedOutput()
+        self.timed_out = False
+        self.too_much_output = False
+        self._selector = selectors.DefaultSelector()
+        for pipe, sink in ((proc.stdout, self.stdout), (proc.stderr, self.stderr)):
+            if pipe is not None:
+                self._selector.register(pipe.fileno(), selectors.EVENT_READ, sink)
+        self._stop_reading_at: float | None = None  # set once the child is gone (exited or killed)
+        self._sigkill_at: float | None = None  # set on cancellation
+
+    def run(self) -> None:
+        while True:
+            now = time.monotonic()
+            if self._stop_reading_at is None:
+                self._check_child(now)
+            if self._stop_reading_at is not None and (now >= self._stop_reading_at or not self._open):
+                return
+            if not self._open:
+                # Pipes closed (the usual end) but the child still runs: wait for it, not for EOF.
+                self._wait_child(self._next_wake(now) - now)
+                continue
+            for key, _ in self._selector.select(max(0.0, self._next_wake(now) - now)):
+                self._read(key.fd, key.data)
+
+    @property
+    def _open(self) -> bool:
+        return bool(self._selector.get_map())
+
+    def _check_child(self, now: float) -> None:
+        if self.proc.poll() is not None:
+            self._stop_reading_at = now + PIPE_GRACE_SECONDS
+        elif self.token.cancelled:
+            if self._sigkill_at is None:
+                self._sigkill_at = now + TERM_GRACE_SECONDS
+                _killpg(self.proc.pid, signal.SIGTERM)
+            elif now >= self._sigkill_at:
+                self._kill(now)
+        elif now >= self.deadline:
+            self.timed_out = True
+            self._kill(now)
+
+    def _kill(self, now: float) -> None:
+        _killpg(self.proc.pid, signal.SIGKILL)
+        self._stop_reading_at = now + PIPE_GRACE_SECONDS
+
+    def _next_wake(self, now: float) -> float:
+        wake = now + POLL_SECONDS
+        for moment in (self._stop_reading_at, self.deadline if self._stop_reading_at is None else None):
+            if moment is not None:
+                wake = min(wake, moment)
+        return max(wake, now)
+
+    def _wait_child(self, seconds: float) -> None:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(timeout=max(seconds, 0.001))
+
+    def _read(self, fd: int, sink: CappedOutput) -> None:
+        try:
+            data = os.read(fd, READ_CHUNK)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        if not data:
+            self._selector.unregister(fd)
+            sink.close()
+            return
+        sink.feed(data)
+        if sink.overflowed and self.fail_on_overflow and not self.too_much_output:
+            self.too_much_output = True
+            self._kill(time.monotonic())
+            self._stop_reading_at = time.monotonic()  # the content no longer matters: stop at once
+
+    def close_pipes(self) -> None:
+        self._selector.close()
+        for pipe in (self.proc.stdout, self.proc.stderr):
+            if pipe is not None:
+                pipe.close()
+
+
+def _reap(proc: subprocess.Popen[bytes]) -> int | None:
+    """The child's exit code once its group got SIGKILL; None if it cannot be reaped in time (stuck in
+    the kernel), rather than waiting for it."""
     try:
-        return proc.communicate(timeout=5)
+        return proc.wait(timeout=PIPE_GRACE_SECONDS)
     except subprocess.TimeoutExpired:
-        proc.kill()
-        return proc.communicate()
-
-
-def _decode(data: bytes | None) -> str:
-    return (data or b"").decode("utf-8", "replace")
+        return None
 
 
 def _ms_since(started: float) -> int:

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import subprocess
+import sys
+import threading
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,7 +18,7 @@ from typing import Any
 import pytest
 
 from memwarm_cli.backends.agent_backend import AgentBackendSettings, resolve_agent_backend
-from tests.conftest import TOOLS_BIN, CliResult, isolated_env, run_memwarm
+from tests.conftest import MEMWARM, TOOLS_BIN, CliResult, isolated_env, run_memwarm
 
 REAL_QMD = TOOLS_BIN / "qmd"
 
@@ -204,3 +209,98 @@ def fake_log(state: Path) -> list[str]:
     if not log.exists():
         return []
     return [line.split(" ", 1)[1] if " " in line else "" for line in log.read_text().splitlines()]
+
+
+# ---- fault scenarios for the fake qmd (bodies for `install_fake_qmd`'s behaviours) ----------------------
+
+# A process in a new session (out of the child's process group, so a group kill misses it) that keeps
+# the child's stdout and stderr open for 30 s. It records its PID in $FAKE_QMD_DIR/escaped.
+ESCAPED_GRANDCHILD = "setsid bash -c 'echo $$ >> \"$FAKE_QMD_DIR/escaped\"; exec sleep 30' &\n"
+# The child itself ignores SIGTERM (only SIGKILL ends it), and so does anything it starts.
+IGNORES_SIGTERM = "trap '' TERM\n"
+# Endless output, about 50 MB/s: fast enough to matter, slow enough that a memwarm without a cap
+# (today's code, run by mistake) does not exhaust the machine's memory within a test's timeout.
+ENDLESS_STDOUT = "while :; do head -c 1000000 /dev/zero | tr '\\0' o; sleep 0.02; done\n"
+ENDLESS_STDERR = "while :; do head -c 1000000 /dev/zero | tr '\\0' e >&2; sleep 0.02; done\n"
+# What the child's stdout is (a pipe, or /dev/null when discarded), recorded in $FAKE_QMD_DIR/stdout-of-<arg>.
+RECORD_STDOUT = 'readlink /proc/$$/fd/1 > "$FAKE_QMD_DIR/stdout-of-$1"\n'
+
+
+def kill_escaped(state: Path) -> None:
+    """Kill what ESCAPED_GRANDCHILD set loose (memwarm cannot: it left memwarm's process groups)."""
+    escaped = state / "escaped"
+    if escaped.exists():
+        for pid in escaped.read_text().split():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(pid), signal.SIGKILL)
+
+
+def quiet_fake_log(state: Path) -> None:
+    """Send the fake qmd's invocation log to /dev/null (for runs under a file-size limit)."""
+    (state / "log").unlink(missing_ok=True)
+    (state / "log").symlink_to("/dev/null")
+
+
+@dataclass
+class MeasuredRun:
+    returncode: int
+    stdout: str
+    stderr: str
+    max_rss_kib: int  # peak resident set of memwarm (and the children it waited for)
+    seconds: float
+
+
+# Sets resource limits, then execs memwarm: `python -c LIMITED_EXEC <fsize bytes> memwarm args...`.
+LIMITED_EXEC = (
+    "import os, resource, sys\n"
+    "limit = int(sys.argv[1])\n"
+    "if limit >= 0:\n"
+    "    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))\n"
+    "os.execv(sys.argv[2], sys.argv[2:])\n"
+)
+
+
+def run_measured(
+    args: Sequence[str], env: Mapping[str, str], *, file_size_limit: int = -1, timeout: float = 120
+) -> MeasuredRun:
+    """Run memwarm as its own process (under RLIMIT_FSIZE when given) and measure its peak memory.
+
+    Output is read through pipes (a file-size limit would apply to a file), the exit is waited for with
+    wait4 to get memwarm's own resource usage.
+    """
+    started = time.monotonic()
+    proc = subprocess.Popen(
+        [sys.executable, "-c", LIMITED_EXEC, str(file_size_limit), MEMWARM, *args],
+        env={**env, "PYTHONDONTWRITEBYTECODE": "1"},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    streams: dict[str, bytes] = {}
+    readers = [
+        threading.Thread(target=lambda n=name, p=pipe: streams.__setitem__(n, p.read()))
+        for name, pipe in (("out", proc.stdout), ("err", proc.stderr))
+    ]
+    for reader in readers:
+        reader.start()
+    deadline = started + timeout
+    while True:
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            break
+        if time.monotonic() > deadline:
+            proc.kill()
+            proc.wait()
+            raise AssertionError(f"memwarm {' '.join(args)} did not end within {timeout} s")
+        time.sleep(0.02)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    seconds = time.monotonic() - started
+    for reader in readers:
+        reader.join()
+    return MeasuredRun(
+        returncode=proc.returncode,
+        stdout=streams["out"].decode("utf-8"),
+        stderr=streams["err"].decode("utf-8", "replace"),
+        max_rss_kib=usage.ru_maxrss,
+        seconds=seconds,
+    )

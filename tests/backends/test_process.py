@@ -1,10 +1,51 @@
-"""Running qmd commands: timeouts."""
+"""Running qmd commands: timeouts, children that keep the pipes open or ignore SIGTERM, the output cap,
+and stdout discarded where OpenClaw discards it. Real processes (bash), no mocks."""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
+import threading
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
 from memwarm_cli.backends import process
+from memwarm_cli.backends.capped_output import MAX_OUTPUT_CHARS
+
+ENV = {"PATH": "/usr/bin:/bin"}
+
+
+@pytest.fixture
+def pid_file(tmp_path: Path) -> Iterator[Path]:
+    """Where a script records the PIDs of processes it sets loose; they are killed after the test."""
+    path = tmp_path / "pids"
+    yield path
+    if path.exists():
+        for pid in path.read_text().split():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(pid), signal.SIGKILL)
+
+
+def escaped_sleeper(pid_file: Path, seconds: int = 20) -> str:
+    """Shell that starts a process in a new session (out of the child's group) holding its pipes."""
+    return f"setsid bash -c 'echo $$ >> {pid_file}; exec sleep {seconds}' &"
+
+
+def bash(script: str, tmp_path: Path, **kwargs: object) -> process.CommandResult:
+    options: dict[str, object] = {"timeout_ms": 20_000, "token": process.CancelToken()}
+    options.update(kwargs)
+    return process.run_command("bash", ["-c", script], env=ENV, cwd=tmp_path, **options)  # type: ignore[arg-type]
+
+
+def wait_for(path: Path, seconds: float = 10) -> None:
+    deadline = time.monotonic() + seconds
+    while not path.exists():
+        assert time.monotonic() < deadline, f"{path} never appeared"
+        time.sleep(0.01)
 
 
 def test_run_command_clamps_a_timeout_poll_would_refuse(tmp_path: Path) -> None:
@@ -22,3 +63,97 @@ def test_run_command_clamps_a_timeout_poll_would_refuse(tmp_path: Path) -> None:
         token=process.CancelToken(),
     )
     assert (result.exit_code, result.timeout_ms) == (0, 2**31 - 1)
+
+
+def test_a_grandchild_holding_the_pipes_does_not_hold_the_command(tmp_path: Path, pid_file: Path) -> None:
+    """The child exits; a process it set loose keeps stdout open. Reading used to wait for its EOF."""
+    started = time.monotonic()
+    result = bash(f"{escaped_sleeper(pid_file)} echo done; echo warn >&2", tmp_path)
+    elapsed = time.monotonic() - started
+    assert (result.exit_code, result.stdout, result.stderr) == (0, "done\n", "warn\n")
+    assert elapsed < 2, elapsed  # PIPE_GRACE_SECONDS after the exit, not the sleeper's 20 s
+    assert pid_file.read_text().split()  # the sleeper did start (and is killed by the fixture)
+
+
+def test_a_timeout_ends_the_command_whatever_holds_the_pipes(tmp_path: Path, pid_file: Path) -> None:
+    started = time.monotonic()
+    result = bash(f"{escaped_sleeper(pid_file)} sleep 20", tmp_path, timeout_ms=300)
+    elapsed = time.monotonic() - started
+    assert result.timed_out and result.exit_code is None
+    assert result.error_message() == "qmd -c " + result.argv[2] + " timed out after 300ms"
+    assert elapsed < 2, elapsed
+
+
+def test_cancellation_ends_a_child_that_ignores_sigterm_within_the_grace(
+    tmp_path: Path, pid_file: Path
+) -> None:
+    token = process.CancelToken()
+    started_file, in_group = tmp_path / "started", tmp_path / "in-group"
+    script = (
+        f"trap '' TERM; {escaped_sleeper(pid_file)} sleep 20 & echo $! > {in_group}; "
+        f"touch {started_file}; wait"
+    )
+    outcome: list[BaseException | process.CommandResult] = []
+
+    def run() -> None:
+        try:
+            outcome.append(bash(script, tmp_path, token=token))
+        except BaseException as exc:  # handed to the test thread
+            outcome.append(exc)
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    wait_for(started_file)
+    signalled = time.monotonic()
+    token.cancel(signal.SIGTERM)
+    worker.join(timeout=10)
+    elapsed = time.monotonic() - signalled
+    assert not worker.is_alive(), "run_command did not return after cancellation"
+    assert isinstance(outcome[0], process.Cancelled) and outcome[0].signum == signal.SIGTERM
+    bound = process.TERM_GRACE_SECONDS + process.PIPE_GRACE_SECONDS + 0.75
+    assert elapsed < bound, elapsed
+    assert not _alive(int(in_group.read_text()))  # the sleep in the child's own group
+
+
+def test_captured_output_past_the_cap_fails_with_openclaws_message(tmp_path: Path) -> None:
+    """OpenClaw's limit is 200,000 characters; memwarm read and kept everything before."""
+    result = bash(f"head -c {MAX_OUTPUT_CHARS + 1} /dev/zero | tr '\\0' x", tmp_path)
+    assert result.too_much_output and not result.ok and result.exit_code is None
+    assert result.error_message().endswith(" produced too much output (limit 200000 chars)")
+
+
+def test_the_cap_counts_utf16_units(tmp_path: Path) -> None:
+    """100,001 emoji are 100,001 code points but 200,002 units: past OpenClaw's cap."""
+    at_cap = bash(f"for i in $(seq {MAX_OUTPUT_CHARS // 2}); do printf '😀'; done", tmp_path)
+    assert at_cap.ok and not at_cap.too_much_output
+    over = bash(f"for i in $(seq {MAX_OUTPUT_CHARS // 2 + 1}); do printf '😀' >&2; done", tmp_path)
+    assert over.too_much_output
+
+
+def test_endless_captured_output_is_cut_short(tmp_path: Path) -> None:
+    for stream in ("", ">&2"):
+        started = time.monotonic()
+        result = bash(f"yes endless {stream}", tmp_path)
+        assert result.too_much_output, stream
+        assert len(result.stdout) + len(result.stderr) <= 2 * MAX_OUTPUT_CHARS
+        assert time.monotonic() - started < 5  # not the 20 s timeout
+
+
+def test_discarded_stdout_goes_to_dev_null_and_stderr_keeps_its_tail(tmp_path: Path) -> None:
+    """`qmd update` and `qmd embed`: OpenClaw never reads their stdout, and applies no cap."""
+    script = (
+        "readlink /proc/self/fd/1 >&2; head -c 5000000 /dev/zero; "
+        f"head -c {MAX_OUTPUT_CHARS} /dev/zero | tr '\\0' e >&2; echo END >&2"
+    )
+    result = bash(script, tmp_path, discard_stdout=True)
+    assert result.ok and not result.too_much_output
+    assert result.stdout == ""
+    assert len(result.stderr) == MAX_OUTPUT_CHARS and result.stderr.endswith("eeeEND\n")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().split(") ", 1)[1][0] != "Z"
+    except OSError:
+        return False
