@@ -31,6 +31,7 @@ from memwarm_cli.backends.locks import FileLock
 from memwarm_cli.backends.process import CancelToken, CommandResult, run_command
 from memwarm_cli.backends.qmd_paths import qmd_child_env, qmd_env_overrides
 from memwarm_cli.backends.qmd_settings import QmdSettings
+from memwarm_cli.backends.state_files import StatePath
 from memwarm_cli.backends.version_cache import QmdVersions
 from memwarm_cli.config import LoadedConfig
 
@@ -61,7 +62,9 @@ class RunContext:
         self.options = options
         self.token = token
         self.sink = sink
-        self.versions = QmdVersions(loaded.state_dir, force=options.force, token=token)
+        self.versions = QmdVersions(
+            loaded.state_dir, force=options.force, token=token, warn=lambda message: sink(LogEvent(message))
+        )
         # One clock for the whole run (`--at`, default now): session-export retention and its fingerprint.
         self.now_ms = options.at_ms if options.at_ms is not None else time.time_ns() // 1_000_000
         # Session export dir (real path) -> the agents of the config that export there (init_run.py).
@@ -80,7 +83,9 @@ class AgentJob:
         self.paths = settings.paths
         self.workspace = settings.workspace
         self.env = qmd_child_env(context.loaded.env, settings.paths)
-        self.fingerprint_path = self.paths.index_path.parent / fp.FINGERPRINT_NAME
+        self.fingerprint_path = StatePath.of(
+            context.loaded.state_dir, self.paths.index_path.parent / fp.FINGERPRINT_NAME
+        )
         self.started = time.monotonic()
         # Recorded for the outcome:
         self.commands: list[CommandRecord] = []

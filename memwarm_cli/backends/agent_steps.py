@@ -15,11 +15,10 @@ Each step says whether it applies, does its work (`run`) and describes the qmd c
 
 from __future__ import annotations
 
-import os
 from dataclasses import replace
 from typing import Protocol
 
-from memwarm_cli.backends import collection_sync, qmd_commands
+from memwarm_cli.backends import collection_sync, qmd_commands, state_files
 from memwarm_cli.backends import fingerprint as fp
 from memwarm_cli.backends import qmd_output as output
 from memwarm_cli.backends.agent_job import AgentFailed, AgentJob, EmbedState
@@ -30,6 +29,7 @@ from memwarm_cli.backends.qmd_paths import shared_models_dir
 from memwarm_cli.backends.search_probe import ProbeSearch
 from memwarm_cli.backends.session_export import transcripts_in_window
 from memwarm_cli.backends.session_export_step import ExportSessions, PrepareExportDir
+from memwarm_cli.backends.state_files import StatePath
 
 UPDATE_RETRY_DELAYS = (0.5, 1.0)
 
@@ -74,9 +74,10 @@ class PrepareStateDirs(_Always):
     """The per-agent qmd dirs and lock, and the shared-models symlink (all under the state dir)."""
 
     def run(self, job: AgentJob) -> None:
+        state_dir = job.context.loaded.state_dir
         for directory in (job.paths.qmd_config_dir, job.paths.index_path.parent):
-            directory.mkdir(parents=True, exist_ok=True)
-        lock = FileLock(agent_lock_path(job.paths.qmd_dir))
+            state_files.make_dirs(StatePath.of(state_dir, directory))
+        lock = FileLock(agent_lock_path(state_dir, job.paths.qmd_dir))
         if not lock.try_acquire():
             job.end("busy", f"another memwarm run holds {lock.path}")
             return
@@ -89,18 +90,13 @@ class PrepareStateDirs(_Always):
         when it is an empty directory, which a model download that failed offline leaves behind (else
         models pre-downloaded into the shared dir later would never reach this agent)."""
         source = shared_models_dir(job.context.loaded.env)
-        target = job.paths.models_dir
         if not source.is_dir():
             return
-        if os.path.lexists(target):
-            if target.is_symlink() or not target.is_dir():
-                return
-            try:
-                target.rmdir()  # only an empty directory: anything in it stays
-            except OSError:
-                return
+        link = StatePath.of(job.context.loaded.state_dir, job.paths.models_dir)
         try:
-            target.symlink_to(source, target_is_directory=True)
+            state_files.make_symlink(link, source, replace_empty_dir=True)
+        except FileExistsError:
+            return  # a link, a file or a directory with models in it is there already
         except OSError as exc:
             job.warn(f"failed to symlink qmd models directory: {exc}")
 
@@ -123,7 +119,7 @@ class CompareFingerprint(_Always):
     """Nothing changed since the last successful run and the index is there: no indexing this time."""
 
     def run(self, job: AgentJob) -> None:
-        job.stored = stored = fp.read_fingerprint(job.fingerprint_path)
+        job.stored = stored = fp.read_fingerprint(job.fingerprint_path, job.warn)
         sessions = job.qmd.sessions
         # The session export's inputs, not its output: the transcripts the pass at this clock would read.
         transcripts = (

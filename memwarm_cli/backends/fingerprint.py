@@ -9,19 +9,21 @@ translation is unsure it matches more files, never fewer, so a change is never m
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
+import math
 import os
 import re
-import threading
+import stat
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from memwarm_cli.backends import state_files
 from memwarm_cli.backends.qmd_collections import CollectionSpec
+from memwarm_cli.backends.state_files import StatePath
 
 FINGERPRINT_NAME = "memwarm-fingerprint.json"
 FINGERPRINT_VERSION = 1
@@ -148,10 +150,23 @@ def collection_files(spec: CollectionSpec) -> FileList:
 
 
 def file_digest(path: Path) -> str | None:
+    """sha256 of a regular file (qmd's index.yml), read in chunks; None when it cannot be read (a FIFO
+    there is not waited on)."""
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
         return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        digest = hashlib.sha256()
+        while chunk := os.read(fd, 1 << 20):
+            digest.update(chunk)
+        return digest.hexdigest()
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 @dataclass(frozen=True)
@@ -227,37 +242,103 @@ class StoredFingerprint:
 UNSUCCESSFUL_DIGEST = ""
 
 
-def read_fingerprint(path: Path) -> StoredFingerprint | None:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(data, dict) or data.get("version") != FINGERPRINT_VERSION:
-        return None
+FINGERPRINT_MAX_BYTES = 1 << 20  # memwarm writes a few hundred bytes; anything this big is not its own
+MAX_EMBED_FAILURES = 32  # the backoff reaches its 1 h ceiling at 7; more says nothing new
+_MAX_BACKOFF_SECONDS = 3600
+_MAX_COUNT = 2**53
+_MAX_COLLECTIONS = 10_000
+_MAX_NAME_CHARS = 1024
+_DIGEST_RE = re.compile(r"[0-9a-f]{64}\Z")
+
+
+class InvalidStateFile(ValueError):
+    """A state file whose content memwarm did not write: it is discarded (the message says why)."""
+
+
+def read_fingerprint(path: StatePath, warn: Callable[[str], None] | None = None) -> StoredFingerprint | None:
+    """The fingerprint of the last run, or None when there is none or it cannot be used.
+
+    An unusable one (a symlink, not JSON, wrong types, too big) is reported once through `warn` and
+    treated as absent, so the run does a full pass and writes a good one. Absurd numbers are clamped:
+    `embedFailures` to MAX_EMBED_FAILURES, timestamps in the future to now.
+    """
+    read = state_files.read_json(path, max_bytes=FINGERPRINT_MAX_BYTES)
+    problem = read.problem
+    if read.found and problem is None:
+        try:
+            return parse_fingerprint(read.data)
+        except InvalidStateFile as exc:
+            problem = str(exc)
+    if problem is not None and warn is not None:
+        warn(state_files.discarded_warning(path, problem))
+    return None
+
+
+def parse_fingerprint(data: Any) -> StoredFingerprint | None:
+    """A stored fingerprint from its JSON (None: another format version); InvalidStateFile when it is not
+    one memwarm would write."""
+    if not isinstance(data, dict):
+        raise InvalidStateFile("it is not a JSON object")
+    if type(data.get("version")) is not int:
+        raise InvalidStateFile("version is not an integer")
+    if data["version"] != FINGERPRINT_VERSION:
+        return None  # another memwarm's format: not invalid, just not usable here
     digest = data.get("digest")
-    if not isinstance(digest, str):
-        return None
-    managed = data.get("managedCollections")
-    names = tuple(x for x in managed if isinstance(x, str)) if isinstance(managed, list) else ()
+    if not isinstance(digest, str) or not (digest == UNSUCCESSFUL_DIGEST or _DIGEST_RE.match(digest)):
+        raise InvalidStateFile("digest is not a sha256 in hex")
+    vectors_current = data.get("vectorsCurrent", True)
+    if not isinstance(vectors_current, bool):
+        raise InvalidStateFile("vectorsCurrent is not true or false")
+    managed = data.get("managedCollections", [])
+    if (
+        not isinstance(managed, list)
+        or len(managed) > _MAX_COLLECTIONS
+        or not all(isinstance(x, str) and 0 < len(x) <= _MAX_NAME_CHARS for x in managed)
+    ):
+        raise InvalidStateFile("managedCollections is not a list of collection names")
+    moment = now()
     return StoredFingerprint(
         digest=digest,
-        recorded_at=float(data.get("recordedAt") or 0),
-        vectors_current=bool(data.get("vectorsCurrent", True)),
-        embed_failures=int(data.get("embedFailures") or 0),
-        managed_collections=names,
-        file_count=int(data.get("fileCount") or 0),
-        embed_failed_at=float(data.get("embedFailedAt") or 0),
+        recorded_at=_timestamp(data, "recordedAt", moment),
+        vectors_current=vectors_current,
+        embed_failures=_count(data, "embedFailures", MAX_EMBED_FAILURES),
+        managed_collections=tuple(managed),
+        file_count=_count(data, "fileCount", _MAX_COUNT),
+        embed_failed_at=_timestamp(data, "embedFailedAt", moment),
     )
 
 
-def write_fingerprint(path: Path, stored: StoredFingerprint) -> None:
-    """Atomically replace the fingerprint file."""
+def _number(data: dict[str, Any], key: str) -> float:
+    """A finite number >= 0 (missing: 0); anything else makes the file invalid."""
+    value = data.get(key, 0)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise InvalidStateFile(f"{key} is not a number")
+    try:
+        number = float(value)
+    except OverflowError:
+        raise InvalidStateFile(f"{key} is not a finite number") from None
+    if not math.isfinite(number) or number < 0:
+        raise InvalidStateFile(f"{key} is not a finite number >= 0")
+    return number
+
+
+def _count(data: dict[str, Any], key: str, maximum: int) -> int:
+    return int(min(_number(data, key), maximum))
+
+
+def _timestamp(data: dict[str, Any], key: str, moment: float) -> float:
+    """Epoch seconds; a moment in the future (a clock set back, a tampered file) counts as now."""
+    return min(_number(data, key), moment)
+
+
+def write_fingerprint(path: StatePath, stored: StoredFingerprint) -> None:
+    """Atomically replace the fingerprint file (never through a symlink; no temp file left behind)."""
     data = {
         "version": FINGERPRINT_VERSION,
         "digest": stored.digest,
         "recordedAt": stored.recorded_at,
         "vectorsCurrent": stored.vectors_current,
-        "embedFailures": stored.embed_failures,
+        "embedFailures": min(max(stored.embed_failures, 0), MAX_EMBED_FAILURES),
         "managedCollections": list(stored.managed_collections),
         "fileCount": stored.file_count,
         "embedFailedAt": stored.embed_failed_at,
@@ -265,24 +346,21 @@ def write_fingerprint(path: Path, stored: StoredFingerprint) -> None:
     write_json_atomically(path, data)
 
 
-def write_json_atomically(path: Path, data: Any) -> None:
-    """Write JSON to a temporary sibling, then rename it over `path` (agents run in threads: the
-    temporary name carries the thread too)."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+def write_json_atomically(path: StatePath, data: Any) -> None:
+    """JSON (2-space indent, one trailing newline) through state_files.write_atomically."""
+    state_files.write_atomically(path, (json.dumps(data, indent=2) + "\n").encode("utf-8"))
 
 
-def remove_fingerprint(path: Path) -> None:
-    with contextlib.suppress(FileNotFoundError):
-        path.unlink()
+def remove_fingerprint(path: StatePath) -> None:
+    state_files.remove_file(path)
 
 
 def embed_backoff_seconds(failures: int) -> float:
-    """Upstream's embed backoff: min(1h, 60 s · 2^(n-1)) after n consecutive failures."""
+    """Upstream's embed backoff: min(1h, 60 s · 2^(n-1)) after n consecutive failures (no 2**1e14:
+    the exponent stops where the ceiling is reached)."""
     if failures <= 0:
         return 0.0
-    return float(min(3600, 60 * 2 ** (failures - 1)))
+    return float(min(_MAX_BACKOFF_SECONDS, 60 * 2 ** (min(failures, MAX_EMBED_FAILURES) - 1)))
 
 
 def now() -> float:

@@ -7,6 +7,11 @@ independently.
 `flock` locks belong to an open file description, so they work between threads of this process and
 between processes, and the kernel drops them when the holder dies (a killed cron run leaves no stale
 lock). The lock files themselves are left in place: deleting them would race with another run.
+
+Lock files are opened through state_files (no symlink followed below the state dir): a symlink, FIFO or
+device planted at a lock's name is refused, and the agent fails with the reason, rather than memwarm
+writing its PID into whatever the link points to. The PID is written only into a regular file with a
+single link (a hard link planted there is locked but not written).
 """
 
 from __future__ import annotations
@@ -17,32 +22,38 @@ import os
 from pathlib import Path
 from types import TracebackType
 
+from memwarm_cli.backends import state_files
 from memwarm_cli.backends.process import CancelToken
+from memwarm_cli.backends.state_files import StatePath
 
 AGENT_LOCK_NAME = "memwarm-init.lock"
 EMBED_LOCK_NAME = "qmd-embed.lock"
 EMBED_LOCK_POLL_SECONDS = 0.1
 
 
-def agent_lock_path(qmd_dir: Path) -> Path:
-    return qmd_dir / AGENT_LOCK_NAME
+def agent_lock_path(state_dir: Path, qmd_dir: Path) -> StatePath:
+    """`<qmdDir>/memwarm-init.lock`, the qmd dir being the agent's `<stateDir>/agents/<id>/qmd`."""
+    return StatePath.of(state_dir, qmd_dir / AGENT_LOCK_NAME)
 
 
-def embed_lock_path(state_dir: Path) -> Path:
+def embed_lock_path(state_dir: Path) -> StatePath:
     """Per state dir (one OpenClaw installation), not machine-wide: `<stateDir>/memwarm/qmd-embed.lock`."""
-    return state_dir / "memwarm" / EMBED_LOCK_NAME
+    return StatePath.of(state_dir, state_dir / "memwarm" / EMBED_LOCK_NAME)
 
 
 class FileLock:
-    """An exclusive flock on `path` (created if missing)."""
+    """An exclusive flock on a file below the state dir (created if missing)."""
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
+    def __init__(self, location: StatePath) -> None:
+        self.location = location
         self._fd: int | None = None
 
+    @property
+    def path(self) -> Path:
+        return self.location.path
+
     def try_acquire(self) -> bool:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        fd = state_files.open_lock_file(self.location)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -53,8 +64,9 @@ class FileLock:
             raise
         self._fd = fd
         with contextlib.suppress(OSError):
-            os.ftruncate(fd, 0)
-            os.write(fd, f"{os.getpid()}\n".encode())
+            if os.fstat(fd).st_nlink == 1:
+                os.ftruncate(fd, 0)
+                os.write(fd, f"{os.getpid()}\n".encode())
         return True
 
     def acquire(self, token: CancelToken) -> None:

@@ -18,6 +18,7 @@ import os
 from pathlib import Path
 
 from memwarm_cli.backends import fingerprint as fp
+from memwarm_cli.backends import state_files
 from memwarm_cli.backends.agent_job import AgentFailed, AgentJob
 from memwarm_cli.backends.init_report import NamedNote, PlannedCommand, SessionExportOutcome
 from memwarm_cli.backends.qmd_collections import CollectionSpec
@@ -30,6 +31,7 @@ from memwarm_cli.backends.session_export import (
     check_export_dir,
     plan_session_export,
 )
+from memwarm_cli.backends.state_files import StatePath
 
 
 def sessions_collection(job: AgentJob) -> CollectionSpec:
@@ -74,12 +76,23 @@ class PrepareExportDir(_WhenExporting):
 
     def run(self, job: AgentJob) -> None:
         if not _check(job):
-            job.qmd.sessions.export_dir.mkdir(parents=True, exist_ok=True)  # an OSError fails it, in words
+            _make_export_dir(job)  # an OSError fails it, in words
             job.export_dir_created = True
 
     def plan(self, job: AgentJob) -> list[PlannedCommand]:
         _check(job)
         return []
+
+
+def _make_export_dir(job: AgentJob) -> None:
+    """`mkdir -p`; below the state dir (the default `<qmdDir>/sessions`) without following a symlink."""
+    export_dir = job.qmd.sessions.export_dir
+    try:
+        below_state_dir = StatePath.of(job.context.loaded.state_dir, export_dir)
+    except OSError:
+        export_dir.mkdir(parents=True, exist_ok=True)  # a directory the user chose, elsewhere
+    else:
+        state_files.make_dirs(below_state_dir)
 
 
 class ExportSessions(_WhenExporting):

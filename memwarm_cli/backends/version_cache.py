@@ -8,26 +8,31 @@ mtime, inode, and those of the package.json beside it), so a reinstalled or upgr
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
-from memwarm_cli.backends import qmd_commands
-from memwarm_cli.backends.fingerprint import write_json_atomically
+from memwarm_cli.backends import qmd_commands, state_files
+from memwarm_cli.backends.fingerprint import InvalidStateFile, write_json_atomically
+from memwarm_cli.backends.init_report import describe_os_error
 from memwarm_cli.backends.process import CancelToken, CommandResult, resolve_executable, run_command
 from memwarm_cli.backends.qmd_output import parse_version
+from memwarm_cli.backends.state_files import StatePath
 
 VERSION_CACHE_NAME = "qmd-versions.json"
 # `qmd --version` answers in well under a second; a qmd that hangs on it must not stall every run.
 VERSION_TIMEOUT_MS = 5000
 UNKNOWN_VERSION = "unknown"
+MAX_ENTRIES = 16  # the most recent executables only
+VERSION_CACHE_MAX_BYTES = 256 * 1024
+MAX_IDENTITY_CHARS = 16 * 1024  # real paths with sizes, mtimes and inodes: a few hundred characters
+MAX_VERSION_CHARS = 1024
 
 
-def version_cache_path(state_dir: Path) -> Path:
-    return state_dir / "memwarm" / VERSION_CACHE_NAME
+def version_cache_path(state_dir: Path) -> StatePath:
+    return StatePath.of(state_dir, state_dir / "memwarm" / VERSION_CACHE_NAME)
 
 
 def executable_identity(executable: str) -> str | None:
@@ -51,37 +56,77 @@ def executable_identity(executable: str) -> str | None:
     return "|".join(parts) if parts else None
 
 
-def read_version_cache(path: Path) -> dict[str, str]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
+def parse_version_cache(data: Any) -> dict[str, str]:
+    """The cache's entries from its JSON (the newest MAX_ENTRIES); InvalidStateFile when it is not a
+    cache memwarm would write."""
     if not isinstance(data, dict):
-        return {}
-    return {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, str)}
+        raise InvalidStateFile("it is not a JSON object")
+    for identity, version in data.items():
+        if not isinstance(version, str) or len(identity) > MAX_IDENTITY_CHARS:
+            raise InvalidStateFile("it does not map executables to versions")
+        if len(version) > MAX_VERSION_CHARS:
+            raise InvalidStateFile("it holds a version longer than a version can be")
+    return dict(list(data.items())[-MAX_ENTRIES:])
 
 
-def store_version(path: Path, identity: str, version: str) -> None:
-    """Record one executable's version (best effort: a cache write failure only costs a later call)."""
-    entries = read_version_cache(path)
-    entries.pop(identity, None)
-    entries[identity] = version
-    # Keep the cache small: only the most recent few executables.
-    trimmed = dict(list(entries.items())[-16:])
-    with contextlib.suppress(OSError):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_json_atomically(path, trimmed)
+def read_version_cache(path: StatePath, warn: Callable[[str], None] | None = None) -> dict[str, str]:
+    """The cached versions; an unusable cache is reported through `warn` and read as empty."""
+    read = state_files.read_json(path, max_bytes=VERSION_CACHE_MAX_BYTES)
+    problem = read.problem
+    if read.found and problem is None:
+        try:
+            return parse_version_cache(read.data)
+        except InvalidStateFile as exc:
+            problem = str(exc)
+    if problem is not None and warn is not None:
+        warn(state_files.discarded_warning(path, problem))
+    return {}
+
+
+def write_version_cache(path: StatePath, entries: Mapping[str, str]) -> None:
+    """Replace the cache with the newest MAX_ENTRIES of `entries` (raises OSError)."""
+    write_json_atomically(path, dict(list(entries.items())[-MAX_ENTRIES:]))
 
 
 class QmdVersions:
-    """The versions of one run, shared by its agent workers (thread-safe)."""
+    """The versions of one run, shared by its agent workers (thread-safe).
 
-    def __init__(self, state_dir: Path, *, force: bool, token: CancelToken) -> None:
+    The cache file is read at most once per run (so an unusable one gives one warning) and rewritten
+    when a version is learnt; a cache that cannot be written costs only a later `qmd --version`.
+    """
+
+    def __init__(
+        self,
+        state_dir: Path,
+        *,
+        force: bool,
+        token: CancelToken,
+        warn: Callable[[str], None] = lambda message: None,
+    ) -> None:
         self.cache_path = version_cache_path(state_dir)
         self.force = force
         self.token = token
+        self.warn = warn
         self._versions: dict[str, str] = {}
+        self._cached: dict[str, str] | None = None  # the cache file's entries, once read
+        self._write_failed = False
         self._lock = threading.Lock()
+
+    def _cache(self) -> dict[str, str]:
+        if self._cached is None:
+            self._cached = read_version_cache(self.cache_path, self.warn)
+        return self._cached
+
+    def _store(self, identity: str, version: str) -> None:
+        entries = self._cache()
+        entries.pop(identity, None)
+        entries[identity] = version
+        try:
+            write_version_cache(self.cache_path, entries)
+        except OSError as exc:
+            if not self._write_failed:
+                self._write_failed = True
+                self.warn(f"cannot update the qmd version cache: {describe_os_error(exc)}")
 
     def lookup(
         self, command: str, env: Mapping[str, str], cwd: Path, timeout_ms: int
@@ -94,7 +139,7 @@ class QmdVersions:
             if key in self._versions:
                 return self._versions[key], None
             if identity is not None and not self.force:
-                cached = read_version_cache(self.cache_path).get(identity)
+                cached = self._cache().get(identity)
                 if cached is not None:
                     self._versions[key] = cached
                     return cached, None
@@ -116,6 +161,6 @@ class QmdVersions:
                 result.timed_out and result.timeout_ms == VERSION_TIMEOUT_MS
             )
             if identity is not None and qmd_ran:
-                store_version(self.cache_path, identity, version)
+                self._store(identity, version)
             self._versions[key] = version
             return version, result

@@ -550,7 +550,7 @@ def test_state_that_cannot_be_created_is_reported_in_words(tmp_path: Path) -> No
     result, report = run(scenario, state)
     assert result.returncode == ExitCode.FINDINGS
     reason = report["agents"][0]["reason"]
-    assert reason == f"cannot prepare {blocker / 'xdg-config' / 'qmd'}: Not a directory"
+    assert reason == f"cannot prepare {blocker}: Not a directory"  # the component in the way
     assert blocker.read_text(encoding="utf-8") == "not a directory\n"
 
 

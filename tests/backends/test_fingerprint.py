@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import json
+import time
 from pathlib import Path
+
+import pytest
 
 from memwarm_cli.backends import fingerprint as fp
 from memwarm_cli.backends.qmd_collections import CollectionSpec
+from memwarm_cli.backends.state_files import StatePath
 
 
 def test_glob_masks_match_like_qmd() -> None:
@@ -59,10 +64,74 @@ def test_snapshot_digest_notices_a_collection_directory_appearing(tmp_path: Path
 
 
 def test_fingerprint_round_trip_and_backoff(tmp_path: Path) -> None:
-    path = tmp_path / fp.FINGERPRINT_NAME
-    stored = fp.StoredFingerprint("d", 12.5, False, 2, ("a", "b"), 7)
+    path = StatePath.of(tmp_path, tmp_path / "qmd" / fp.FINGERPRINT_NAME)
+    stored = fp.StoredFingerprint("d" * 64, 12.5, False, 2, ("a", "b"), 7)
     fp.write_fingerprint(path, stored)
     assert fp.read_fingerprint(path) == stored
-    path.write_text("{not json")
+    path.path.write_text("{not json")
     assert fp.read_fingerprint(path) is None
     assert [fp.embed_backoff_seconds(n) for n in (0, 1, 2, 7, 8)] == [0, 60, 120, 3600, 3600]
+
+
+def _stored_json(**overrides: object) -> dict[str, object]:
+    data: dict[str, object] = {
+        "version": 1,
+        "digest": "b" * 64,
+        "recordedAt": 100.0,
+        "vectorsCurrent": True,
+        "embedFailures": 0,
+        "managedCollections": ["memory-root-main"],
+        "fileCount": 3,
+        "embedFailedAt": 0,
+    }
+    data.update(overrides)
+    return data
+
+
+@pytest.mark.parametrize(
+    ("overrides", "problem"),
+    [
+        ({"embedFailures": "3"}, "embedFailures is not a number"),
+        ({"embedFailures": None}, "embedFailures is not a number"),
+        ({"embedFailures": True}, "embedFailures is not a number"),
+        ({"embedFailures": -1}, "embedFailures is not a finite number >= 0"),
+        ({"recordedAt": 10**400}, "recordedAt is not a finite number"),
+        ({"fileCount": [1]}, "fileCount is not a number"),
+        ({"digest": 5}, "digest is not a sha256 in hex"),
+        ({"digest": "../../etc"}, "digest is not a sha256 in hex"),
+        ({"vectorsCurrent": "yes"}, "vectorsCurrent is not true or false"),
+        ({"managedCollections": "memory-root-main"}, "managedCollections is not a list of collection names"),
+        ({"managedCollections": [1]}, "managedCollections is not a list of collection names"),
+        ({"version": "1"}, "version is not an integer"),
+    ],
+)
+def test_an_invalid_fingerprint_is_discarded_with_one_warning(
+    tmp_path: Path, overrides: dict[str, object], problem: str
+) -> None:
+    """These raised ValueError/TypeError (int("3") is fine, int(None) is not...) and failed the agent."""
+    path = StatePath.of(tmp_path, tmp_path / fp.FINGERPRINT_NAME)
+    path.path.write_text(json.dumps(_stored_json(**overrides)))  # 10**400 is written as 400 digits
+    warnings: list[str] = []
+    assert fp.read_fingerprint(path, warnings.append) is None
+    assert warnings == [f"ignoring {path.path}: {problem}; continuing as if it were absent"]
+
+
+def test_absurd_numbers_are_clamped_not_computed(tmp_path: Path) -> None:
+    """embedFailures 1e14 made the backoff compute 2**(1e14-1): minutes of CPU and gigabytes."""
+    path = StatePath.of(tmp_path, tmp_path / fp.FINGERPRINT_NAME)
+    path.path.write_text(json.dumps(_stored_json(embedFailures=1e14, embedFailedAt=1e300, recordedAt=1e300)))
+    stored = fp.read_fingerprint(path)
+    assert stored is not None
+    assert stored.embed_failures == fp.MAX_EMBED_FAILURES
+    assert stored.embed_failed_at <= fp.now() and stored.recorded_at <= fp.now()  # not in the future
+    started = time.monotonic()
+    assert fp.embed_backoff_seconds(10**14) == 3600
+    assert time.monotonic() - started < 0.1
+
+
+def test_another_format_version_is_ignored_quietly(tmp_path: Path) -> None:
+    path = StatePath.of(tmp_path, tmp_path / fp.FINGERPRINT_NAME)
+    path.path.write_text(json.dumps(_stored_json(version=2)))
+    warnings: list[str] = []
+    assert fp.read_fingerprint(path, warnings.append) is None
+    assert warnings == []

@@ -5,10 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from memwarm_cli.backends.locks import FileLock
+from memwarm_cli.backends.state_files import StatePath
 
 
 def test_file_lock_excludes_a_second_holder(tmp_path: Path) -> None:
-    path = tmp_path / "x" / "lock"
+    path = StatePath.of(tmp_path, tmp_path / "x" / "lock")
     first, second = FileLock(path), FileLock(path)
     assert first.try_acquire()
     assert not second.try_acquire()

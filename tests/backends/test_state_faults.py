@@ -1,0 +1,214 @@
+"""init-backends with memwarm's own state files under attack: planted symlinks, malformed and absurd
+contents, a full disk (issue 10, classes 9 to 11). Nothing outside the state dir may change, no temp
+file may stay behind, and a bad state file costs one warning, never the agent (`--force` included)."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memwarm_cli.exitcodes import ExitCode
+from tests.backends.support import (
+    Scenario,
+    by_agent,
+    install_fake_qmd,
+    make_scenario,
+    quiet_fake_log,
+    run_measured,
+)
+
+NOTES = {"MEMORY.md": "# M\nnotes\n", "memory/a.md": "# A\n"}
+OUTSIDE_TEXT = "precious user data\n"
+SYMLINK = "it is a symbolic link (memwarm does not follow symlinks below the state dir)"
+
+
+@pytest.fixture
+def outside(tmp_path: Path) -> Iterator[Path]:
+    """A user's file outside the state dir, where planted symlinks point: it must stay as it is."""
+    path = tmp_path / "outside" / "user-file"
+    path.parent.mkdir()
+    path.write_text(OUTSIDE_TEXT)
+    yield path
+    assert path.read_text() == OUTSIDE_TEXT
+    assert [p.name for p in path.parent.iterdir()] == ["user-file"], "memwarm created a file outside"
+
+
+def fake_scenario(tmp_path: Path, agents: tuple[str, ...] = ("main",), **qmd: Any) -> tuple[Scenario, Path]:
+    scenario = make_scenario(
+        tmp_path, dict.fromkeys(agents, NOTES), {"memory": {"backend": "qmd", "qmd": qmd}}
+    )
+    state = install_fake_qmd(tmp_path / "fakebin")
+    scenario.path_dirs = [tmp_path / "fakebin"]
+    return scenario, state
+
+
+def run(scenario: Scenario, state: Path, *args: str) -> tuple[Any, dict[str, Any]]:
+    result, report = scenario.run_json(list(args), extra_env={"FAKE_QMD_DIR": str(state)}, timeout=60)
+    assert "Traceback" not in result.stderr, result.stderr
+    return result, report
+
+
+def no_temp_files(root: Path) -> None:
+    leftovers = [str(p) for p in root.rglob("*.tmp")]
+    assert leftovers == [], leftovers
+
+
+# (where, relative to the state dir, {agent} for the agent id; a file or a directory)
+FILE_TARGETS = {
+    "agent lock": "agents/main/qmd/memwarm-init.lock",
+    "embed lock": "memwarm/qmd-embed.lock",
+}
+DIR_TARGETS = {
+    "memwarm dir": "memwarm",
+    "agents dir": "agents",
+    "agent qmd dir": "agents/main/qmd",
+    "xdg-cache dir": "agents/main/qmd/xdg-cache",
+}
+
+
+@pytest.mark.parametrize("where", [*FILE_TARGETS, *DIR_TARGETS])
+def test_a_planted_symlink_is_refused_and_nothing_outside_changes(
+    tmp_path: Path, outside: Path, where: str
+) -> None:
+    """The PID went into whatever the lock symlink named; directories were created through links."""
+    scenario, state = fake_scenario(tmp_path, searchMode="query")  # so the embed lock is taken too
+    relative = FILE_TARGETS.get(where) or DIR_TARGETS[where]
+    link = scenario.state / relative
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(outside if where in FILE_TARGETS else outside.parent)
+    result, report = run(scenario, state)
+    assert result.returncode == ExitCode.FINDINGS, result.stderr
+    agent = report["agents"][0]
+    assert agent["status"] == "failed"
+    assert agent["reason"] == f"cannot prepare {link}: {SYMLINK}"
+    assert link.is_symlink()  # refused, not replaced
+
+
+@pytest.mark.parametrize("name", ["fingerprint", "version cache"])
+def test_a_symlink_at_a_state_file_is_ignored_then_replaced_never_written_through(
+    tmp_path: Path, outside: Path, name: str
+) -> None:
+    scenario, state = fake_scenario(tmp_path)
+    path = (
+        scenario.fingerprint("main")
+        if name == "fingerprint"
+        else scenario.state / "memwarm" / "qmd-versions.json"
+    )
+    path.parent.mkdir(parents=True)
+    path.symlink_to(outside)
+    result, report = run(scenario, state)
+    assert result.returncode == 0, result.stderr
+    assert report["agents"][0]["status"] == "armed"
+    assert f"ignoring {path}: {SYMLINK}; continuing as if it were absent" in result.stderr
+    assert not path.is_symlink() and json.loads(path.read_text())  # memwarm's own file now
+    result, report = run(scenario, state)
+    assert report["agents"][0]["status"] == "fresh"
+    assert "ignoring" not in result.stderr
+
+
+MALFORMED_FINGERPRINTS: dict[str, bytes] = {
+    "not json": b"{not json",
+    "a list": b"[]",
+    "wrong types": json.dumps({"version": 1, "digest": "", "embedFailures": "x"}).encode(),
+    "NaN": b'{"version": 1, "digest": "", "embedFailures": NaN}',
+    "nested": b"[" * 200_000,
+    "binary": bytes(range(256)) * 8,
+    "huge": b'{"version": 1, "digest": "", "pad": "' + b"x" * (2 << 20) + b'"}',
+}
+
+
+@pytest.mark.parametrize("force", [False, True], ids=["plain", "force"])
+@pytest.mark.parametrize("kind", [*MALFORMED_FINGERPRINTS, "fifo", "directory"])
+def test_a_malformed_fingerprint_costs_one_warning_not_the_agent(
+    tmp_path: Path, kind: str, force: bool
+) -> None:
+    scenario, state = fake_scenario(tmp_path)
+    path = scenario.fingerprint("main")
+    path.parent.mkdir(parents=True)
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "directory":
+        path.mkdir()
+    else:
+        path.write_bytes(MALFORMED_FINGERPRINTS[kind])
+    result, report = run(scenario, state, *(["--force"] if force else []))
+    warnings = [line for line in result.stderr.splitlines() if f"ignoring {path}:" in line]
+    assert len(warnings) == 1, result.stderr
+    if kind == "directory":  # cannot be replaced (memwarm deletes no directory): the write fails, in words
+        assert report["agents"][0]["reason"] == f"cannot prepare {path}: Is a directory"
+        assert path.is_dir()
+        return
+    assert result.returncode == 0, result.stderr
+    assert report["agents"][0]["status"] == "armed"
+    assert json.loads(path.read_text())["version"] == 1  # replaced by a good one
+    no_temp_files(scenario.state)
+
+
+def test_absurd_embed_failures_are_clamped_and_force_still_embeds(tmp_path: Path) -> None:
+    """embedFailures 1e14 made every run compute 2**(1e14-1)."""
+    scenario, state = fake_scenario(tmp_path, searchMode="query")
+    (state / "embed.sh").write_text("echo offline >&2; exit 1\n")
+    result, _ = run(scenario, state)
+    assert result.returncode == ExitCode.DEGRADED, result.stderr
+    path = scenario.fingerprint("main")
+    data = json.loads(path.read_text())
+    data.update(embedFailures=1e14, embedFailedAt=1e300, recordedAt=1e300)
+    path.write_text(json.dumps(data))
+    started = time.monotonic()
+    result, report = run(scenario, state)
+    assert time.monotonic() - started < 20
+    assert result.returncode == ExitCode.DEGRADED, result.stderr
+    assert "next attempt in 3600s" in report["agents"][0]["reason"]  # at most the 1 h ceiling
+    (state / "embed.sh").unlink()
+    result, report = run(scenario, state, "--force")
+    assert result.returncode == 0, result.stderr
+    assert report["agents"][0]["status"] == "armed"
+    assert json.loads(path.read_text())["embedFailures"] == 0
+
+
+@pytest.mark.parametrize("kind", ["nested", "wrong types", "fifo"])
+def test_a_malformed_version_cache_costs_one_warning_per_run(tmp_path: Path, kind: str) -> None:
+    scenario, state = fake_scenario(tmp_path, agents=("a", "b", "c"))
+    cache = scenario.state / "memwarm" / "qmd-versions.json"
+    cache.parent.mkdir(parents=True)
+    for force in ([], ["--force"]):  # plain: the cache is read; --force: asked anyway, the cache rewritten
+        cache.unlink(missing_ok=True)
+        if kind == "fifo":
+            os.mkfifo(cache)  # read_text() waited for a writer forever
+        else:
+            cache.write_bytes(b"[" * 200_000 if kind == "nested" else b'{"x": ["qmd 1"]}')
+        result, report = run(scenario, state, *force)
+        assert result.returncode == 0, result.stderr
+        assert {a["status"] for a in report["agents"]} == {"armed"}
+        assert result.stderr.count(f"ignoring {cache}:") == 1, result.stderr
+        assert json.loads(cache.read_text())  # replaced by a good cache
+
+
+def test_a_full_disk_leaves_no_temp_file_and_fails_in_words(tmp_path: Path) -> None:
+    """RLIMIT_FSIZE makes every write past 64 bytes fail with EFBIG, as a full disk fails them with
+    ENOSPC: the fingerprint and the version cache used to leave `.*.tmp` files behind on every run."""
+    scenario, state = fake_scenario(tmp_path, agents=("a", "b"))
+    quiet_fake_log(state)
+    env = scenario.env({"FAKE_QMD_DIR": str(state)})
+    for _ in range(2):
+        limited = run_measured(["init-backends", "--json", "--force"], env, file_size_limit=64)
+        assert "Traceback" not in limited.stderr, limited.stderr
+        no_temp_files(scenario.state)
+        assert limited.returncode == ExitCode.FINDINGS, limited.stderr
+        agents = by_agent(json.loads(limited.stdout))
+        for agent_id in ("a", "b"):
+            fingerprint = scenario.fingerprint(agent_id)
+            assert agents[agent_id]["reason"] == f"cannot prepare {fingerprint}: File too large"
+        cache = scenario.state / "memwarm" / "qmd-versions.json"
+        assert (
+            f"cannot update the qmd version cache: cannot prepare {cache}: File too large" in limited.stderr
+        )
+    result, report = run(scenario, state)  # with room again, the next run recovers
+    assert result.returncode == 0, result.stderr
+    assert {a["status"] for a in report["agents"]} == {"armed"}
