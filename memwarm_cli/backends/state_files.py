@@ -9,7 +9,8 @@ target name (the link, never what it points to) as rename always does.
 
 Writes go to a fresh temp file (O_CREAT|O_EXCL, a random name, in the same directory) that is renamed
 over the target; on any failure (ENOSPC, EFBIG, EIO, an exception from a signal handler) the temp file
-is removed before the error propagates. There is no fsync: a file torn by a crash is caught by the
+is removed before the error propagates, and temp files older than STALE_TEMP_SECONDS that a killed run
+left are swept by the next successful write. There is no fsync: a file torn by a crash is caught by the
 validation on read and discarded.
 
 Reads return the file's JSON or why it cannot be used (`StateRead`): a symlink, not a regular file,
@@ -23,8 +24,10 @@ import contextlib
 import errno
 import json
 import os
+import re
 import secrets
 import stat
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +38,7 @@ _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 _NEW_FILE_MODE = 0o666  # minus the umask, as a plain open() would create it
 _TEMP_NAME_ATTEMPTS = 8
+STALE_TEMP_SECONDS = 600  # a temp file this old belongs to no live writer
 SYMLINK_REFUSED = "it is a symbolic link (memwarm does not follow symlinks below the state dir)"
 
 
@@ -231,6 +235,24 @@ def write_atomically(target: StatePath, data: bytes) -> None:
             if isinstance(failure, OSError):
                 raise _located(failure, target.state_dir, target.parts) from None
             raise
+        _sweep_stale_temps(dir_fd, target.name)
+
+
+def _sweep_stale_temps(dir_fd: int, name: str) -> None:
+    """Remove temp files of `name` that a killed run (SIGKILL, OOM, power loss) could not: this
+    writer's names, and the `.<name>.<pid>.<thread>.tmp` of memwarm versions before it. Only old ones:
+    a concurrent writer's temp file lives for milliseconds."""
+    pattern = re.compile(rf"\.{re.escape(name)}\.(?:[0-9a-f]{{16}}|\d+\.\d+)\.tmp\Z")
+    cutoff = time.time() - STALE_TEMP_SECONDS
+    stale: list[str] = []
+    with contextlib.suppress(OSError), os.scandir(dir_fd) as entries:
+        for entry in entries:
+            with contextlib.suppress(OSError):  # vanished meanwhile: nothing to sweep
+                if pattern.match(entry.name) and entry.stat(follow_symlinks=False).st_mtime < cutoff:
+                    stale.append(entry.name)
+    for entry_name in stale:
+        with contextlib.suppress(OSError):
+            os.unlink(entry_name, dir_fd=dir_fd)
 
 
 def _create_temp(dir_fd: int, target: StatePath) -> tuple[str, int]:

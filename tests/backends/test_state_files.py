@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -207,3 +208,20 @@ def test_make_symlink_refuses_a_symlinked_parent(state: Path, outside: Path) -> 
     with pytest.raises(OSError) as caught:
         state_files.make_symlink(StatePath.of(state, state / "cache" / "models"), state)
     assert caught.value.errno == errno.ELOOP
+
+
+def test_a_write_sweeps_temp_files_that_a_killed_run_left(state: Path) -> None:
+    """SIGKILL mid-write cannot clean up: the next successful write removes old temp files of its name."""
+    target = StatePath.of(state, state / "f.json")
+    old_time = time.time() - state_files.STALE_TEMP_SECONDS - 60
+    leftovers = [".f.json.0123456789abcdef.tmp", ".f.json.4242.139872.tmp"]  # this format, the one before
+    for name in [*leftovers, ".f.json.fedcba9876543210.tmp", ".other.json.0123456789abcdef.tmp"]:
+        (state / name).write_text("partial")
+        if name in leftovers or name.startswith(".other"):
+            os.utime(state / name, (old_time, old_time))
+    state_files.write_atomically(target, b"{}")
+    assert sorted(p.name for p in state.iterdir()) == [
+        ".f.json.fedcba9876543210.tmp",  # recent: it may be a live writer's
+        ".other.json.0123456789abcdef.tmp",  # another file's
+        "f.json",
+    ]
