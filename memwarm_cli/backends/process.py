@@ -5,11 +5,10 @@ process stuck downloading a model ignores nothing else). Cancellation (SIGINT/SI
 memwarm) sends SIGTERM to every running group through the shared `CancelToken`, and SIGKILL to whatever
 is left after TERM_GRACE_SECONDS.
 
-Output is read with a deadline that does not wait for end-of-file: a process that escaped the group
-(`setsid`) or was started by it can hold the pipes open forever. Once the child has exited, or its
-group was killed, memwarm reads what is still buffered for at most PIPE_GRACE_SECONDS, then closes the
-pipes and moves on. So a command ends at most TERM_GRACE_SECONDS + PIPE_GRACE_SECONDS (plus one poll
-interval) after a signal, and at most PIPE_GRACE_SECONDS after its timeout, whatever it left behind.
+Output is read with deadlines that do not wait for end-of-file (child_watch.py): a process that
+escaped the group (`setsid`) can hold the pipes open forever. A command ends at most TERM_GRACE_SECONDS
++ PIPE_GRACE_SECONDS (plus one poll interval) after a signal, and at most PIPE_GRACE_SECONDS after its
+timeout, whatever it left behind.
 
 Each captured stream keeps at most MAX_OUTPUT_CHARS (capped_output.py). A captured command that writes
 more is killed at once and fails with OpenClaw's `produced too much output` message; OpenClaw fails it
@@ -20,10 +19,8 @@ tail of their stderr, without failing, as OpenClaw does.
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
-import selectors
 import shutil
 import signal
 import subprocess
@@ -33,12 +30,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from memwarm_cli.backends.capped_output import MAX_OUTPUT_CHARS, CappedOutput
+from memwarm_cli.backends.capped_output import MAX_OUTPUT_CHARS
+from memwarm_cli.backends.child_watch import (
+    TERM_GRACE_SECONDS,
+    ChildWatch,
+    kill_group,
+    reap,
+)
 
-TERM_GRACE_SECONDS = 1.0  # after SIGTERM on cancellation, before SIGKILL
-PIPE_GRACE_SECONDS = 0.25  # reading after the child exited or was killed, for output still buffered
-POLL_SECONDS = 0.05  # how often a running command looks at its child and the cancellation
-READ_CHUNK = 65536
 # The longest timeout Node's setTimeout honours (2**31-1 ms, about 24.8 days); poll() refuses more too.
 MAX_TIMEOUT_MS = 2**31 - 1
 
@@ -93,7 +92,7 @@ class CancelToken:
             self.signum = signum
         self._event.set()
         for pgid in self._snapshot():
-            _killpg(pgid, signal.SIGTERM)
+            kill_group(pgid, signal.SIGTERM)
         # Anything still alive after the grace period gets SIGKILL (from a helper thread: a signal handler
         # must not block).
         threading.Thread(target=self._kill_stragglers, daemon=True).start()
@@ -101,7 +100,7 @@ class CancelToken:
     def _kill_stragglers(self) -> None:
         time.sleep(TERM_GRACE_SECONDS)
         for pgid in self._snapshot():
-            _killpg(pgid, signal.SIGKILL)
+            kill_group(pgid, signal.SIGKILL)
 
     def _snapshot(self) -> list[int]:
         # Never block in a signal handler: if a worker holds the lock, the straggler pass catches up.
@@ -116,16 +115,11 @@ class CancelToken:
         with self._lock:
             self._groups.add(pgid)
         if self.cancelled:
-            _killpg(pgid, signal.SIGKILL)
+            kill_group(pgid, signal.SIGKILL)
 
     def unregister(self, pgid: int) -> None:
         with self._lock:
             self._groups.discard(pgid)
-
-
-def _killpg(pgid: int, sig: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, sig)
 
 
 @dataclass(frozen=True)
@@ -232,7 +226,7 @@ def probe_command(
         proc = _spawn(command, [], env, cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     except OSError as exc:
         return spawn_error_message(command, exc)
-    _killpg(proc.pid, signal.SIGKILL)
+    kill_group(proc.pid, signal.SIGKILL)
     try:
         proc.wait(timeout=timeout_ms / 1000)
     except subprocess.TimeoutExpired:
@@ -282,15 +276,15 @@ def run_command(
         )
     token.register(proc.pid)
     deadline = started + timeout_ms / 1000
-    watch = _ChildWatch(proc, token, deadline=deadline, fail_on_overflow=not discard_stdout)
+    watch = ChildWatch(proc, token, deadline=deadline, fail_on_overflow=not discard_stdout)
     try:
         watch.run()
     finally:
         watch.close_pipes()
         # Nothing of the group may outlive the command (a grandchild that kept running, say).
-        _killpg(proc.pid, signal.SIGKILL)
+        kill_group(proc.pid, signal.SIGKILL)
         token.unregister(proc.pid)
-        exit_code = _reap(proc)
+        exit_code = reap(proc)
     token.check()
     ended_early = watch.timed_out or watch.too_much_output
     return CommandResult(
@@ -303,111 +297,6 @@ def run_command(
         timeout_ms=timeout_ms,
         too_much_output=watch.too_much_output,
     )
-
-
-class _ChildWatch:
-    """Reads a running child's pipes until it is done, with deadlines that never wait for end-of-file.
-
-    Phases: running (until the child exits, the timeout, too much output, or cancellation) → on a
-    cancellation, SIGTERM then SIGKILL after TERM_GRACE_SECONDS → draining: once the child exited or
-    its group was killed, what is still buffered is read for at most PIPE_GRACE_SECONDS.
-    """
-
-    def __init__(
-        self, proc: subprocess.Popen[bytes], token: CancelToken, *, deadline: float, fail_on_overflow: bool
-    ) -> None:
-        self.proc = proc
-        self.token = token
-        self.deadline = deadline
-        self.fail_on_overflow = fail_on_overflow
-        self.stdout = CappedOutput()
-        self.stderr = CappedOutput()
-        self.timed_out = False
-        self.too_much_output = False
-        self._selector = selectors.DefaultSelector()
-        for pipe, sink in ((proc.stdout, self.stdout), (proc.stderr, self.stderr)):
-            if pipe is not None:
-                self._selector.register(pipe.fileno(), selectors.EVENT_READ, sink)
-        self._stop_reading_at: float | None = None  # set once the child is gone (exited or killed)
-        self._sigkill_at: float | None = None  # set on cancellation
-
-    def run(self) -> None:
-        while True:
-            now = time.monotonic()
-            if self._stop_reading_at is None:
-                self._check_child(now)
-            if self._stop_reading_at is not None and (now >= self._stop_reading_at or not self._open):
-                return
-            if not self._open:
-                # Pipes closed (the usual end) but the child still runs: wait for it, not for EOF.
-                self._wait_child(self._next_wake(now) - now)
-                continue
-            for key, _ in self._selector.select(max(0.0, self._next_wake(now) - now)):
-                self._read(key.fd, key.data)
-
-    @property
-    def _open(self) -> bool:
-        return bool(self._selector.get_map())
-
-    def _check_child(self, now: float) -> None:
-        if self.proc.poll() is not None:
-            self._stop_reading_at = now + PIPE_GRACE_SECONDS
-        elif self.token.cancelled:
-            if self._sigkill_at is None:
-                self._sigkill_at = now + TERM_GRACE_SECONDS
-                _killpg(self.proc.pid, signal.SIGTERM)
-            elif now >= self._sigkill_at:
-                self._kill(now)
-        elif now >= self.deadline:
-            self.timed_out = True
-            self._kill(now)
-
-    def _kill(self, now: float) -> None:
-        _killpg(self.proc.pid, signal.SIGKILL)
-        self._stop_reading_at = now + PIPE_GRACE_SECONDS
-
-    def _next_wake(self, now: float) -> float:
-        wake = now + POLL_SECONDS
-        for moment in (self._stop_reading_at, self.deadline if self._stop_reading_at is None else None):
-            if moment is not None:
-                wake = min(wake, moment)
-        return max(wake, now)
-
-    def _wait_child(self, seconds: float) -> None:
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.proc.wait(timeout=max(seconds, 0.001))
-
-    def _read(self, fd: int, sink: CappedOutput) -> None:
-        try:
-            data = os.read(fd, READ_CHUNK)
-        except BlockingIOError:
-            return
-        except OSError:
-            data = b""
-        if not data:
-            self._selector.unregister(fd)
-            sink.close()
-            return
-        sink.feed(data)
-        if sink.overflowed and self.fail_on_overflow and not self.too_much_output:
-            self.too_much_output = True
-            self._kill(time.monotonic())
-            self._stop_reading_at = time.monotonic()  # the content no longer matters: stop at once
-
-    def close_pipes(self) -> None:
-        self._selector.close()
-        for pipe in (self.proc.stdout, self.proc.stderr):
-            if pipe is not None:
-                pipe.close()
-
-
-def _reap(proc: subprocess.Popen[bytes]) -> int | None:
-    """The child's exit code once its group got SIGKILL; None if it cannot be reaped in time (stuck in
-    the kernel), rather than waiting for it."""
-    try:
-        return proc.wait(timeout=PIPE_GRACE_SECONDS)
-    except subprocess.TimeoutExpired:
-        return None
 
 
 def _ms_since(started: float) -> int:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from memwarm_cli.backends import process
+from memwarm_cli.backends import child_watch, process
 from memwarm_cli.backends.capped_output import MAX_OUTPUT_CHARS
 
 ENV = {"PATH": "/usr/bin:/bin"}
@@ -110,7 +110,7 @@ def test_cancellation_ends_a_child_that_ignores_sigterm_within_the_grace(
     elapsed = time.monotonic() - signalled
     assert not worker.is_alive(), "run_command did not return after cancellation"
     assert isinstance(outcome[0], process.Cancelled) and outcome[0].signum == signal.SIGTERM
-    bound = process.TERM_GRACE_SECONDS + process.PIPE_GRACE_SECONDS + 0.75
+    bound = child_watch.TERM_GRACE_SECONDS + child_watch.PIPE_GRACE_SECONDS + 0.75
     assert elapsed < bound, elapsed
     assert not _alive(int(in_group.read_text()))  # the sleep in the child's own group
 
