@@ -3,7 +3,7 @@
 Every operation walks from the state dir down through directory descriptors: the state dir itself is
 followed (the user may have made it a symlink), but each component below it is opened with
 O_DIRECTORY|O_NOFOLLOW and the file itself with O_NOFOLLOW. A symlink planted anywhere below the state
-dir is refused (ELOOP, "is a symbolic link"), never followed, so memwarm creates and writes nothing
+dir is refused (ELOOP, "it is a symbolic link"), never followed, so memwarm creates and writes nothing
 outside the state dir. The one exception is `write_atomically`'s rename, which replaces a symlink at the
 target name (the link, never what it points to) as rename always does.
 
@@ -71,10 +71,6 @@ class StatePath:
     def name(self) -> str:
         return self.parts[-1]
 
-    @property
-    def parent(self) -> StatePath | None:
-        return StatePath(self.state_dir, self.parts[:-1]) if len(self.parts) > 1 else None
-
     def __str__(self) -> str:
         return str(self.path)
 
@@ -124,8 +120,7 @@ def _open_dir(state_dir: Path, parts: Sequence[str], *, create: bool) -> _DirFd:
 
 def _located(exc: OSError, state_dir: Path, parts: Sequence[str]) -> OSError:
     """The same error, naming the full path rather than the component."""
-    located = OSError(exc.errno, exc.strerror, str(state_dir.joinpath(*parts)))
-    return located
+    return OSError(exc.errno, exc.strerror, str(state_dir.joinpath(*parts)))
 
 
 def _is_symlink_at(dir_fd: int, name: str) -> bool:
