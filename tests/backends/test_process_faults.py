@@ -136,11 +136,9 @@ def test_endless_output_of_a_captured_command_fails_it_at_the_cap(
     run = run_measured(["init-backends", "--json", "--probe"], env_of(scenario, state), timeout=60)
     assert run.returncode == ExitCode.FINDINGS, run.stderr
     agent = json.loads(run.stdout)["agents"][0]
-    assert (
-        agent["probe"]["error"]
-        == f"qmd search memory --json -n 1 -c memory-root-main -c memory-dir-main {TOO_MUCH}"
-    )
-    assert run.seconds < 15, run.seconds  # the probe's timeout is 4 s; the cap comes first
+    error = agent["probe"]["error"]
+    assert error.startswith("qmd search ") and error.endswith(f" {TOO_MUCH}"), error
+    assert run.seconds < 15, run.seconds  # the probe's timeout is 120 s; the cap comes first
     assert run.max_rss_kib - baseline.max_rss_kib < FLOOD_RSS_ALLOWANCE_KIB
 
 
