@@ -212,3 +212,17 @@ def test_a_full_disk_leaves_no_temp_file_and_fails_in_words(tmp_path: Path) -> N
     result, report = run(scenario, state)  # with room again, the next run recovers
     assert result.returncode == 0, result.stderr
     assert {a["status"] for a in report["agents"]} == {"armed"}
+
+
+def test_a_session_export_dir_below_the_state_dir_is_not_made_through_a_symlink(
+    tmp_path: Path, outside: Path
+) -> None:
+    """`mkdir -p` followed a symlinked `<state>/exports` and created the export dir outside the state dir."""
+    scenario, state = fake_scenario(tmp_path)
+    export_dir = scenario.state / "exports" / "main"
+    scenario.config["memory"]["qmd"]["sessions"] = {"enabled": True, "exportDir": str(export_dir)}
+    scenario.write_config()
+    (scenario.state / "exports").symlink_to(outside.parent, target_is_directory=True)
+    result, report = run(scenario, state)
+    assert result.returncode == ExitCode.FINDINGS, result.stderr
+    assert report["agents"][0]["reason"] == f"cannot prepare {scenario.state / 'exports'}: {SYMLINK}"
