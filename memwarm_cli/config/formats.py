@@ -6,6 +6,7 @@ when asked, a position tree. yaml and tomllib are imported only when such a file
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
@@ -79,6 +80,52 @@ def _plain(value: Any) -> Any:
     return value
 
 
+# PyYAML's implicit types that JSON5 has too (null, booleans, numbers); the rest stays text as written.
+_YAML_TEXT_TAGS = frozenset(
+    {"tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:value", "tag:yaml.org,2002:yaml"}
+)
+_YAML_INT = re.compile(r"^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+)$")
+_YAML_FLOAT = re.compile(
+    r"^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?"
+    r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
+)
+_YAML_TAG_PREFIX = "tag:yaml.org,2002:"
+
+
+@functools.cache
+def _yaml_loader() -> type[yaml.SafeLoader]:
+    """SafeLoader without the implicit types OpenClaw has no counterpart for.
+
+    Dates (`2026-02-30` made PyYAML raise), sexagesimal numbers (`1:30`, 90 in YAML 1.1) and the `=`
+    value key stay the text the user wrote, as JSON5 would hold them. Explicit tags still convert.
+    """
+    import yaml
+
+    resolvers: dict[Any, list[tuple[str, re.Pattern[str]]]] = {}
+    for first, entries in yaml.SafeLoader.yaml_implicit_resolvers.items():
+        kept = []
+        for tag, pattern in entries:
+            if tag in _YAML_TEXT_TAGS:
+                continue
+            if tag == _YAML_TAG_PREFIX + "int":
+                pattern = _YAML_INT
+            elif tag == _YAML_TAG_PREFIX + "float":
+                pattern = _YAML_FLOAT
+            kept.append((tag, pattern))
+        if kept:
+            resolvers[first] = kept
+
+    class ConfigYamlLoader(yaml.SafeLoader):
+        pass
+
+    ConfigYamlLoader.yaml_implicit_resolvers = resolvers
+    return ConfigYamlLoader
+
+
+def _short_tag(tag: str) -> str:
+    return "!!" + tag[len(_YAML_TAG_PREFIX) :] if tag.startswith(_YAML_TAG_PREFIX) else tag
+
+
 def _parse_yaml(text: str, file: str, track: bool) -> tuple[Any, PNode | None]:
     import yaml
 
@@ -90,7 +137,7 @@ def _parse_yaml(text: str, file: str, track: bool) -> tuple[Any, PNode | None]:
         return ParseError(f"YAML: {message}", mark.line + 1, mark.column + 1)
 
     try:
-        loader = yaml.SafeLoader(text)
+        loader = _yaml_loader()(text)
     except yaml.reader.ReaderError as exc:
         before = text[: exc.position]
         line = before.count("\n") + 1
@@ -127,14 +174,24 @@ class _YamlBuilder:
         return Loc(self.file, node.start_mark.line + 1, node.start_mark.column + 1)
 
     def scalar(self, node: yaml.ScalarNode) -> Any:
+        import yaml
+
+        if node.tag == "tag:yaml.org,2002:str":
+            return node.value
         try:
             return _plain(self.loader.construct_object(node))
-        except ValueError:
+        except yaml.YAMLError:
+            raise  # already positioned (an unknown tag, bad base64)
+        except Exception:  # whatever a constructor raises, the value is what is wrong
             # int() refuses more than 4300 decimal digits; JS reads such a number as +-Infinity.
             digits = node.value.replace("_", "")
             if node.tag == "tag:yaml.org,2002:int" and digits.lstrip("+-").isdigit():
                 return float(digits)
-            raise
+            shown = node.value if len(node.value) <= 40 else node.value[:40] + "..."
+            raise yaml.MarkedYAMLError(
+                problem=f'"{shown}" is not a valid {_short_tag(node.tag)} value',
+                problem_mark=node.start_mark,
+            ) from None
 
     def build(self, node: yaml.Node) -> tuple[Any, dict[str, PNode] | list[PNode] | None]:
         import yaml
