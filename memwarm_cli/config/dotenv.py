@@ -16,6 +16,8 @@ _LINE = re.compile(
     r"(?:^|^)\s*(?:export\s+)?([\w.-]+)(?:\s*=\s*?|:\s+?)(\s*'(?:\\'|[^'])*'|\s*\"(?:\\\"|[^\"])*\"|\s*`(?:\\`|[^`])*`|[^#\r\n]+)?\s*(?:#.*)?(?:$|$)",
     re.MULTILINE,
 )
+# A safety cap: a `.env` holds a few variables; a huge file there is a mistake, not settings.
+MAX_DOTENV_BYTES = 16 * 1024 * 1024
 _QUOTED = re.compile(r"^(['\"`])([\s\S]*)\1$")
 
 
@@ -37,12 +39,13 @@ def parse_dotenv(text: str) -> dict[str, str]:
 
 def load_dotenv_file(path: Path, env: MutableMapping[str, str]) -> list[str]:
     """Add the file's variables that `env` does not have yet; returns their names. Errors are ignored."""
+    from memwarm_cli.config.regularfile import FileTooLargeError, NotRegularFileError, read_regular_file
+
     try:
-        if not path.is_file():
-            return []
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except (OSError, ValueError):
+        data, _ = read_regular_file(path, MAX_DOTENV_BYTES)
+    except (OSError, ValueError, NotRegularFileError, FileTooLargeError):
         return []
+    text = data.decode("utf-8", errors="replace")
     added: list[str] = []
     for key, value in parse_dotenv(text).items():
         if key not in env and "\0" not in value:

@@ -7,7 +7,6 @@ content keeps pointing at the file and line it came from.
 from __future__ import annotations
 
 import os
-import stat
 from typing import Any
 
 from memwarm_cli.config.positions import Duplicate, Loc, PNode, join_path
@@ -228,22 +227,17 @@ class IncludeProcessor:
             "Include file failed security checks "
             f"(regular file, max {MAX_INCLUDE_FILE_BYTES} bytes, no hardlinks): {include_path}"
         )
+        from memwarm_cli.config.regularfile import FileTooLargeError, NotRegularFileError, read_regular_file
+
         try:
-            st = os.stat(resolved)
+            data, st = read_regular_file(resolved, MAX_INCLUDE_FILE_BYTES)
+        except (NotRegularFileError, FileTooLargeError):
+            raise IncludeError(security, loc) from None
         except (OSError, ValueError) as exc:
             error = IncludeError(failed_read, loc)
             error.cause = exc
             raise error from None
-        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_INCLUDE_FILE_BYTES or st.st_nlink > 1:
-            raise IncludeError(security, loc)
-        try:
-            with open(resolved, "rb") as handle:
-                data = handle.read(MAX_INCLUDE_FILE_BYTES + 1)
-        except (OSError, ValueError) as exc:
-            error = IncludeError(failed_read, loc)
-            error.cause = exc
-            raise error from None
-        if len(data) > MAX_INCLUDE_FILE_BYTES:
+        if st.st_nlink > 1:
             raise IncludeError(security, loc)
         return data
 

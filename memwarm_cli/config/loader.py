@@ -7,7 +7,6 @@ and `config check` judges the values separately.
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,38 +40,22 @@ class LoadedConfig:
     env_applied: list[str] = field(default_factory=list)  # names the config's `env` section set
 
 
-_FILE_KINDS = {
-    stat.S_IFIFO: "a FIFO",
-    stat.S_IFSOCK: "a socket",
-    stat.S_IFCHR: "a character device",
-    stat.S_IFBLK: "a block device",
-}
-
-
-def _open_nonblocking(path: str, flags: int) -> int:
-    # A FIFO without a writer would block open() (and read()) forever; O_NONBLOCK returns at once, and
-    # the fstat below refuses anything that is not a regular file before a byte is read.
-    return os.open(path, flags | os.O_NONBLOCK)
-
-
 def read_config_bytes(path: Path) -> bytes:
     """Read a config file (a regular file, like the `$include` reader requires); every failure is a
     one-line ConfigError."""
+    from memwarm_cli.config.regularfile import FileTooLargeError, NotRegularFileError, read_regular_file
+
     file = str(path)
     try:
-        with open(path, "rb", opener=_open_nonblocking) as handle:
-            mode = os.fstat(handle.fileno()).st_mode
-            if stat.S_ISDIR(mode):
-                raise ConfigError(file, "is a directory, not a config file")
-            if not stat.S_ISREG(mode):
-                kind = _FILE_KINDS.get(stat.S_IFMT(mode), "a special file")
-                raise ConfigError(file, f"is {kind}, not a regular file: cannot read it as a config")
-            data = handle.read(MAX_CONFIG_BYTES + 1)
-        if len(data) > MAX_CONFIG_BYTES:
-            raise ConfigError(file, f"config file is larger than {MAX_CONFIG_BYTES // (1024 * 1024)} MiB")
-        return data
-    except ConfigError:
-        raise
+        return read_regular_file(path, MAX_CONFIG_BYTES)[0]
+    except NotRegularFileError as exc:
+        if exc.kind == "a directory":
+            raise ConfigError(file, "is a directory, not a config file") from None
+        raise ConfigError(file, f"is {exc.kind}, not a regular file: cannot read it as a config") from None
+    except FileTooLargeError:
+        raise ConfigError(
+            file, f"config file is larger than {MAX_CONFIG_BYTES // (1024 * 1024)} MiB"
+        ) from None
     except FileNotFoundError:
         raise ConfigError(file, "config file not found") from None
     except IsADirectoryError:

@@ -392,15 +392,15 @@ def test_size_cap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def test_read_failures_are_one_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, error: OSError, message: str
 ) -> None:
-    from memwarm_cli.config import loader
+    from memwarm_cli.config import regularfile
 
     cfg = tmp_path / "c.json"
     cfg.write_text("{}")
 
-    def failing_open(*args: object, **kwargs: object) -> None:
+    def failing_read(*args: object, **kwargs: object) -> None:
         raise error
 
-    monkeypatch.setattr(loader, "open", failing_open, raising=False)
+    monkeypatch.setattr(regularfile, "read_available", failing_read)
     with pytest.raises(ConfigError) as info:
         load_config(str(cfg), env_for(tmp_path))
     assert str(info.value) == f"{cfg}: {message}"
