@@ -15,6 +15,10 @@ from memwarm_cli.jsstring import js_typeof
 INCLUDE_KEY = "$include"
 MAX_INCLUDE_DEPTH = 10
 MAX_INCLUDE_FILE_BYTES = 2 * 1024 * 1024
+# memwarm's own bounds on the whole include tree (upstream has none): every inclusion counts, so a file
+# included ten times counts ten times. Real configs stay far below both.
+MAX_INCLUDE_FILES = 10_000
+MAX_INCLUDE_TOTAL_BYTES = 8 * 1024 * 1024
 _BLOCKED_KEYS = frozenset({"__proto__", "prototype", "constructor"})
 
 
@@ -48,36 +52,61 @@ def _safe_realpath(path: str) -> str:
 def deep_merge(
     target: Any, target_pos: PNode | None, source: Any, source_pos: PNode | None
 ) -> tuple[Any, PNode | None]:
-    """`deepMerge`: arrays concatenate (target first), plain objects merge recursively, else source wins."""
+    """`deepMerge`: arrays concatenate (target first), plain objects merge recursively, else source wins.
+
+    `target` (and `target_pos`) are updated in place and returned. Upstream copies at every merge, which
+    makes merging many includes into one accumulator quadratic; here every value is freshly parsed and
+    owned by the caller, so in place gives the same result in linear time.
+    """
+    both_pos = target_pos is not None and source_pos is not None
     if isinstance(target, list) and isinstance(source, list):
-        pos = None
-        if target_pos is not None and source_pos is not None:
-            t_children = target_pos.children if isinstance(target_pos.children, list) else []
-            s_children = source_pos.children if isinstance(source_pos.children, list) else []
-            pos = PNode(target_pos.loc, [*t_children, *s_children])
-        return [*target, *source], pos
+        target.extend(source)
+        if not both_pos:
+            return target, None
+        assert target_pos is not None and source_pos is not None
+        if not isinstance(target_pos.children, list):
+            target_pos.children = []
+        if isinstance(source_pos.children, list):
+            target_pos.children.extend(source_pos.children)
+        return target, target_pos
     if isinstance(target, dict) and isinstance(source, dict):
-        result = dict(target)
         children: dict[str, PNode] | None = None
-        if target_pos is not None and source_pos is not None:
-            children = dict(target_pos.children) if isinstance(target_pos.children, dict) else {}
+        if both_pos:
+            assert target_pos is not None
+            if not isinstance(target_pos.children, dict):
+                target_pos.children = {}
+            children = target_pos.children
         for key, value in source.items():
             if key in _BLOCKED_KEYS:
                 continue
             s_child = source_pos.child(key) if source_pos is not None else None
-            if key in result:
+            if key in target:
                 t_child = target_pos.child(key) if target_pos is not None else None
-                merged, merged_pos = deep_merge(result[key], t_child, value, s_child)
-                result[key] = merged
+                merged, merged_pos = deep_merge(target[key], t_child, value, s_child)
+                target[key] = merged
                 if children is not None:
                     children[key] = merged_pos if merged_pos is not None else s_child or t_child  # type: ignore[assignment]
             else:
-                result[key] = value
+                target[key] = value
                 if children is not None and s_child is not None:
                     children[key] = s_child
-        pos = PNode(target_pos.loc, children) if target_pos is not None and children is not None else None
-        return result, pos
+        return target, (target_pos if children is not None else None)
     return source, source_pos
+
+
+class _Budget:
+    """The work one config's includes may cause, shared by every nested processor.
+
+    Upstream bounds each file (2 MiB) and the depth (10), but not the total: ten files that each include
+    the next ten times ask for 10^10 loads. Each inclusion counts, however often the file was read.
+    """
+
+    __slots__ = ("exhausted", "files", "total_bytes")
+
+    def __init__(self) -> None:
+        self.files = 0
+        self.total_bytes = 0
+        self.exhausted = False
 
 
 class IncludeProcessor:
@@ -89,8 +118,10 @@ class IncludeProcessor:
         track: bool = False,
         errors: list[IncludeError] | None = None,
         duplicates: list[Duplicate] | None = None,
+        budget: _Budget | None = None,
     ) -> None:
         self.base_path = base_path
+        self.budget = budget if budget is not None else _Budget()
         self.visited: list[str] = [os.path.normpath(base_path)]
         self.depth = 0
         self.root_dir = os.path.normpath(root_dir if root_dir is not None else os.path.dirname(base_path))
@@ -190,12 +221,36 @@ class IncludeProcessor:
             raise IncludeError(
                 f"Maximum include depth ({MAX_INCLUDE_DEPTH}) exceeded at: {include_path}", loc
             )
+        budget = self.budget
+        if budget.exhausted:
+            return {}, None  # the limit was reported once where it was crossed; stop loading
+        budget.files += 1
+        if budget.files > MAX_INCLUDE_FILES:
+            budget.exhausted = True
+            raise IncludeError(
+                f"Include limit exceeded: more than {MAX_INCLUDE_FILES} $include files loaded in total "
+                f"(each inclusion counts) at: {include_path}",
+                loc,
+            )
         raw = self._read_file(include_path, resolved, loc)
+        budget.total_bytes += len(raw)
+        if budget.total_bytes > MAX_INCLUDE_TOTAL_BYTES:
+            budget.exhausted = True
+            raise IncludeError(
+                f"Include limit exceeded: more than {MAX_INCLUDE_TOTAL_BYTES // (1024 * 1024)} MiB read "
+                f"from $include files in total (each inclusion counts) at: {include_path}",
+                loc,
+            )
         parsed, parsed_pos = self._parse_file(include_path, resolved, raw, loc)
         if self.duplicates is not None and parsed_pos is not None and parsed_pos.duplicates:
             self.duplicates.extend(parsed_pos.duplicates)
         nested = IncludeProcessor(
-            resolved, self.root_dir, track=self.track, errors=self.errors, duplicates=self.duplicates
+            resolved,
+            self.root_dir,
+            track=self.track,
+            errors=self.errors,
+            duplicates=self.duplicates,
+            budget=budget,
         )
         nested.visited = [*self.visited, resolved]
         nested.depth = self.depth + 1

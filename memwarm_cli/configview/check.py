@@ -101,7 +101,13 @@ def _loc_at(root: PNode | None, *keys: str | int) -> Loc | None:
 def _include_findings(errors: list[IncludeError], out: _Collector) -> None:
     from memwarm_cli.config.formats import ParseError
 
+    seen: set[tuple[str, str, Loc | None]] = set()
     for exc in errors:
+        # A file included n times fails n times at the same place: one finding says it.
+        key = (exc.path, exc.message, exc.loc)
+        if key in seen:
+            continue
+        seen.add(key)
         out.add("error", exc.path, exc.message, exc.loc)
         cause = exc.cause
         if isinstance(cause, ParseError):
