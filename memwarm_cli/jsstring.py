@@ -69,6 +69,21 @@ def to_well_formed(text: str) -> str:
     return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def well_formed_with_escapes(text: str) -> tuple[str, str]:
+    """Text decoded from `\\u` escapes, as Node writes it to the OS: adjacent surrogate escapes form
+    their character, lone ones become U+FFFD. Also returns the lone ones as escapes (`\\ud800`), or ""."""
+    if _SURROGATE.search(text) is None:
+        return text, ""
+    joined = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+    lone = _SURROGATE.findall(joined)
+    if not lone:
+        return joined, ""
+    return to_well_formed(joined), "".join(f"\\u{ord(ch):04x}" for ch in lone)
+
+
 # ---- values as JavaScript shows them (messages, env assignment, object keys) ----------------------
 
 

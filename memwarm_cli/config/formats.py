@@ -11,8 +11,8 @@ import re
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
-from memwarm_cli.config.positions import Duplicate, Loc, PNode
-from memwarm_cli.jsstring import js_int, js_string
+from memwarm_cli.config.positions import Duplicate, Loc, LoneSurrogate, ParseNote, PNode
+from memwarm_cli.jsstring import js_int, js_string, well_formed_with_escapes
 
 if TYPE_CHECKING:
     import yaml
@@ -156,8 +156,10 @@ def _parse_yaml(text: str, file: str, track: bool) -> tuple[Any, PNode | None]:
     finally:
         loader.dispose()
     node = PNode(Loc(file, root.start_mark.line + 1, root.start_mark.column + 1), children) if track else None
-    if node is not None and builder.duplicates:
-        node.duplicates = builder.duplicates
+    if node is not None:
+        builder.note_lone(node.loc)
+        if builder.notes:
+            node.notes = builder.notes
     return value, node
 
 
@@ -168,16 +170,27 @@ class _YamlBuilder:
         self.track = track
         self.count = 0
         self.active: set[int] = set()
-        self.duplicates: list[Duplicate] = []
+        self.notes: list[ParseNote] = []
+        self.lone = ""  # the lone surrogates the last double-quoted scalar held, until its entry notes them
 
     def loc(self, node: yaml.Node) -> Loc:
         return Loc(self.file, node.start_mark.line + 1, node.start_mark.column + 1)
+
+    def note_lone(self, loc: Loc, key_lone: str = "") -> None:
+        """Note the lone surrogates the entry at `loc` held (its key's and its string value's)."""
+        lone, self.lone = key_lone + self.lone, ""
+        if lone:
+            self.notes.append(LoneSurrogate(loc, lone))
 
     def scalar(self, node: yaml.ScalarNode) -> Any:
         import yaml
 
         if node.tag == "tag:yaml.org,2002:str":
-            return node.value
+            if node.style != '"':  # only double-quoted scalars have escapes such as "\ud800"
+                return node.value
+            text, lone = well_formed_with_escapes(node.value)
+            self.lone += lone
+            return text
         try:
             return _plain(self.loader.construct_object(node))
         except yaml.YAMLError:
@@ -214,7 +227,9 @@ class _YamlBuilder:
                     value, sub = self.build(item)
                     items.append(value)
                     if item_locs is not None:
-                        item_locs.append(PNode(self.loc(item), sub))
+                        item_loc = self.loc(item)
+                        item_locs.append(PNode(item_loc, sub))
+                        self.note_lone(item_loc)
                 return items, item_locs
             assert isinstance(node, yaml.MappingNode)
             own = {id(key_node) for key_node, _ in node.value}  # not brought in by a `<<` merge key
@@ -228,15 +243,17 @@ class _YamlBuilder:
                         problem="mapping keys must be plain values", problem_mark=key_node.start_mark
                     )
                 key = js_string(self.scalar(key_node))
+                key_lone, self.lone = self.lone, ""
                 value, sub = self.build(value_node)
                 result[key] = value
                 if entry_locs is not None:
                     key_loc = self.loc(key_node)
                     if id(key_node) in own:
                         if key in own_keys:
-                            self.duplicates.append(Duplicate(key_loc, entry_locs[key].loc, key))
+                            self.notes.append(Duplicate(key_loc, entry_locs[key].loc, key))
                         own_keys.add(key)
                     entry_locs[key] = PNode(key_loc, sub)
+                    self.note_lone(key_loc, key_lone)
             return result, entry_locs
         finally:
             self.active.discard(id(node))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from memwarm_cli.config.positions import Duplicate, Loc, PNode, join_path
+from memwarm_cli.config.positions import Loc, ParseNote, PNode, join_path
 from memwarm_cli.jsstring import js_typeof
 
 INCLUDE_KEY = "$include"
@@ -117,7 +117,7 @@ class IncludeProcessor:
         *,
         track: bool = False,
         errors: list[IncludeError] | None = None,
-        duplicates: list[Duplicate] | None = None,
+        notes: list[ParseNote] | None = None,
         budget: _Budget | None = None,
     ) -> None:
         self.base_path = base_path
@@ -130,7 +130,7 @@ class IncludeProcessor:
         # When a list is given, include errors are collected there (for `config check`) and the failing
         # include counts as an empty object; otherwise the first error is raised, as upstream does.
         self.errors = errors
-        self.duplicates = duplicates  # duplicate keys found in included files (with positions only)
+        self.notes = notes  # what the parsers noted in included files (with positions only)
 
     def _recover(self, exc: IncludeError, path: str) -> None:
         if self.errors is None:
@@ -242,14 +242,14 @@ class IncludeProcessor:
                 loc,
             )
         parsed, parsed_pos = self._parse_file(include_path, resolved, raw, loc)
-        if self.duplicates is not None and parsed_pos is not None and parsed_pos.duplicates:
-            self.duplicates.extend(parsed_pos.duplicates)
+        if self.notes is not None and parsed_pos is not None and parsed_pos.notes:
+            self.notes.extend(parsed_pos.notes)
         nested = IncludeProcessor(
             resolved,
             self.root_dir,
             track=self.track,
             errors=self.errors,
-            duplicates=self.duplicates,
+            notes=self.notes,
             budget=budget,
         )
         nested.visited = [*self.visited, resolved]
@@ -318,11 +318,11 @@ def resolve_includes(
     *,
     track: bool = False,
     errors: list[IncludeError] | None = None,
-    duplicates: list[Duplicate] | None = None,
+    notes: list[ParseNote] | None = None,
 ) -> tuple[Any, PNode | None]:
     """Resolve every `$include` in a parsed config whose file is `config_path`.
 
     With `errors`, failures are collected there instead of raised (the failing include counts as `{}`).
     """
-    processor = IncludeProcessor(config_path, track=track, errors=errors, duplicates=duplicates)
+    processor = IncludeProcessor(config_path, track=track, errors=errors, notes=notes)
     return processor.process(data, pos)

@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from memwarm_cli.config.positions import Duplicate, LineIndex, Loc, PNode
-from memwarm_cli.jsstring import JS_WHITESPACE, js_int
+from memwarm_cli.config.positions import Duplicate, LineIndex, Loc, LoneSurrogate, ParseNote, PNode
+from memwarm_cli.jsstring import JS_WHITESPACE, js_int, well_formed_with_escapes
 
 # JSON5 WhiteSpace (TAB, VT, FF, SP, NBSP, BOM, every Zs) plus LineTerminator (LF, CR, LS, PS) is
 # exactly the set JS `trim()` strips.
@@ -64,14 +64,16 @@ def _format_char(ch: str) -> str:
 
 
 class _Reader:
-    __slots__ = ("duplicates", "file", "index", "text", "track")
+    __slots__ = ("file", "index", "lone", "notes", "text", "track")
 
     def __init__(self, text: str, file: str, track: bool) -> None:
         self.text = text
         self.file = file
         self.track = track
         self.index: LineIndex | None = None
-        self.duplicates: list[Duplicate] = []
+        self.notes: list[ParseNote] = []
+        # The lone surrogates the last string held (escaped), until its entry notes them.
+        self.lone = ""
 
     # -- positions and errors -------------------------------------------------------------------------
 
@@ -101,6 +103,19 @@ class _Reader:
                 raise self.fail(len(text))  # unterminated block comment
             raise self.fail(pos + 1)
         return pos
+
+    def well_formed(self, text: str) -> str:
+        """A string with escapes decoded: surrogate pairs joined, lone surrogates U+FFFD (as Node writes
+        them to file names, argv and env), remembered in `lone` for the entry to note."""
+        text, lone = well_formed_with_escapes(text)
+        self.lone += lone
+        return text
+
+    def note_lone(self, loc: Loc, key_lone: str = "") -> None:
+        """Note the lone surrogates the entry at `loc` held (its key's and its string value's)."""
+        lone, self.lone = key_lone + self.lone, ""
+        if lone:
+            self.notes.append(LoneSurrogate(loc, lone))
 
     # -- values -----------------------------------------------------------------------------------------
 
@@ -151,7 +166,7 @@ class _Reader:
                 raise self.fail(i)
             ch = text[i]
             if ch == quote:
-                return _join_surrogates("".join(parts)), i + 1
+                return self.well_formed("".join(parts)), i + 1
             if ch == "\\":
                 i += 1
                 if i >= n:
@@ -214,7 +229,7 @@ class _Reader:
             raise self.fail(pos)
         raw = m.group()
         if "\\" in raw:
-            raw = _join_surrogates(re.sub(r"\\u([0-9a-fA-F]{4})", lambda h: chr(int(h.group(1), 16)), raw))
+            raw = self.well_formed(re.sub(r"\\u([0-9a-fA-F]{4})", lambda h: chr(int(h.group(1), 16)), raw))
         return raw, m.end()
 
     def obj(self, pos: int) -> tuple[dict[str, Any], dict[str, PNode] | None, int]:
@@ -227,6 +242,7 @@ class _Reader:
                 return result, children, pos + 1
             key_start = pos
             key, pos = self.key(pos)
+            key_lone, self.lone = self.lone, ""
             pos = self.skip(pos)
             if pos >= len(text) or text[pos] != ":":
                 raise self.fail(pos)
@@ -236,8 +252,9 @@ class _Reader:
             if children is not None:
                 key_loc = self.loc(key_start)
                 if key in children:
-                    self.duplicates.append(Duplicate(key_loc, children[key].loc, key))
+                    self.notes.append(Duplicate(key_loc, children[key].loc, key))
                 children[key] = PNode(key_loc, sub)
+                self.note_lone(key_loc, key_lone)
             pos = self.skip(pos)
             if pos < len(text) and text[pos] == ",":
                 pos = self.skip(pos + 1)
@@ -258,7 +275,9 @@ class _Reader:
             value, sub, pos = self.value(pos)
             result.append(value)
             if children is not None:
-                children.append(PNode(self.loc(start), sub))
+                item_loc = self.loc(start)
+                children.append(PNode(item_loc, sub))
+                self.note_lone(item_loc)
             pos = self.skip(pos)
             if pos < len(text) and text[pos] == ",":
                 pos = self.skip(pos + 1)
@@ -266,13 +285,6 @@ class _Reader:
             if pos < len(text) and text[pos] == "]":
                 return result, children, pos + 1
             raise self.fail(pos)
-
-
-def _join_surrogates(text: str) -> str:
-    """`\\uD83D\\uDE00` escapes form one character, as in JS; lone surrogates stay."""
-    if not any("\ud800" <= ch <= "\udfff" for ch in text):
-        return text
-    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
 
 
 # The largest integer a double holds exactly, with every integer below it (Number.MAX_SAFE_INTEGER + 1).
@@ -309,8 +321,10 @@ def parse_json5(text: str, file: str = "<string>", *, track: bool = False) -> tu
     if pos < len(text):
         raise reader.fail(pos)
     node = PNode(reader.loc(start), children) if track else None
-    if node is not None and reader.duplicates:
-        node.duplicates = reader.duplicates
+    if node is not None:
+        reader.note_lone(node.loc)
+        if reader.notes:
+            node.notes = reader.notes
     return value, node
 
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from memwarm_cli.config.envsubst import ConfigWarning, apply_config_env_vars, substitute_env
 from memwarm_cli.config.paths import ConfigSource, resolve_config_source, resolve_state_dir, stat_problem
-from memwarm_cli.config.positions import Duplicate, PNode, join_path
+from memwarm_cli.config.positions import Duplicate, ParseNote, PNode, join_path
 from memwarm_cli.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -85,13 +85,13 @@ def _resolve(
     from memwarm_cli.config.includes import IncludeError, resolve_includes
 
     parsed, pos = parse_config_file(path, track=track)
-    duplicates = list(pos.duplicates) if pos is not None and pos.duplicates else []
+    notes = list(pos.notes) if pos is not None and pos.notes else []
     try:
         data, merged = resolve_includes(
-            parsed, pos, str(path), track=track, errors=include_errors, duplicates=duplicates
+            parsed, pos, str(path), track=track, errors=include_errors, notes=notes
         )
-        if merged is not None and duplicates:
-            merged.duplicates = duplicates
+        if merged is not None and notes:
+            merged.notes = notes
         return data, merged
     except IncludeError as exc:
         if exc.loc is None and not track:
@@ -103,8 +103,9 @@ def _resolve(
         raise ConfigError(loc.file, exc.message, loc.line, loc.column) from None
 
 
-def _duplicate_warnings(root: PNode, duplicates: list[Duplicate]) -> list[ConfigWarning]:
-    """A warning for each key given twice in one object, at the later one (whose value is used)."""
+def _note_warnings(root: PNode, notes: list[ParseNote]) -> list[ConfigWarning]:
+    """A warning for each key given twice in one object, at the later one (whose value is used), and
+    for each key or value that held lone surrogates."""
     paths: dict[int, str] = {}
 
     def walk(node: PNode, path: str) -> None:
@@ -119,7 +120,16 @@ def _duplicate_warnings(root: PNode, duplicates: list[Duplicate]) -> list[Config
 
     walk(root, "")
     warnings = []
-    for dup in duplicates:
+    for dup in notes:
+        if not isinstance(dup, Duplicate):
+            loc = dup.loc
+            message = (
+                f"lone surrogate {dup.escapes} in this key or value: Node writes it as U+FFFD wherever "
+                "the text reaches a file name, a command or an environment variable; memwarm reads it "
+                "as U+FFFD"
+            )
+            warnings.append(ConfigWarning(message, paths.get(id(loc), ""), loc.file, loc.line, loc.column))
+            continue
         earlier = dup.earlier
         where = f"line {earlier.line}, column {earlier.column}"
         if earlier.file != dup.later.file:
@@ -194,8 +204,8 @@ def load_config(
             return LoadedConfig(source, {}, env_map, state_dir, [warning], None, [])
         applied = apply_config_env_vars(raw, env_map)
         data, warnings = substitute_env(raw, pos, env_map, file)
-        if pos is not None and pos.duplicates:
-            warnings = _duplicate_warnings(pos, pos.duplicates) + warnings
+        if pos is not None and pos.notes:
+            warnings = _note_warnings(pos, pos.notes) + warnings
     except RecursionError:
         raise ConfigError(file, "the config is nested too deeply") from None
     return LoadedConfig(source, data, env_map, state_dir, warnings, pos, applied)

@@ -34,16 +34,31 @@ class Duplicate:
     key: str
 
 
+@dataclass(frozen=True, slots=True)
+class LoneSurrogate:
+    """A key or value that held lone surrogates (`"\\ud800"` is valid JSON5), read as U+FFFD.
+
+    `loc` is the entry's (the same object as its PNode's), `escapes` the surrogates as `\\udXXX`.
+    """
+
+    loc: Loc
+    escapes: str
+
+
+# What a parser noticed about a document besides its values (config check reports them as warnings).
+ParseNote = Duplicate | LoneSurrogate
+
+
 class PNode:
     """Position of one value, and of its children (dict for objects, list for arrays, None for scalars)."""
 
-    __slots__ = ("children", "duplicates", "loc")
+    __slots__ = ("children", "loc", "notes")
 
     def __init__(self, loc: Loc, children: dict[str, PNode] | list[PNode] | None = None) -> None:
         self.loc = loc
         self.children = children
-        # Only on a parsed document's root: keys that appear twice in one object (later, earlier, key).
-        self.duplicates: list[Duplicate] | None = None
+        # Only on a parsed document's root: keys given twice in one object, lone surrogates replaced.
+        self.notes: list[ParseNote] | None = None
 
     def child(self, key: str | int) -> PNode | None:
         children = self.children
