@@ -10,24 +10,30 @@ from datetime import UTC, datetime, timedelta, tzinfo
 from memwarm_cli.errors import UsageError
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-# Python dates stop at years 1 and 9999; keep a day of margin for the widest zone offsets.
-_EARLIEST_MS = (datetime(1, 1, 2, tzinfo=UTC) - EPOCH) // timedelta(milliseconds=1)
-_LATEST_MS = (datetime(9999, 12, 30, tzinfo=UTC) - EPOCH) // timedelta(milliseconds=1)
+# A JS Date holds instants up to 8.64e15 ms either side of the epoch (years -271821 to 275760).
+JS_MAX_MS = 8_640_000_000_000_000
 _EPOCH_MS = re.compile(r"^-?\d+$")
 
 
 def utc_instant(ms: float) -> datetime:
-    """The UTC datetime of epoch milliseconds (fractions truncated toward minus infinity)."""
+    """The UTC datetime of epoch milliseconds (fractions truncated toward minus infinity).
+
+    OverflowError outside Python's years 1 to 9999.
+    """
     return EPOCH + timedelta(milliseconds=math.floor(ms))
 
 
 def parse_instant(text: str | None) -> int:
-    """`--at`: ISO 8601 with an offset or `Z`, or integer epoch milliseconds; None means now."""
+    """`--at`: ISO 8601 with an offset or `Z`, or integer epoch milliseconds; None means now.
+
+    Any instant a JS Date holds is accepted here; whether its date window can be computed is decided
+    with the zone and the window (`startup.plan.build_window`).
+    """
     if text is None:
         return time.time_ns() // 1_000_000
     value = text.strip()
     if _EPOCH_MS.match(value):
-        at_ms = int(value) if len(value) <= 20 else _LATEST_MS + 1
+        at_ms = int(value) if len(value) <= 20 else JS_MAX_MS + 1
     else:
         try:
             moment = datetime.fromisoformat(value)
@@ -41,10 +47,18 @@ def parse_instant(text: str | None) -> int:
         try:
             at_ms = (moment - EPOCH) // timedelta(milliseconds=1)
         except OverflowError:
-            at_ms = _LATEST_MS + 1
-    if not _EARLIEST_MS <= at_ms <= _LATEST_MS:
-        raise UsageError(f'--at: "{text}" is out of range (years 0001 to 9999)')
+            at_ms = JS_MAX_MS + 1
+    if not -JS_MAX_MS <= at_ms <= JS_MAX_MS:
+        raise UsageError(f'--at: "{text}" is out of range: JavaScript dates end 8.64e15 ms from the epoch')
     return at_ms
+
+
+def describe_instant(at_ms: int) -> str:
+    """The instant as ISO 8601 when Python can write it, else as epoch milliseconds."""
+    try:
+        return iso_utc(at_ms)
+    except (OverflowError, ValueError):
+        return f"{at_ms} ms from the epoch"
 
 
 def iso_utc(at_ms: int) -> str:
