@@ -119,24 +119,6 @@ def resolve_default_workspace_dir(env: Mapping[str, str]) -> Path:
     return home / ".openclaw" / "workspace"
 
 
-def resolve_agent_workspace_dir(cfg: Mapping[str, Any], agent_id: str, env: Mapping[str, str]) -> Path:
-    """`resolveAgentWorkspaceDir` (§8.3 with the pinned choices)."""
-    agent = normalize_agent_id(agent_id)
-    entry = find_agent_entry(cfg, agent)
-    own = js_trimmed_string(entry.get("workspace")) if entry is not None else None
-    if own is not None:
-        resolved = resolve_user_path(own, env)
-        if resolved is not None:
-            return _strip_nul(resolved)
-    fallback_text = js_trimmed_string(_defaults_section(cfg).get("workspace"))
-    fallback = resolve_user_path(fallback_text, env) if fallback_text is not None else None
-    if agent == resolve_default_agent_id(cfg):
-        return _strip_nul(fallback if fallback is not None else resolve_default_workspace_dir(env))
-    if fallback is not None:
-        return _strip_nul(Path(os.path.join(fallback, agent)))
-    return _strip_nul(resolve_state_dir(env) / f"workspace-{agent}")
-
-
 @dataclass(frozen=True)
 class Agent:
     id: str
@@ -145,28 +127,68 @@ class Agent:
     entry: Mapping[str, Any] | None
 
 
-def _agent(cfg: Mapping[str, Any], env: Mapping[str, str], agent_id: str, default_id: str) -> Agent:
+@dataclass(frozen=True)
+class _AgentIndex:
+    """What every per-agent lookup needs, computed once per config: lookups in a loop over 10,000
+    agents must not rescan (and re-normalise) the whole list each time."""
+
+    ids: list[str]  # listAgentIds order
+    entries: dict[str, dict[str, Any]]  # normalised id -> first entry with it
+    default_id: str
+    fallback: Path | None  # agents.defaults.workspace, resolved
+
+
+def _index(cfg: Mapping[str, Any], env: Mapping[str, str]) -> _AgentIndex:
+    entries: dict[str, dict[str, Any]] = {}
+    for entry in list_agent_entries(cfg):
+        entries.setdefault(normalize_agent_id(entry.get("id")), entry)
+    fallback_text = js_trimmed_string(_defaults_section(cfg).get("workspace"))
+    fallback = resolve_user_path(fallback_text, env) if fallback_text is not None else None
+    return _AgentIndex(list(entries) or [DEFAULT_AGENT_ID], entries, resolve_default_agent_id(cfg), fallback)
+
+
+def _workspace(index: _AgentIndex, agent: str, env: Mapping[str, str]) -> Path:
+    """`resolveAgentWorkspaceDir` (§8.3 with the pinned choices) for a normalised id."""
+    entry = index.entries.get(agent)
+    own = js_trimmed_string(entry.get("workspace")) if entry is not None else None
+    if own is not None:
+        resolved = resolve_user_path(own, env)
+        if resolved is not None:
+            return _strip_nul(resolved)
+    fallback = index.fallback
+    if agent == index.default_id:
+        return _strip_nul(fallback if fallback is not None else resolve_default_workspace_dir(env))
+    if fallback is not None:
+        return _strip_nul(Path(os.path.join(fallback, agent)))
+    return _strip_nul(resolve_state_dir(env) / f"workspace-{agent}")
+
+
+def resolve_agent_workspace_dir(cfg: Mapping[str, Any], agent_id: str, env: Mapping[str, str]) -> Path:
+    """`resolveAgentWorkspaceDir` (§8.3 with the pinned choices)."""
+    return _workspace(_index(cfg, env), normalize_agent_id(agent_id), env)
+
+
+def _agent(index: _AgentIndex, env: Mapping[str, str], agent_id: str) -> Agent:
     return Agent(
         id=agent_id,
-        is_default=agent_id == default_id,
-        workspace=resolve_agent_workspace_dir(cfg, agent_id, env),
-        entry=find_agent_entry(cfg, agent_id),
+        is_default=agent_id == index.default_id,
+        workspace=_workspace(index, agent_id, env),
+        entry=index.entries.get(agent_id),
     )
 
 
 def resolve_agents(cfg: Mapping[str, Any], env: Mapping[str, str]) -> list[Agent]:
     """Every agent, in `listAgentIds` order."""
-    default_id = resolve_default_agent_id(cfg)
-    return [_agent(cfg, env, agent_id, default_id) for agent_id in list_agent_ids(cfg)]
+    index = _index(cfg, env)
+    return [_agent(index, env, agent_id) for agent_id in index.ids]
 
 
 def select_agent(cfg: Mapping[str, Any], env: Mapping[str, str], requested: str | None) -> Agent:
     """The requested agent (matched by normalized id), or the default agent when `requested` is None."""
-    default_id = resolve_default_agent_id(cfg)
+    index = _index(cfg, env)
     if requested is None:
-        return _agent(cfg, env, default_id, default_id)
-    known = list_agent_ids(cfg)
+        return _agent(index, env, index.default_id)
     wanted = normalize_agent_id(requested)
-    if wanted not in known:
-        raise UnknownAgentError(requested, known)
-    return _agent(cfg, env, wanted, default_id)
+    if wanted not in index.entries and wanted not in index.ids:
+        raise UnknownAgentError(requested, index.ids)
+    return _agent(index, env, wanted)

@@ -69,9 +69,6 @@ def to_well_formed(text: str) -> str:
     return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
 def well_formed_with_escapes(text: str) -> tuple[str, str]:
     """Text decoded from `\\u` escapes, as Node writes it to the OS: adjacent surrogate escapes form
     their character, lone ones become U+FFFD. Also returns the lone ones as escapes (`\\ud800`), or ""."""

@@ -50,10 +50,28 @@ def agent_label(cfg: Mapping[str, Any], entry: Mapping[str, Any] | None) -> str:
     """
     raw_list = lookup(cfg, "agents", "list")
     if entry is not None and isinstance(raw_list, list):
-        for index, item in enumerate(raw_list):
-            if item is entry:
-                return f"agents.list[{index}]"
+        index = _list_positions(raw_list).get(id(entry))
+        if index is not None:
+            return f"agents.list[{index}]"
     return "agents.list[]"
+
+
+# The last `agents.list` seen and where each of its entries stands: the label is asked for every agent,
+# and a scan of the list each time made 10,000 agents quadratic. The list is held, so its id stays valid.
+_positions_memo: list[tuple[list[Any], int, dict[int, int]]] = []
+
+
+def _list_positions(raw_list: list[Any]) -> dict[int, int]:
+    """id(entry) -> first index of that very object in `raw_list`."""
+    if _positions_memo:
+        cached, length, positions = _positions_memo[0]
+        if cached is raw_list and length == len(raw_list):
+            return positions
+    positions = {}
+    for index, item in enumerate(raw_list):
+        positions.setdefault(id(item), index)
+    _positions_memo[:] = [(raw_list, len(raw_list), positions)]
+    return positions
 
 
 def resolve_backend_choice(cfg: Mapping[str, Any], entry: Mapping[str, Any] | None) -> BackendChoice:

@@ -8,6 +8,7 @@ settings (session-export.md §1-§2) are resolved here too, and nowhere else.
 
 from __future__ import annotations
 
+import functools
 import math
 import shlex
 from collections.abc import Mapping, Sequence
@@ -175,6 +176,7 @@ class QmdSettings:
         }
 
 
+@functools.lru_cache(maxsize=256)  # the same command for every agent: shlex is slow
 def split_command(raw: str) -> str:
     """The first token of a shell-split command (args are dropped, as upstream does)."""
     try:

@@ -205,6 +205,7 @@ def _agent_findings(scope: _Scope, out: _Collector, find_executable: FindExecuta
     index_of = {id(e): i for i, e in scope.entries}
     missing_qmd: dict[tuple[str, str], list[str]] = {}
     spelling_users: dict[str, list[str]] = {}
+    found: dict[tuple[str, str], bool] = {}  # a bare command is searched on PATH once, not per agent
     for agent in resolve_agents(scope.data, loaded.env):
         entry_index = index_of.get(id(agent.entry)) if agent.entry is not None else None
         ws_path, ws_loc = _workspace_origin(scope.data, pos, agent.entry, entry_index)
@@ -227,13 +228,19 @@ def _agent_findings(scope: _Scope, out: _Collector, find_executable: FindExecuta
             if "memorySearch" in source:
                 spelling_users.setdefault(source, []).append(agent.id)
         # Found as init-backends would find it: on the env's PATH, or relative to the workspace.
-        if settings.qmd is None or find_executable(settings.qmd.command, loaded.env, agent.workspace):
+        if settings.qmd is None:
+            continue
+        command = settings.qmd.command
+        key = (command, "" if "/" not in command else str(agent.workspace))
+        if key not in found:
+            found[key] = find_executable(command, loaded.env, agent.workspace) is not None
+        if found[key]:
             continue
         if choice.qmd_source != "default" and "command" in choice.qmd_block:
             where = choice.qmd_source + ".command"
         else:
             where = choice.backend_source
-        missing_qmd.setdefault((settings.qmd.command, where), []).append(agent.id)
+        missing_qmd.setdefault((command, where), []).append(agent.id)
 
     for (command, where), users in missing_qmd.items():
         out.add(
