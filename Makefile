@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 VENV_STAMP := $(VENV)/.installed
 DEMO_AT := 2026-11-28T09:30:00Z
 
-.PHONY: venv tools demo test lint typecheck pytest bench bench-backends clean
+.PHONY: venv tools demo test lint typecheck pytest bench bench-backends bench-scale clean
 
 venv: $(VENV_STAMP)
 
@@ -80,6 +80,10 @@ bench: venv tools
 # init-backends alone: 8 agents x 200 notes with the real qmd (cold, no-change re-run, --concurrency 1).
 bench-backends: venv tools
 	$(PY) -m bench.bench_init_backends
+
+# Thousands of agents and large YAML configs: config check|path|show and scan --all-agents must grow linearly.
+bench-scale: venv
+	$(PY) -m bench.bench_scale
 
 clean:
 	rm -rf $(VENV) tools build *.egg-info

@@ -7,7 +7,13 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SCRIPTS = ["bench.bench_prelude", "bench.bench_context", "bench.bench_scan", "bench.bench_init_backends"]
+SCRIPTS = [
+    "bench.bench_prelude",
+    "bench.bench_context",
+    "bench.bench_scan",
+    "bench.bench_init_backends",
+    "bench.bench_scale",
+]
 
 if __name__ == "__main__":
     status = 0
