@@ -16,11 +16,11 @@ import yaml
 
 from memwarm_cli import agents as agents_module
 from memwarm_cli.agents import resolve_agents, select_agent
-from memwarm_cli.backends.settings import resolve_agent_backend
+from memwarm_cli.backends.agent_backend import resolve_agent_backend
 from memwarm_cli.cli.config_cmd import render
 from memwarm_cli.config import load_config
 from memwarm_cli.config.formats import parse_document
-from memwarm_cli.config.report import show_data
+from memwarm_cli.configview.show_view import show_data
 from memwarm_cli.errors import ConfigError
 
 AGENTS = 400

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 import time
-from datetime import UTC, datetime, timedelta, tzinfo
+from datetime import UTC, date, datetime, timedelta, tzinfo
 
 from memwarm_cli.errors import UsageError
 
@@ -27,7 +27,7 @@ def parse_instant(text: str | None) -> int:
     """`--at`: ISO 8601 with an offset or `Z`, or integer epoch milliseconds; None means now.
 
     Any instant a JS Date holds is accepted here; whether its date window can be computed is decided
-    with the zone and the window (`startup.plan.build_window`).
+    with the zone and the window (`window_stamps`).
     """
     if text is None:
         return time.time_ns() // 1_000_000
@@ -81,3 +81,34 @@ def local_time(ms: float | None, tz: tzinfo) -> str | None:
         return datetime.fromtimestamp(ms // 1000, tz).isoformat()
     except (OverflowError, OSError, ValueError):
         return None
+
+
+# OpenClaw's stamps are the ISO dates Python computes only in these years: below 1000, `Intl` writes the
+# year unpadded (`999-03-01`) and `Date.UTC` maps years 0-99 to 1900-1999; Python's calendar ends at 9999.
+EARLIEST_STAMP = "1000-01-01"
+LATEST_STAMP = "9999-12-31"
+
+
+def shift_stamp(stamp: str, days_back: int) -> str:
+    return (date.fromisoformat(stamp) - timedelta(days=days_back)).isoformat()
+
+
+def window_stamps(at_ms: int, tz: tzinfo, days: int) -> tuple[str, str, list[str]]:
+    """The local date in `tz`, the UTC date, and the local dates `days` back (today first).
+
+    UsageError when one of them would fall outside the years 1000 to 9999, in any zone.
+    """
+    try:
+        local = date_stamp(at_ms, tz)
+        utc = date_stamp(at_ms, UTC)
+        local_window = [shift_stamp(local, k) for k in range(days)]
+        inside = min([*local_window, utc]) >= EARLIEST_STAMP and max(local, utc) <= LATEST_STAMP
+    except (OverflowError, ValueError):  # past Python's years 1 to 9999
+        inside = False
+    if not inside:
+        raise UsageError(
+            f"--at: {describe_instant(at_ms)} is out of range: its date window ({days} "
+            f"{'day' if days == 1 else 'days'} back in the agent's time zone, and the UTC date) must lie "
+            "within the years 1000 to 9999, where memwarm can compute OpenClaw's date stamps"
+        )
+    return local, utc, local_window

@@ -11,13 +11,13 @@ import re
 import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, date, timedelta, tzinfo
+from datetime import date, tzinfo
 from enum import StrEnum
 from typing import Any, Literal
 
 from memwarm_cli.boundary_read import ReadFailure, read_workspace_file
 from memwarm_cli.jsstring import js_length, js_trim
-from memwarm_cli.startup.clock import date_stamp
+from memwarm_cli.startup.clock import window_stamps
 from memwarm_cli.startup.prelude_settings import (
     SLUGGED_FILES_PER_DAY,
     StartupSettings,
@@ -151,37 +151,12 @@ class StartupPlan:
 # ---- date window -------------------------------------------------------------------------------
 
 
-def shift_stamp(stamp: str, days_back: int) -> str:
-    return (date.fromisoformat(stamp) - timedelta(days=days_back)).isoformat()
-
-
-# OpenClaw's stamps are the ISO dates Python computes only in these years: below 1000, `Intl` writes the
-# year unpadded (`999-03-01`) and `Date.UTC` maps years 0-99 to 1900-1999; Python's calendar ends at 9999.
-EARLIEST_STAMP = "1000-01-01"
-LATEST_STAMP = "9999-12-31"
-
-
 def build_window(at_ms: int, tz: tzinfo, days: int) -> tuple[str, str, list[WindowDay]]:
     """V3 `buildStartupMemoryDateStamps`: the local window, plus UTC's date when it falls outside it.
 
     UsageError when a date of the window would fall outside the years 1000 to 9999, in any zone.
     """
-    try:
-        local = date_stamp(at_ms, tz)
-        utc = date_stamp(at_ms, UTC)
-        local_window = [shift_stamp(local, k) for k in range(days)]
-        inside = min([*local_window, utc]) >= EARLIEST_STAMP and max(local, utc) <= LATEST_STAMP
-    except (OverflowError, ValueError):  # past Python's years 1 to 9999
-        inside = False
-    if not inside:
-        from memwarm_cli.errors import UsageError
-        from memwarm_cli.startup.clock import describe_instant
-
-        raise UsageError(
-            f"--at: {describe_instant(at_ms)} is out of range: its date window ({days} "
-            f"{'day' if days == 1 else 'days'} back in the agent's time zone, and the UTC date) must lie "
-            f"within the years 1000 to 9999, where memwarm can compute OpenClaw's date stamps"
-        )
+    local, utc, local_window = window_stamps(at_ms, tz, days)
     if utc == local or utc in local_window:
         window = [WindowDay(s, "both" if s == utc else "local") for s in local_window]
     elif utc > local:

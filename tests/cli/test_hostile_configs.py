@@ -17,9 +17,10 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memwarm_cli.config.check import check_config
 from memwarm_cli.config.loader import load_config
-from memwarm_cli.config.report import path_data, show_data
+from memwarm_cli.configview.check import check_config
+from memwarm_cli.configview.path_view import path_data
+from memwarm_cli.configview.show_view import show_data
 from memwarm_cli.errors import MemwarmError
 from memwarm_cli.startup.session import plan_for_agent
 from tests.conftest import RunCli
@@ -170,7 +171,7 @@ def serialise(value: Any, fmt: str) -> bytes:
     if fmt == "toml":
         import tomli_w
 
-        from memwarm_cli.config.report import drop_nulls
+        from memwarm_cli.configview.show_view import drop_nulls
 
         try:
             return tomli_w.dumps(drop_nulls(value) if isinstance(value, dict) else {"v": value}).encode()
@@ -199,6 +200,7 @@ commands = st.sampled_from(
         ["config", "show", "--format", "toml"],
         ["prelude", "--at", "0001-01-02T00:00:00Z"],
         ["scan", "--all-agents", "--at", "2026-04-11T12:00:00Z"],
+        ["context", "--json", "--at", "9999-12-31T12:00:00Z"],
         ["init-backends", "--dry-run"],
     ]
 )

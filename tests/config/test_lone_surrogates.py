@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from memwarm_cli.config import load_config
-from memwarm_cli.config.check import check_config
+from memwarm_cli.configview.check import check_config
 from tests.backends.support import make_scenario, require_real_qmd
 from tests.conftest import TOOLS_BIN, RunCli
 

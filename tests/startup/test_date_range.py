@@ -3,7 +3,7 @@
 OpenClaw's date stamps are ISO dates only within the years 1000 to 9999: below, `Intl` writes the year
 unpadded (`999-03-01`) and `Date.UTC` maps years 0-99 to 1900-1999; Python's calendar ends at 9999. An
 instant whose window (the local dates `dailyMemoryDays` back, plus the UTC date) leaves those years is a
-usage error (exit 2, one line) for `prelude` and `scan`, in every zone, never an OverflowError.
+usage error (exit 2, one line) for `prelude`, `scan` and `context`, in every zone, never an OverflowError.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from memwarm_cli.errors import UsageError
 from memwarm_cli.exitcodes import ExitCode
 from memwarm_cli.startup.clock import JS_MAX_MS, parse_instant
 from memwarm_cli.startup.plan import build_window
-from memwarm_cli.startup.settings import lookup_zone
+from memwarm_cli.startup.prelude_settings import lookup_zone
 from tests.conftest import RunCli
 
 ZONES = [
@@ -106,7 +106,7 @@ def test_a_window_inside_the_years_is_not_refused() -> None:
         ("UTC", 2, "8640000000000000"),  # JavaScript's last instant, year 275760
     ],
 )
-@pytest.mark.parametrize("command", ["prelude", "scan"])
+@pytest.mark.parametrize("command", ["prelude", "scan", "context"])
 def test_cli_refuses_with_one_line(
     run_cli: RunCli, tmp_path: Path, zone: str, days: int, at: str, command: str
 ) -> None:
