@@ -222,8 +222,8 @@ class IncludeProcessor:
                 f"Maximum include depth ({MAX_INCLUDE_DEPTH}) exceeded at: {include_path}", loc
             )
         budget = self.budget
-        if budget.exhausted:
-            return {}, None  # the limit was reported once where it was crossed; stop loading
+        if budget.exhausted:  # the limit was reported once where it was crossed; stop loading
+            return {}, (PNode(loc, {}) if self.track and loc is not None else None)
         budget.files += 1
         if budget.files > MAX_INCLUDE_FILES:
             budget.exhausted = True

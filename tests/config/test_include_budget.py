@@ -111,3 +111,20 @@ def test_deep_merge_updates_the_target_in_place() -> None:
     merged, _ = deep_merge(target, None, {"a": [2], "b": {"y": 2}}, None)
     assert merged is target and target["a"] is a_list
     assert merged == {"a": [1, 2], "b": {"x": 1, "y": 2}}
+
+
+def test_positions_survive_the_limit(tmp_path: Path) -> None:
+    # Content merged before the limit keeps pointing at its file when later includes are cut off.
+    from memwarm_cli.config.includes import IncludeError
+    from memwarm_cli.config.loader import load_config
+
+    (tmp_path / "first.json5").write_text("{agents: {defaults: {userTimezone: 'UTC'}}}")
+    (tmp_path / "tiny.json5").write_text("{}")
+    cfg = tmp_path / "openclaw.json5"
+    cfg.write_text(json.dumps({"$include": ["first.json5"] + ["tiny.json5"] * (MAX_INCLUDE_FILES + 5)}))
+    errors: list[IncludeError] = []
+    loaded = load_config(str(cfg), {"HOME": str(tmp_path)}, track=True, include_errors=errors)
+    assert [e.message.startswith("Include limit exceeded") for e in errors] == [True]
+    assert loaded.positions is not None
+    zone = loaded.positions.child("agents").child("defaults").child("userTimezone")  # type: ignore[union-attr]
+    assert zone is not None and zone.loc.file == str(tmp_path / "first.json5")
