@@ -189,6 +189,11 @@ def split_command(raw: str) -> str:
     return parts[0] if parts else DEFAULT_COMMAND
 
 
+def configured_command(block: Mapping[str, Any]) -> str:
+    """`memory.qmd.command` as configured (trimmed), or `qmd`; `split_command` gives what is run."""
+    return js_trimmed_string(block.get("command")) or DEFAULT_COMMAND
+
+
 def resolve_qmd_settings(
     choice: BackendChoice,
     agent_id: str,
@@ -203,7 +208,7 @@ def resolve_qmd_settings(
     (`sessions-<agent>`, pattern `**/*.md`, kind "sessions").
     """
     block = choice.qmd_block
-    command_raw = js_trimmed_string(block.get("command")) or DEFAULT_COMMAND
+    command_raw = configured_command(block)
     mode_raw = block.get("searchMode")
     search_mode: SearchMode = DEFAULT_SEARCH_MODE
     for mode in SEARCH_MODES:

@@ -199,7 +199,9 @@ def _agent_findings(scope: _Scope, out: _Collector, find_executable: FindExecuta
     """Missing workspaces and memory/ dirs, a qmd command that is not there; returns, for each
     `memorySearch.backend`/`.qmd` key in use, the agents that use it."""
     from memwarm_cli.agents import resolve_agents
-    from memwarm_cli.backends.agent_backend import resolve_agent_backend
+    from memwarm_cli.backends.backend_choice import resolve_backend_choice
+    from memwarm_cli.backends.memory_search import memory_search_enabled
+    from memwarm_cli.backends.qmd_settings import configured_command, split_command
 
     loaded, pos = scope.loaded, scope.pos
     index_of = {id(e): i for i, e in scope.entries}
@@ -220,17 +222,17 @@ def _agent_findings(scope: _Scope, out: _Collector, find_executable: FindExecuta
             )
             out.add("warning", ws_path, message, ws_loc)
 
-        settings = resolve_agent_backend(
-            scope.data, agent.id, agent.entry, agent.workspace, loaded.state_dir, loaded.env
-        )
-        choice = settings.choice
+        # Only the backend choice and the qmd command, not the agent's whole resolved backend (its
+        # collections and paths made most of the cost of 10,000 agents); init-backends uses qmd when
+        # memory search is enabled and the backend is qmd, and runs the command's first word.
+        choice = resolve_backend_choice(scope.data, agent.entry)
         for source in (choice.backend_source, choice.qmd_source):
             if "memorySearch" in source:
                 spelling_users.setdefault(source, []).append(agent.id)
-        # Found as init-backends would find it: on the env's PATH, or relative to the workspace.
-        if settings.qmd is None:
+        if choice.backend != "qmd" or not memory_search_enabled(scope.data, agent.entry):
             continue
-        command = settings.qmd.command
+        command = split_command(configured_command(choice.qmd_block))
+        # Found as init-backends would find it: on the env's PATH, or relative to the workspace.
         key = (command, "" if "/" not in command else str(agent.workspace))
         if key not in found:
             found[key] = find_executable(command, loaded.env, agent.workspace) is not None
