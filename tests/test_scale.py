@@ -131,32 +131,26 @@ def test_yaml_errors_stay_pyyaml_s(monkeypatch: pytest.MonkeyPatch, text: str) -
     assert str(fast.value) == str(slow.value)
 
 
-def test_config_show_yaml_is_pyyaml_s_text(tmp_path: Path) -> None:
+def test_config_show_yaml_is_the_whole_document_s_text(tmp_path: Path) -> None:
+    # One agent at a time, libyaml where the text is printable ASCII: the same text as one PyYAML dump.
     cfg = tmp_path / "c.json"
     entries = [{"id": f"a{i}", "workspace": str(tmp_path / f"w{i}")} for i in range(5)]
-    entries[2]["workspace"] = str(
-        tmp_path / "caf\u00e9 \U0001f600\x85"
-    )  # not printable ASCII: PyYAML's emitter
+    entries[2]["workspace"] = str(tmp_path / "caf\u00e9 \U0001f600\x85")  # not ASCII, one unsafe
     cfg.write_text(json.dumps({"agents": {"list": entries}, "memory": {"backend": "qmd"}}))
     data = show_data(load_config(str(cfg), {"HOME": str(tmp_path)}), host_zone="UTC")
-    expected = yaml.dump(
-        data,
-        Dumper=yaml.SafeDumper,
-        sort_keys=False,
-        allow_unicode=True,
-        default_flow_style=False,
-        width=1_000_000,
-    )
-    assert render(data, "yaml") == expected
+    assert render(data, "yaml") == whole_document(data)
+    assert '\\U0001F600\\N"' in render(data, "yaml")  # the policy's escapes survived
     single = show_data(load_config(str(cfg), {"HOME": str(tmp_path)}), "a1", host_zone="UTC")
-    assert render(single, "yaml") == yaml.dump(
-        single,
-        Dumper=yaml.SafeDumper,
-        sort_keys=False,
-        allow_unicode=True,
-        default_flow_style=False,
-        width=1_000_000,
-    )
+    assert render(single, "yaml") == whole_document(single)
+
+
+def whole_document(data: Any) -> str:
+    """The whole document through PyYAML's own emitter, with the escaping policy's quoting."""
+    from memwarm_cli.cli.config_cmd import _policy_dumper
+
+    options: dict[str, Any] = {"sort_keys": False, "allow_unicode": True, "default_flow_style": False}
+    text: str = yaml.dump(data, Dumper=_policy_dumper(), width=1_000_000, **options)
+    return text
 
 
 def test_include_budget_errors_are_config_errors(tmp_path: Path) -> None:

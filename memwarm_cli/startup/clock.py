@@ -53,18 +53,31 @@ def parse_instant(text: str | None) -> int:
     return at_ms
 
 
-def describe_instant(at_ms: int) -> str:
-    """The instant as ISO 8601 when Python can write it, else as epoch milliseconds."""
-    try:
-        return iso_utc(at_ms)
-    except (OverflowError, ValueError):
-        return f"{at_ms} ms from the epoch"
+DAY_MS = 86_400_000
+
+
+def _civil_from_days(days: int) -> tuple[int, int, int]:
+    """(year, month, day) of a day count from 1970-01-01, proleptic Gregorian, any year (H. Hinnant)."""
+    z = days + 719_468
+    era = z // 146_097
+    doe = z - era * 146_097
+    yoe = (doe - doe // 1460 + doe // 36_524 - doe // 146_096) // 365
+    doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
+    mp = (5 * doy + 2) // 153
+    month = mp + 3 if mp < 10 else mp - 9
+    return yoe + era * 400 + (month <= 2), month, doy - (153 * mp + 2) // 5 + 1
 
 
 def iso_utc(at_ms: int) -> str:
-    """`Date.prototype.toISOString()`."""
-    moment = utc_instant(at_ms)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+    """`Date.prototype.toISOString()`, for every instant a JS Date holds: years outside 0-9999 as
+    `+275760-09-13T00:00:00.000Z` / `-000001-...`, where Python's datetime stops at 1 and 9999."""
+    days, in_day = divmod(int(at_ms), DAY_MS)
+    year, month, day = _civil_from_days(days)
+    hours, rest = divmod(in_day, 3_600_000)
+    minutes, rest = divmod(rest, 60_000)
+    seconds, millis = divmod(rest, 1000)
+    shown = f"{year:04d}" if 0 <= year <= 9999 else f"{'+' if year > 0 else '-'}{abs(year):06d}"
+    return f"{shown}-{month:02d}-{day:02d}T{hours:02d}:{minutes:02d}:{seconds:02d}.{millis:03d}Z"
 
 
 def date_stamp(at_ms: int, tz: tzinfo) -> str:
@@ -107,7 +120,7 @@ def window_stamps(at_ms: int, tz: tzinfo, days: int) -> tuple[str, str, list[str
         inside = False
     if not inside:
         raise UsageError(
-            f"--at: {describe_instant(at_ms)} is out of range: its date window ({days} "
+            f"--at: {iso_utc(at_ms)} is out of range: its date window ({days} "
             f"{'day' if days == 1 else 'days'} back in the agent's time zone, and the UTC date) must lie "
             "within the years 1000 to 9999, where memwarm can compute OpenClaw's date stamps"
         )

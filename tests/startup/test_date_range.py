@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from memwarm_cli.errors import UsageError
 from memwarm_cli.exitcodes import ExitCode
-from memwarm_cli.startup.clock import JS_MAX_MS, parse_instant
+from memwarm_cli.startup.clock import JS_MAX_MS, iso_utc, parse_instant
 from memwarm_cli.startup.plan import build_window
 from memwarm_cli.startup.prelude_settings import lookup_zone
 from tests.conftest import RunCli
@@ -138,3 +138,47 @@ def test_epoch_milliseconds_beyond_javascript_dates_are_refused() -> None:
         with pytest.raises(UsageError) as info:
             parse_instant(text)
         assert "out of range" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("at_ms", "iso"),
+    [  # as Node 22's `new Date(at_ms).toISOString()` writes them
+        (JS_MAX_MS, "+275760-09-13T00:00:00.000Z"),
+        (-JS_MAX_MS, "-271821-04-20T00:00:00.000Z"),
+        (253402300799999, "9999-12-31T23:59:59.999Z"),
+        (253402300800000, "+010000-01-01T00:00:00.000Z"),
+        (-62167219200000, "0000-01-01T00:00:00.000Z"),
+        (-62167219200001, "-000001-12-31T23:59:59.999Z"),
+        (951782400000, "2000-02-29T00:00:00.000Z"),
+        (-1, "1969-12-31T23:59:59.999Z"),
+    ],
+)
+def test_iso_utc_writes_every_javascript_instant(at_ms: int, iso: str) -> None:
+    assert iso_utc(at_ms) == iso
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(ms("0001-01-01T00:00:00Z"), ms("9999-12-31T23:59:59.999Z")))
+def test_iso_utc_agrees_with_the_calendar(at_ms: int) -> None:
+    moment = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(milliseconds=at_ms)
+    # isoformat pads the year (strftime's %Y writes year 999 as "999": the old iso_utc did so too).
+    assert iso_utc(at_ms) == moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+@pytest.mark.parametrize("at", [str(JS_MAX_MS), str(-JS_MAX_MS), "0001-01-01T00:00:00Z"])
+def test_init_backends_takes_every_javascript_instant(run_cli: RunCli, tmp_path: Path, at: str) -> None:
+    # --at is session export's clock: retention is arithmetic on milliseconds, as in JS; only the
+    # report writes the instant, and it does so as JS would.
+    (tmp_path / "ws" / "memory").mkdir(parents=True)
+    cfg = tmp_path / "c.json"
+    qmd = {"command": "sh", "sessions": {"enabled": True, "retentionDays": 3}}
+    config = {
+        "agents": {"defaults": {"workspace": str(tmp_path / "ws")}},
+        "memory": {"backend": "qmd", "qmd": qmd},
+    }
+    cfg.write_text(json.dumps(config))
+    result = run_cli(["--config", str(cfg), "init-backends", "--dry-run", "--at", at])
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    expected = f"transcripts of the last 3 days before {iso_utc(parse_instant(at))}"
+    assert expected in result.stdout + result.stderr
