@@ -22,12 +22,12 @@ from memwarm_cli.backends import collection_sync, qmd_commands, state_files
 from memwarm_cli.backends import fingerprint as fp
 from memwarm_cli.backends import qmd_output as output
 from memwarm_cli.backends.agent_job import AgentFailed, AgentJob, EmbedState
+from memwarm_cli.backends.freshness import agent_snapshot, file_list_path, judge_freshness, write_file_lists
 from memwarm_cli.backends.init_report import AgentOutcome, PlannedCommand
 from memwarm_cli.backends.locks import FileLock, agent_lock_path, embed_lock_path
 from memwarm_cli.backends.process import probe_command, unavailable_error
 from memwarm_cli.backends.qmd_paths import shared_models_dir
 from memwarm_cli.backends.search_probe import ProbeSearch
-from memwarm_cli.backends.session_export import transcripts_in_window
 from memwarm_cli.backends.session_export_step import ExportSessions, PrepareExportDir
 from memwarm_cli.backends.state_files import StatePath
 
@@ -116,25 +116,23 @@ class LookUpVersion(_Always):
 
 
 class CompareFingerprint(_Always):
-    """Nothing changed since the last successful run and the index is there: no indexing this time."""
+    """Nothing changed since the last successful run and the index is there: no indexing this time.
+
+    The same judgement `memwarm status` makes (freshness.py), without the explanation."""
 
     def run(self, job: AgentJob) -> None:
         job.stored = stored = fp.read_fingerprint(job.fingerprint_path, job.warn)
-        sessions = job.qmd.sessions
-        # The session export's inputs, not its output: the transcripts the pass at this clock would read.
-        transcripts = (
-            transcripts_in_window(
-                sessions.sessions_dir, retention_days=sessions.retention_days, now_ms=job.now_ms
+        job.snapshot = snapshot = agent_snapshot(job.qmd, job.version, job.now_ms)
+        if stored is not None and not job.options.force:
+            index_present = job.paths.index_path.is_file()
+            freshness = judge_freshness(
+                snapshot,
+                stored,
+                index_present=index_present,
+                index_yml_digest=fp.file_digest(job.paths.index_yml) if index_present else None,
+                explain=False,
             )
-            if sessions.enabled
-            else None
-        )
-        job.snapshot = snapshot = fp.take_snapshot(
-            job.qmd.as_dict(), job.version, job.qmd.collections, transcripts
-        )
-        if stored is not None and not job.options.force and job.paths.index_path.is_file():
-            index_yml = fp.file_digest(job.paths.index_yml)
-            if stored.digest == snapshot.digest(index_yml):
+            if freshness.fresh:
                 job.unchanged = True
                 return
         fp.remove_fingerprint(job.fingerprint_path)  # unfinished work leaves no fingerprint
@@ -262,25 +260,27 @@ class RecordFingerprint(_Always):
 def record_fingerprint(job: AgentJob) -> fp.StoredFingerprint | None:
     """Only a successful run leaves a fingerprint that can match. After a failed --probe one is
     written that never matches, so the embed backoff it carries still holds on the next run.
+    A full pass also records the file lists it saw (read by `status` to name what changed).
     Returns what was written (None: nothing, after a failure)."""
     if job.failure is not None:
         return None
     job.token.check()
     snapshot = job.snapshot
     assert snapshot is not None  # CompareFingerprint ran
-    if job.probe_failed:
-        digest = fp.UNSUCCESSFUL_DIGEST
-    else:
-        digest = snapshot.digest(fp.file_digest(job.paths.index_yml))
+    parts = snapshot.parts(fp.file_digest(job.paths.index_yml))
     stored = fp.StoredFingerprint(
-        digest=digest,
+        digest=fp.UNSUCCESSFUL_DIGEST if job.probe_failed else parts.digest(),
         recorded_at=fp.now(),
         vectors_current=job.embed.vectors_current,
         embed_failures=job.embed.failures,
         managed_collections=tuple(c.name for c in job.qmd.collections),
         file_count=snapshot.file_count,
         embed_failed_at=job.embed.failed_at,
+        parts=parts,
     )
+    if not job.unchanged:
+        # First the lists, then the fingerprint: a fingerprint never names lists that are not there.
+        write_file_lists(file_list_path(job.fingerprint_path), snapshot, parts)
     fp.write_fingerprint(job.fingerprint_path, stored)
     return stored
 

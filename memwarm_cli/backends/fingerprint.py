@@ -2,9 +2,12 @@
 
 A fingerprint is recorded next to the index (`<xdg-cache>/qmd/memwarm-fingerprint.json`) after a
 successful run. When a later run computes the same digest and the index file is there, `qmd update` is
-skipped. The file walk mirrors qmd 2.8.3's indexer (fast-glob, `onlyFiles`, no symlinked directories,
-hidden entries and `node_modules`, `.git`, `.cache`, `vendor`, `dist`, `build` skipped); where the glob
-translation is unsure it matches more files, never fewer, so a change is never missed.
+skipped. Which files a collection holds is file_walk.py's business.
+
+Version 2 keeps, beside the digest, the digest of each part it covers (the settings, the qmd version,
+index.yml, each collection's file list, the transcripts), so a mismatch can be explained part by part
+(freshness.py); the file lists themselves go to a second file, `memwarm-files.json`, read only when a
+collection's part differs, so the common case (nothing changed) reads a few hundred bytes.
 """
 
 from __future__ import annotations
@@ -17,136 +20,18 @@ import re
 import stat
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from memwarm_cli.backends import state_files
+from memwarm_cli.backends.file_walk import FileList, snapshot_collection
 from memwarm_cli.backends.qmd_collections import CollectionSpec
 from memwarm_cli.backends.state_files import StatePath
 
 FINGERPRINT_NAME = "memwarm-fingerprint.json"
-FINGERPRINT_VERSION = 1
-EXCLUDED_DIRS = frozenset({"node_modules", ".git", ".cache", "vendor", "dist", "build"})
-FileList = list[tuple[str, int, int]]  # (relative path, size, mtime in ns), sorted
-
-
-def split_glob_mask(mask: str) -> list[str]:
-    """qmd's `splitGlobMask`: commas outside `{}` / `[]` separate patterns; empty parts dropped."""
-    parts: list[str] = []
-    current = ""
-    brace = bracket = 0
-    for ch in mask:
-        if ch == "{":
-            brace += 1
-        elif ch == "}" and brace > 0:
-            brace -= 1
-        elif ch == "[":
-            bracket += 1
-        elif ch == "]" and bracket > 0:
-            bracket -= 1
-        elif ch == "," and brace == 0 and bracket == 0:
-            if current.strip():
-                parts.append(current.strip())
-            current = ""
-            continue
-        current += ch
-    if current.strip():
-        parts.append(current.strip())
-    return parts
-
-
-def _segment_regex(segment: str) -> str:
-    out = ""
-    i = 0
-    while i < len(segment):
-        ch = segment[i]
-        if ch == "*":
-            out += "[^/]*"
-        elif ch == "?":
-            out += "[^/]"
-        elif ch == "[":
-            end = segment.find("]", i + 1)
-            if end == -1:
-                out += re.escape(ch)
-            else:
-                body = segment[i + 1 : end]
-                if body.startswith("!"):
-                    body = "^" + body[1:]
-                out += f"[{body}]"
-                i = end
-        elif ch == "{":
-            end = segment.find("}", i + 1)
-            if end == -1:
-                out += re.escape(ch)
-            else:
-                options = segment[i + 1 : end].split(",")
-                out += "(?:" + "|".join(_segment_regex(o) for o in options) + ")"
-                i = end
-        else:
-            out += re.escape(ch)
-        i += 1
-    return out
-
-
-def glob_regex(pattern: str) -> re.Pattern[str] | None:
-    """A regex for relative POSIX paths matching `pattern`, or None to mean "anything" (unsure)."""
-    pattern = pattern.removeprefix("./")
-    if not pattern or pattern.startswith("/") or "!" in pattern.replace("[!", ""):
-        return None
-    pieces: list[str] = []
-    segments = pattern.split("/")
-    for index, segment in enumerate(segments):
-        last = index == len(segments) - 1
-        if segment == "**":
-            pieces.append(".*" if last else "(?:[^/]+/)*")
-        else:
-            pieces.append(_segment_regex(segment) + ("" if last else "/"))
-    try:
-        return re.compile("".join(pieces) + r"\Z")
-    except re.error:
-        return None
-
-
-def _walk(root: str, recursive: bool) -> Iterable[tuple[str, os.stat_result]]:
-    """(relative POSIX path, stat) of the non-hidden files under root, pruning what qmd skips."""
-    stack = [""]
-    while stack:
-        rel_dir = stack.pop()
-        try:
-            entries = list(os.scandir(os.path.join(root, rel_dir) if rel_dir else root))
-        except OSError:
-            continue
-        for entry in entries:
-            if entry.name.startswith("."):
-                continue
-            rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
-            try:
-                if entry.is_dir(follow_symlinks=False):
-                    if recursive and entry.name not in EXCLUDED_DIRS:
-                        stack.append(rel)
-                    continue
-                st = entry.stat(follow_symlinks=True)
-            except OSError:
-                continue
-            if os.path.isdir(entry.path):
-                continue  # a symlink to a directory: not followed
-            yield rel, st
-
-
-def collection_files(spec: CollectionSpec) -> FileList:
-    """(path, size, mtime_ns) of the files of a collection as qmd would index them, sorted."""
-    root = str(spec.path)
-    patterns = split_glob_mask(spec.pattern) or [spec.pattern]
-    regexes = [glob_regex(p) for p in patterns]
-    match_all = any(r is None for r in regexes)
-    recursive = match_all or any("/" in p or "**" in p for p in patterns)
-    files: list[tuple[str, int, int]] = []
-    for rel, st in _walk(root, recursive):
-        if match_all or any(r is not None and r.match(rel) for r in regexes):
-            files.append((rel, st.st_size, st.st_mtime_ns))
-    files.sort()
-    return files
+FILE_LIST_NAME = "memwarm-files.json"
+FINGERPRINT_VERSION = 2
 
 
 def file_digest(path: Path) -> str | None:
@@ -169,6 +54,50 @@ def file_digest(path: Path) -> str | None:
         os.close(fd)
 
 
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def file_list_digest(files: FileList | None) -> str | None:
+    """One digest per file list (None for a missing directory). Fields end with NUL, which no file name
+    holds, so no two lists share a text; names that are not UTF-8 keep their escapes."""
+    if files is None:
+        return None
+    text = "".join(f"{rel}\0{size}\0{mtime}\0" for rel, size, mtime in files)
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+@dataclass(frozen=True)
+class FingerprintParts:
+    """What a fingerprint covers, part by part: each part's digest (the qmd version as it is)."""
+
+    settings: str
+    qmd_version: str
+    index_yml: str | None  # qmd's index.yml (None: missing or unreadable)
+    collections: Mapping[str, str | None]  # name -> digest of its file list (None: no directory)
+    transcripts: str | None  # the session export's inputs (None: export off)
+
+    def digest(self) -> str:
+        payload = {
+            "v": FINGERPRINT_VERSION,
+            "settings": self.settings,
+            "qmdVersion": self.qmd_version,
+            "indexYml": self.index_yml,
+            "collections": dict(sorted(self.collections.items())),
+            "transcripts": self.transcripts,
+        }
+        return _sha256(json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "settings": self.settings,
+            "qmdVersion": self.qmd_version,
+            "indexYml": self.index_yml,
+            "collections": dict(self.collections),
+            "transcripts": self.transcripts,
+        }
+
+
 @dataclass(frozen=True)
 class Snapshot:
     """What the fingerprint covers, taken before qmd runs (a file changed meanwhile is caught next time).
@@ -185,32 +114,37 @@ class Snapshot:
     files: Mapping[str, FileList | None]
     # the transcripts the session export reads (in the retention window); None when export is off
     transcripts: FileList | None = None
+    _digests: dict[str, str | None] = field(default_factory=dict, compare=False, repr=False)
 
     def with_collection(self, name: str, files: FileList | None) -> Snapshot:
-        return replace(self, files={**self.files, name: files})
+        return Snapshot(self.settings, self.qmd_version, {**self.files, name: files}, self.transcripts)
+
+    def parts(self, index_yml_digest: str | None) -> FingerprintParts:
+        """The parts' digests (each file list hashed once per snapshot, however often this is asked)."""
+        cache = self._digests
+        if "settings" not in cache:
+            cache["settings"] = _sha256(
+                json.dumps(self.settings, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+            )
+            cache["transcripts"] = file_list_digest(self.transcripts)
+            for name, files in self.files.items():
+                cache[f"c:{name}"] = file_list_digest(files)
+        settings = cache["settings"]
+        assert settings is not None
+        return FingerprintParts(
+            settings=settings,
+            qmd_version=self.qmd_version,
+            index_yml=index_yml_digest,
+            collections={name: cache[f"c:{name}"] for name in self.files},
+            transcripts=cache["transcripts"],
+        )
 
     def digest(self, index_yml_digest: str | None) -> str:
-        payload = {
-            "v": FINGERPRINT_VERSION,
-            "settings": self.settings,
-            "qmdVersion": self.qmd_version,
-            "files": {
-                name: None if files is None else [list(f) for f in files]
-                for name, files in sorted(self.files.items())
-            },
-            "transcripts": None if self.transcripts is None else [list(t) for t in self.transcripts],
-            "indexYml": index_yml_digest,
-        }
-        text = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-        return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+        return self.parts(index_yml_digest).digest()
 
     @property
     def file_count(self) -> int:
         return sum(len(files or ()) for files in self.files.values())
-
-
-def snapshot_collection(spec: CollectionSpec) -> FileList | None:
-    return collection_files(spec) if spec.path.is_dir() else None
 
 
 def take_snapshot(
@@ -236,6 +170,7 @@ class StoredFingerprint:
     managed_collections: tuple[str, ...]  # names memwarm created or manages for this agent
     file_count: int
     embed_failed_at: float = 0.0  # when the last embed failure happened (the backoff counts from it)
+    parts: FingerprintParts | None = None  # what the digest covered, part by part (to explain a change)
 
 
 # The digest of a fingerprint kept only for its embed backoff: matches no snapshot.
@@ -305,6 +240,39 @@ def parse_fingerprint(data: Any) -> StoredFingerprint | None:
         managed_collections=tuple(managed),
         file_count=_count(data, "fileCount", _MAX_COUNT),
         embed_failed_at=_timestamp(data, "embedFailedAt", moment),
+        parts=_parts(data.get("parts")),
+    )
+
+
+def _optional_digest(value: Any, key: str) -> str | None:
+    if value is None or (isinstance(value, str) and _DIGEST_RE.match(value)):
+        return value
+    raise InvalidStateFile(f"parts.{key} is not a sha256 in hex or null")
+
+
+def _parts(value: Any) -> FingerprintParts | None:
+    """The parts (absent: None, the mismatch is then explained as a whole)."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise InvalidStateFile("parts is not a JSON object")
+    settings = _optional_digest(value.get("settings"), "settings")
+    version = value.get("qmdVersion")
+    if settings is None or not isinstance(version, str) or len(version) > _MAX_NAME_CHARS:
+        raise InvalidStateFile("parts lacks the settings digest or the qmd version")
+    collections = value.get("collections")
+    if not isinstance(collections, dict) or len(collections) > _MAX_COLLECTIONS:
+        raise InvalidStateFile("parts.collections is not a JSON object")
+    for name, digest in collections.items():
+        if len(name) > _MAX_NAME_CHARS:
+            raise InvalidStateFile("parts.collections holds a name longer than a collection name can be")
+        _optional_digest(digest, "collections")
+    return FingerprintParts(
+        settings=settings,
+        qmd_version=version,
+        index_yml=_optional_digest(value.get("indexYml"), "indexYml"),
+        collections=dict(collections),
+        transcripts=_optional_digest(value.get("transcripts"), "transcripts"),
     )
 
 
@@ -343,6 +311,8 @@ def write_fingerprint(path: StatePath, stored: StoredFingerprint) -> None:
         "fileCount": stored.file_count,
         "embedFailedAt": stored.embed_failed_at,
     }
+    if stored.parts is not None:
+        data["parts"] = stored.parts.to_json()
     write_json_atomically(path, data)
 
 

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from memwarm_cli.backends import collection_sync, qmd_commands
 from memwarm_cli.backends import fingerprint as fp
 from memwarm_cli.backends.agent_job import AgentJob
+from memwarm_cli.backends.file_walk import snapshot_collection
 from memwarm_cli.backends.init_report import PlannedCommand, ProbeOutcome
 from memwarm_cli.backends.qmd_collections import CollectionSpec
 from memwarm_cli.backends.qmd_paths import shared_models_dir
@@ -66,7 +67,7 @@ def newest_note_word(collections: Sequence[CollectionSpec], snapshot: fp.Snapsho
     for order, spec in enumerate(collections):
         if spec.kind == "sessions":
             continue
-        files = snapshot.files.get(spec.name) if snapshot is not None else fp.snapshot_collection(spec)
+        files = snapshot.files.get(spec.name) if snapshot is not None else snapshot_collection(spec)
         for rel, _size, mtime_ns in files or ():
             key = (-mtime_ns, order, rel, spec)
             if newest is None or key[:3] < newest[:3]:

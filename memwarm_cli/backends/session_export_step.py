@@ -17,9 +17,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from memwarm_cli.backends import fingerprint as fp
 from memwarm_cli.backends import state_files
 from memwarm_cli.backends.agent_job import AgentFailed, AgentJob
+from memwarm_cli.backends.file_walk import snapshot_collection
 from memwarm_cli.backends.init_report import NamedNote, PlannedCommand, SessionExportOutcome
 from memwarm_cli.backends.qmd_collections import CollectionSpec
 from memwarm_cli.backends.session_export import (
@@ -122,7 +122,7 @@ class ExportSessions(_WhenExporting):
         for spec in job.qmd.collections:
             root = os.path.realpath(spec.path)
             if spec.kind == "sessions" or export_dir.startswith(root.rstrip(os.sep) + os.sep):
-                snapshot = snapshot.with_collection(spec.name, fp.snapshot_collection(spec))
+                snapshot = snapshot.with_collection(spec.name, snapshot_collection(spec))
         job.snapshot = snapshot
 
     def plan(self, job: AgentJob) -> list[PlannedCommand]:

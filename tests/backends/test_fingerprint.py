@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from memwarm_cli.backends import file_walk
 from memwarm_cli.backends import fingerprint as fp
 from memwarm_cli.backends.qmd_collections import CollectionSpec
 from memwarm_cli.backends.state_files import StatePath
@@ -15,7 +16,7 @@ from memwarm_cli.backends.state_files import StatePath
 
 def test_glob_masks_match_like_qmd() -> None:
     def matches(pattern: str, path: str) -> bool:
-        regex = fp.glob_regex(pattern)
+        regex = file_walk.glob_regex(pattern)
         assert regex is not None
         return regex.match(path) is not None
 
@@ -24,8 +25,8 @@ def test_glob_masks_match_like_qmd() -> None:
     assert matches("MEMORY.md", "MEMORY.md") and not matches("MEMORY.md", "sub/MEMORY.md")
     assert matches("*.{md,txt}", "a.txt") and not matches("*.{md,txt}", "d/a.txt")
     assert matches("notes/**", "notes/a/b.md")
-    assert fp.split_glob_mask("a.md,*.txt,{x,y}.md") == ["a.md", "*.txt", "{x,y}.md"]
-    assert fp.glob_regex("!(x)") is None  # unsure: match everything
+    assert file_walk.split_glob_mask("a.md,*.txt,{x,y}.md") == ["a.md", "*.txt", "{x,y}.md"]
+    assert file_walk.glob_regex("!(x)") is None  # unsure: match everything
 
 
 def test_collection_files_skip_what_qmd_skips(tmp_path: Path) -> None:
@@ -34,9 +35,9 @@ def test_collection_files_skip_what_qmd_skips(tmp_path: Path) -> None:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(rel)
     spec = CollectionSpec("c", tmp_path, "**/*.md", "custom", "test")
-    assert [f[0] for f in fp.collection_files(spec)] == ["a.md", "sub/b.md"]
+    assert [f[0] for f in file_walk.collection_files(spec)] == ["a.md", "sub/b.md"]
     root_only = CollectionSpec("r", tmp_path, "*.md", "custom", "test")
-    assert [f[0] for f in fp.collection_files(root_only)] == ["a.md"]
+    assert [f[0] for f in file_walk.collection_files(root_only)] == ["a.md"]
 
 
 def test_snapshot_digest_changes_with_files_and_settings(tmp_path: Path) -> None:
@@ -75,7 +76,7 @@ def test_fingerprint_round_trip_and_backoff(tmp_path: Path) -> None:
 
 def _stored_json(**overrides: object) -> dict[str, object]:
     data: dict[str, object] = {
-        "version": 1,
+        "version": 2,
         "digest": "b" * 64,
         "recordedAt": 100.0,
         "vectorsCurrent": True,
@@ -102,7 +103,7 @@ def _stored_json(**overrides: object) -> dict[str, object]:
         ({"vectorsCurrent": "yes"}, "vectorsCurrent is not true or false"),
         ({"managedCollections": "memory-root-main"}, "managedCollections is not a list of collection names"),
         ({"managedCollections": [1]}, "managedCollections is not a list of collection names"),
-        ({"version": "1"}, "version is not an integer"),
+        ({"version": "2"}, "version is not an integer"),
     ],
 )
 def test_an_invalid_fingerprint_is_discarded_with_one_warning(
@@ -131,7 +132,7 @@ def test_absurd_numbers_are_clamped_not_computed(tmp_path: Path) -> None:
 
 def test_another_format_version_is_ignored_quietly(tmp_path: Path) -> None:
     path = StatePath.of(tmp_path, tmp_path / fp.FINGERPRINT_NAME)
-    path.path.write_text(json.dumps(_stored_json(version=2)))
+    path.path.write_text(json.dumps(_stored_json(version=1)))
     warnings: list[str] = []
     assert fp.read_fingerprint(path, warnings.append) is None
     assert warnings == []

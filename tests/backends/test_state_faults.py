@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from memwarm_cli.backends import fingerprint as fp
 from memwarm_cli.exitcodes import ExitCode
 from tests.backends.support import (
     Scenario,
@@ -115,11 +116,11 @@ def test_a_symlink_at_a_state_file_is_ignored_then_replaced_never_written_throug
 MALFORMED_FINGERPRINTS: dict[str, bytes] = {
     "not json": b"{not json",
     "a list": b"[]",
-    "wrong types": json.dumps({"version": 1, "digest": "", "embedFailures": "x"}).encode(),
-    "NaN": b'{"version": 1, "digest": "", "embedFailures": NaN}',
+    "wrong types": json.dumps({"version": 2, "digest": "", "embedFailures": "x"}).encode(),
+    "NaN": b'{"version": 2, "digest": "", "embedFailures": NaN}',
     "nested": b"[" * 200_000,
     "binary": bytes(range(256)) * 8,
-    "huge": b'{"version": 1, "digest": "", "pad": "' + b"x" * (2 << 20) + b'"}',
+    "huge": b'{"version": 2, "digest": "", "pad": "' + b"x" * (2 << 20) + b'"}',
 }
 
 
@@ -146,7 +147,7 @@ def test_a_malformed_fingerprint_costs_one_warning_not_the_agent(
         return
     assert result.returncode == 0, result.stderr
     assert report["agents"][0]["status"] == "armed"
-    assert json.loads(path.read_text())["version"] == 1  # replaced by a good one
+    assert json.loads(path.read_text())["version"] == fp.FINGERPRINT_VERSION  # replaced by a good one
     no_temp_files(scenario.state)
 
 
@@ -203,8 +204,9 @@ def test_a_full_disk_leaves_no_temp_file_and_fails_in_words(tmp_path: Path) -> N
         assert limited.returncode == ExitCode.FINDINGS, limited.stderr
         agents = by_agent(json.loads(limited.stdout))
         for agent_id in ("a", "b"):
-            fingerprint = scenario.fingerprint(agent_id)
-            assert agents[agent_id]["reason"] == f"cannot prepare {fingerprint}: File too large"
+            # The first state file a full pass writes: the file lists, just before the fingerprint.
+            file_lists = scenario.fingerprint(agent_id).with_name(fp.FILE_LIST_NAME)
+            assert agents[agent_id]["reason"] == f"cannot prepare {file_lists}: File too large"
         cache = scenario.state / "memwarm" / "qmd-versions.json"
         assert (
             f"cannot update the qmd version cache: cannot prepare {cache}: File too large" in limited.stderr
