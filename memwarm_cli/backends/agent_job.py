@@ -87,6 +87,7 @@ class AgentJob:
             context.loaded.state_dir, self.paths.index_path.parent / fp.FINGERPRINT_NAME
         )
         self.started = time.monotonic()
+        self.started_at = time.time()  # wall clock, for the last-run record
         # Recorded for the outcome:
         self.commands: list[CommandRecord] = []
         self.collections: list[CollectionOutcome] = []

@@ -301,17 +301,13 @@ AGENT_STEPS: tuple[AgentStep, ...] = (
 
 
 def run_steps(job: AgentJob) -> AgentOutcome:
-    """Every step that applies, in order, until one ends the pass; the agent lock is released at the end."""
-    try:
-        for step in AGENT_STEPS:
-            if step.wanted(job):
-                step.run(job)
-            if job.ended is not None:
-                return job.ended
-        return job.final()
-    finally:
-        if job.lock is not None:
-            job.lock.release()
+    """Every step that applies, in order, until one ends the pass (the caller releases the agent lock)."""
+    for step in AGENT_STEPS:
+        if step.wanted(job):
+            step.run(job)
+        if job.ended is not None:
+            return job.ended
+    return job.final()
 
 
 def plan_steps(job: AgentJob) -> AgentOutcome:

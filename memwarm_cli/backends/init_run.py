@@ -31,6 +31,14 @@ from memwarm_cli.backends.init_report import (
     describe_os_error,
     ignore_events,
 )
+from memwarm_cli.backends.last_run import (
+    RECORDED_STATUSES,
+    LastRun,
+    last_run_path,
+    next_last_run,
+    read_last_run,
+    write_last_run,
+)
 from memwarm_cli.backends.process import Cancelled, CancelToken
 from memwarm_cli.config import LoadedConfig
 
@@ -71,12 +79,26 @@ def usable_cpu_count() -> int:
 
 
 def prepare_agent(job: AgentJob) -> AgentOutcome:
-    """One agent's pass (or its plan, with `--dry-run`); always an outcome, interruptions included."""
+    """One agent's pass (or its plan, with `--dry-run`); always an outcome, interruptions included.
+
+    A real pass ends by recording its outcome for `memwarm status` (last_run.py), while it still
+    holds the agent lock, which is released last."""
     try:
         job.token.check()
     except Cancelled as exc:
         return job.outcome("skipped", f"interrupted before start ({_signame(exc.signum)})")
     job.context.sink(AgentStartEvent(job.settings.agent_id))
+    try:
+        outcome = _pass(job)
+        if not job.options.dry_run:
+            _record_last_run(job, outcome)
+        return outcome
+    finally:
+        if job.lock is not None:
+            job.lock.release()
+
+
+def _pass(job: AgentJob) -> AgentOutcome:
     try:
         return plan_steps(job) if job.options.dry_run else run_steps(job)
     except Cancelled as exc:
@@ -85,6 +107,29 @@ def prepare_agent(job: AgentJob) -> AgentOutcome:
         return job.outcome("failed", exc.reason)
     except OSError as exc:  # the state dir cannot be written, a path vanished: this agent only
         return job.outcome("failed", describe_os_error(exc))
+
+
+def _record_last_run(job: AgentJob, outcome: AgentOutcome) -> None:
+    """The outcome for `status`; a record that cannot be written costs a warning, not the outcome."""
+    if outcome.status not in RECORDED_STATUSES:
+        return  # busy: the run holding the lock records its own
+    path = last_run_path(job.context.loaded.state_dir, job.paths.qmd_dir)
+    probe = outcome.probe
+    run = LastRun(
+        status=outcome.status,
+        reason=outcome.reason,
+        started_at=job.started_at,
+        finished_at=time.time(),
+        duration_ms=outcome.duration_ms,
+        probe_mode=probe.mode if probe is not None else None,
+        probe_latency_ms=probe.latency_ms if probe is not None and probe.answered else None,
+    )
+    try:
+        write_last_run(path, next_last_run(read_last_run(path), run))
+    except OSError as exc:
+        job.context.sink(
+            LogEvent(f"cannot record the last run: {describe_os_error(exc)}", job.settings.agent_id)
+        )
 
 
 def _signame(signum: int) -> str:

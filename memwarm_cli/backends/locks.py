@@ -27,6 +27,7 @@ from memwarm_cli.backends.process import CancelToken
 from memwarm_cli.backends.state_files import StatePath
 
 AGENT_LOCK_NAME = "memwarm-init.lock"
+PROC_LOCKS = "/proc/locks"
 EMBED_LOCK_NAME = "qmd-embed.lock"
 EMBED_LOCK_POLL_SECONDS = 0.1
 
@@ -92,3 +93,38 @@ class FileLock:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.release()
+
+
+def flocked_inodes(proc_locks: str = PROC_LOCKS) -> frozenset[int] | None:
+    """The inodes some process holds a FLOCK lock on, from Linux's /proc/locks (None: no such file).
+
+    A passive look: `memwarm status` learns that an init-backends run holds an agent's lock without
+    taking it, even for an instant (a probe with LOCK_SH|LOCK_NB would make a run starting at that
+    moment report the agent "busy"). Matched by inode alone: /proc/locks names the superblock's device,
+    which on btrfs and overlayfs is not the device `stat` reports.
+    """
+    try:
+        with open(proc_locks, encoding="ascii", errors="replace") as handle:
+            lines = handle.read().splitlines()
+    except OSError:
+        return None
+    inodes: set[int] = set()
+    for line in lines:
+        fields = line.split()
+        # "1: FLOCK  ADVISORY  WRITE 1234 fe:00:2555905 0 EOF" ("->" marks a waiter: not a holder)
+        if len(fields) >= 6 and fields[1] == "FLOCK" and fields[2] != "->":
+            device_inode = fields[5].rsplit(":", 1)
+            if len(device_inode) == 2 and device_inode[1].isdigit():
+                inodes.add(int(device_inode[1]))
+    return frozenset(inodes)
+
+
+def lock_is_held(lock: StatePath, held_inodes: frozenset[int] | None) -> bool | None:
+    """Whether a run holds the lock file `lock` (None: cannot tell). Never opens the file."""
+    if held_inodes is None:
+        return None
+    try:
+        info = os.lstat(lock.path)
+    except OSError:
+        return False  # no lock file: no run ever took it
+    return info.st_ino in held_inodes

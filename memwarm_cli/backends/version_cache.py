@@ -164,3 +164,38 @@ class QmdVersions:
                 self._store(identity, version)
             self._versions[key] = version
             return version, result
+
+
+def peek_version(
+    command: str,
+    env: Mapping[str, str],
+    cwd: Path,
+    state_dir: Path,
+    *,
+    warn: Callable[[str], None] | None = None,
+) -> tuple[str, str]:
+    """The version init-backends would use for `command` now, and where it came from, writing nothing:
+    the cached version of this executable (`cache`), else qmd's own answer (`asked`: `qmd --version`,
+    not remembered), else `unknown` (`unavailable`: the command is not found or cannot start).
+
+    For `memwarm status`, which must not write the cache: a qmd upgraded since the last run has a new
+    identity, is asked, and its new version makes the agent stale, as the next run would find it."""
+    executable = resolve_executable(command, env, cwd)
+    if executable is None:
+        return UNKNOWN_VERSION, "unavailable"
+    identity = executable_identity(executable)
+    if identity is not None:
+        cached = read_version_cache(version_cache_path(state_dir), warn).get(identity)
+        if cached is not None:
+            return cached, "cache"
+    result = run_command(
+        command,
+        qmd_commands.version_args(),
+        env=env,
+        cwd=cwd,
+        timeout_ms=VERSION_TIMEOUT_MS,
+        token=CancelToken(),
+    )
+    if result.spawn_error is not None:
+        return UNKNOWN_VERSION, "unavailable"
+    return (parse_version(result.stdout) if result.ok else UNKNOWN_VERSION), "asked"

@@ -64,6 +64,9 @@ def _register() -> None:
     from memwarm_cli.cli.init_backends import init_backends_command
 
     app.command("init-backends")(init_backends_command)
+    from memwarm_cli.cli.status_cmd import status_command
+
+    app.command("status")(status_command)
 
 
 _register()

@@ -1,0 +1,383 @@
+"""`memwarm status`: is each agent's qmd index warm, and if not, why? Read-only.
+
+Per agent, from the config, memwarm's own records (fingerprint, file lists, last-run record, version
+cache) and the index itself (index_stats.py, read-only): the backend and where it came from, the index
+and what it holds, the last init-backends run, freshness now (freshness.py: the very judgement
+init-backends makes, with its reasons), the embed backoff, and one verdict.
+
+Nothing is written: no state file, no version cache, no lock taken (a running init-backends is seen in
+/proc/locks, locks.py), no qmd command but `qmd --version` when the version cache does not know the
+executable. The core never prints and never exits; the CLI renders the report.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from memwarm_cli.backends import fingerprint as fp
+from memwarm_cli.backends.agent_backend import AgentBackendSettings, resolve_agent_backend
+from memwarm_cli.backends.freshness import (
+    Freshness,
+    agent_snapshot,
+    file_list_path,
+    judge_freshness,
+    read_file_lists,
+)
+from memwarm_cli.backends.index_stats import IndexStats, IndexUnreadable, read_index_stats
+from memwarm_cli.backends.init_run import select_agents
+from memwarm_cli.backends.last_run import LastRun, last_run_path, read_last_run
+from memwarm_cli.backends.locks import agent_lock_path, flocked_inodes, lock_is_held
+from memwarm_cli.backends.qmd_paths import qmd_child_env
+from memwarm_cli.backends.state_files import StatePath
+from memwarm_cli.backends.version_cache import peek_version
+from memwarm_cli.config import LoadedConfig
+from memwarm_cli.exitcodes import ExitCode
+
+Verdict = Literal["warm", "stale", "degraded", "failed", "running", "skipped"]
+VERDICTS: tuple[Verdict, ...] = ("warm", "stale", "degraded", "failed", "running", "skipped")
+ELIGIBLE_VERDICTS: tuple[Verdict, ...] = ("warm", "stale", "degraded", "failed", "running")
+STATUS_SCHEMA = 1
+
+
+@dataclass(frozen=True)
+class StatusOptions:
+    agents: tuple[str, ...] = ()  # requested ids; empty: every agent
+    max_age_seconds: float | None = None  # a last success older than this makes the agent stale
+    now: float | None = None  # epoch seconds (tests); None: the clock
+
+
+@dataclass(frozen=True)
+class IndexView:
+    path: str
+    exists: bool
+    size_bytes: int | None
+    stats: IndexStats | None  # None: missing or unreadable
+    error: str | None  # why it could not be read
+    managed: tuple[str, ...]  # the collections memwarm manages for the agent, in config order
+    needs_vectors: bool  # the search mode uses embeddings (vsearch, query)
+
+    @property
+    def unmanaged(self) -> tuple[str, ...]:
+        if self.stats is None:
+            return ()
+        return tuple(name for name in self.stats.collections if name not in self.managed)
+
+    @property
+    def documents(self) -> int:
+        return sum(self.stats.documents.get(name, 0) for name in self.managed) if self.stats else 0
+
+    @property
+    def pending(self) -> int | None:
+        if self.stats is None or not self.needs_vectors:
+            return None
+        return sum(self.stats.pending_embeddings.get(name, 0) for name in self.managed)
+
+    def to_json(self) -> dict[str, Any]:
+        stats = self.stats
+        return {
+            "path": self.path,
+            "exists": self.exists,
+            "sizeBytes": self.size_bytes,
+            "error": self.error,
+            "documents": self.documents if stats else None,
+            "pendingEmbeddings": self.pending,
+            "collections": [
+                {
+                    "name": name,
+                    "inIndex": stats is not None and name in stats.collections,
+                    "documents": stats.documents.get(name, 0) if stats else None,
+                    "pendingEmbeddings": (
+                        stats.pending_embeddings.get(name, 0) if stats and self.needs_vectors else None
+                    ),
+                }
+                for name in self.managed
+            ],
+            "unmanagedCollections": list(self.unmanaged),
+        }
+
+
+@dataclass(frozen=True)
+class EmbedBackoff:
+    failures: int
+    until: float | None  # epoch seconds; None: no backoff
+
+    def to_json(self) -> dict[str, Any]:
+        return {"failures": self.failures, "until": self.until}
+
+
+@dataclass(frozen=True)
+class AgentStatus:
+    agent_id: str
+    verdict: Verdict
+    why: tuple[str, ...]  # the verdict's reasons, one sentence each (outside text raw)
+    settings: AgentBackendSettings
+    index: IndexView | None = None
+    last_run: LastRun | None = None
+    last_success_at: float | None = None
+    freshness: Freshness | None = None
+    qmd_version: str | None = None
+    qmd_version_source: str | None = None  # cache, asked, unavailable
+    embed_backoff: EmbedBackoff | None = None
+
+    @property
+    def eligible(self) -> bool:
+        return self.verdict != "skipped"
+
+    def to_json(self) -> dict[str, Any]:
+        settings = self.settings
+        qmd = settings.qmd
+        return {
+            "agentId": self.agent_id,
+            "status": self.verdict,
+            "why": list(self.why),
+            "memorySearch": settings.memory_search is not None,
+            "backend": settings.choice.backend,
+            "backendSource": settings.choice.backend_source,
+            "qmdSource": settings.choice.qmd_source,
+            "searchMode": qmd.search_mode if qmd else None,
+            "workspace": str(settings.workspace),
+            "qmdVersion": self.qmd_version,
+            "qmdVersionSource": self.qmd_version_source,
+            "index": self.index.to_json() if self.index else None,
+            "lastRun": self.last_run.to_json() if self.last_run else None,
+            "lastSuccessAt": self.last_success_at,
+            "freshness": self.freshness.to_json() if self.freshness else None,
+            "embedBackoff": self.embed_backoff.to_json() if self.embed_backoff else None,
+        }
+
+
+@dataclass(frozen=True)
+class StatusReport:
+    agents: tuple[AgentStatus, ...]
+    config_path: str
+    state_dir: str
+    generated_at: float
+    max_age_seconds: float | None = None
+    running_known: bool = True  # False: /proc/locks is not there, a running run cannot be seen
+    warnings: tuple[str, ...] = field(default=())
+
+    @property
+    def exit_code(self) -> ExitCode:
+        """1 some agent failed; 4 some stale or degraded, none failed; else 0 (warm, running, skipped)."""
+        verdicts = {agent.verdict for agent in self.agents}
+        if "failed" in verdicts:
+            return ExitCode.FINDINGS
+        if verdicts & {"stale", "degraded"}:
+            return ExitCode.DEGRADED
+        return ExitCode.OK
+
+    def counts(self) -> dict[str, int]:
+        counts: dict[str, int] = dict.fromkeys(VERDICTS, 0)
+        for agent in self.agents:
+            counts[agent.verdict] += 1
+        return counts
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "schema": STATUS_SCHEMA,
+            "command": "status",
+            "configPath": self.config_path,
+            "stateDir": self.state_dir,
+            "generatedAt": self.generated_at,
+            "maxAgeSeconds": self.max_age_seconds,
+            "runningKnown": self.running_known,
+            "exitCode": int(self.exit_code),
+            "summary": self.counts(),
+            "agents": [agent.to_json() for agent in self.agents],
+        }
+
+
+def collect_status(
+    loaded: LoadedConfig, options: StatusOptions, *, warn: Callable[[str], None] | None = None
+) -> StatusReport:
+    """Every selected agent's status. Raises UnknownAgentError for an unknown `--agent`."""
+    now = options.now if options.now is not None else time.time()
+    warnings: list[str] = []
+
+    def note(message: str) -> None:
+        if message not in warnings:
+            warnings.append(message)
+            if warn is not None:
+                warn(message)
+
+    held = flocked_inodes()
+    agents = []
+    for agent in select_agents(loaded, options.agents):
+        settings = resolve_agent_backend(
+            loaded.data, agent.id, agent.entry, agent.workspace, loaded.state_dir, loaded.env
+        )
+        agents.append(_agent_status(loaded, settings, options, now, held, note))
+    return StatusReport(
+        agents=tuple(agents),
+        config_path=str(loaded.source.path),
+        state_dir=str(loaded.state_dir),
+        generated_at=now,
+        max_age_seconds=options.max_age_seconds,
+        running_known=held is not None,
+        warnings=tuple(warnings),
+    )
+
+
+def _agent_status(
+    loaded: LoadedConfig,
+    settings: AgentBackendSettings,
+    options: StatusOptions,
+    now: float,
+    held: frozenset[int] | None,
+    warn: Callable[[str], None],
+) -> AgentStatus:
+    skip = settings.skip_reason
+    qmd = settings.qmd
+    if skip is not None or qmd is None:
+        skipped = "the memory backend is builtin, not qmd" if skip in (None, "builtin") else skip
+        return AgentStatus(settings.agent_id, "skipped", (skipped or "",), settings)
+    state_dir = loaded.state_dir
+    paths = settings.paths
+    index = _index_view(settings)
+    last_run = read_last_run(last_run_path(state_dir, paths.qmd_dir), warn)
+    fingerprint_path = StatePath.of(state_dir, paths.index_path.parent / fp.FINGERPRINT_NAME)
+    stored = fp.read_fingerprint(fingerprint_path, warn)
+    env = qmd_child_env(loaded.env, paths)
+    workspace_ok = settings.workspace.is_dir()
+    cwd = settings.workspace if workspace_ok else state_dir
+    version, version_source = peek_version(qmd.command, env, cwd, state_dir, warn=warn)
+    freshness = judge_freshness(
+        agent_snapshot(qmd, version, int(now * 1000)),
+        stored,
+        index_present=index.exists,
+        index_yml_digest=fp.file_digest(paths.index_yml) if index.exists else None,
+        explain=True,
+        load_file_lists=lambda parts: read_file_lists(file_list_path(fingerprint_path), parts),
+    )
+    last_success = last_run.last_success_at if last_run is not None else None
+    if last_success is None and stored is not None and stored.digest != fp.UNSUCCESSFUL_DIGEST:
+        last_success = stored.recorded_at  # a run before last-run records existed
+    backoff = None
+    if stored is not None and stored.embed_failures > 0:
+        until = stored.embed_failed_at + fp.embed_backoff_seconds(stored.embed_failures)
+        backoff = EmbedBackoff(stored.embed_failures, until if until > now else None)
+
+    running = lock_is_held(agent_lock_path(state_dir, paths.qmd_dir), held)
+    verdict, why = _verdict(
+        running=bool(running),
+        workspace_ok=workspace_ok,
+        qmd_available=version_source != "unavailable",
+        command=qmd.command,
+        index=index,
+        last_run=last_run,
+        vectors_owed=stored is not None and not stored.vectors_current and index.needs_vectors,
+        freshness=freshness,
+        last_success=last_success,
+        max_age=options.max_age_seconds,
+        now=now,
+        workspace=str(settings.workspace),
+    )
+    return AgentStatus(
+        agent_id=settings.agent_id,
+        verdict=verdict,
+        why=why,
+        settings=settings,
+        index=index,
+        last_run=last_run,
+        last_success_at=last_success,
+        freshness=freshness,
+        qmd_version=version,
+        qmd_version_source=version_source,
+        embed_backoff=backoff,
+    )
+
+
+def _index_view(settings: AgentBackendSettings) -> IndexView:
+    qmd = settings.qmd
+    assert qmd is not None
+    index_path = settings.paths.index_path
+    managed = tuple(spec.name for spec in qmd.collections)
+    needs_vectors = qmd.search_mode != "search"
+    try:
+        size: int | None = os.stat(index_path).st_size
+    except OSError:
+        size = None
+    stats: IndexStats | None = None
+    error: str | None = None
+    exists = size is not None
+    if exists:
+        try:
+            stats = read_index_stats(index_path)
+        except FileNotFoundError:
+            exists, size = False, None
+        except IndexUnreadable as exc:
+            error = str(exc)
+    return IndexView(str(index_path), exists, size, stats, error, managed, needs_vectors)
+
+
+def _verdict(
+    *,
+    running: bool,
+    workspace_ok: bool,
+    qmd_available: bool,
+    command: str,
+    index: IndexView,
+    last_run: LastRun | None,
+    vectors_owed: bool,
+    freshness: Freshness,
+    last_success: float | None,
+    max_age: float | None,
+    now: float,
+    workspace: str,
+) -> tuple[Verdict, tuple[str, ...]]:
+    if running:
+        return "running", ("an init-backends run holds the agent's lock",)
+    failed: list[str] = []
+    if last_run is not None and last_run.status == "failed":
+        failed.append(f"the last run failed: {last_run.reason or 'unknown error'}")
+    if not index.exists:
+        failed.append("the index is missing: run memwarm init-backends first")
+    elif index.error is not None:
+        failed.append(f"the index cannot be read: {index.error}")
+    if not workspace_ok:
+        failed.append(f"the workspace does not exist ({workspace})")
+    if not qmd_available:
+        failed.append(f"qmd binary unavailable ({command})")
+    if failed:
+        return "failed", tuple(failed)
+    degraded: list[str] = []
+    if last_run is not None and last_run.status == "degraded":
+        degraded.append(f"the last run was degraded: {last_run.reason or 'unknown reason'}")
+    elif vectors_owed:
+        degraded.append("the last qmd embed failed: vectors are stale (searchable with BM25)")
+    pending = index.pending
+    if pending:
+        noun = "document waits" if pending == 1 else "documents wait"
+        degraded.append(f"{pending} {noun} for embeddings (vector search does not find them yet)")
+    if degraded:
+        return "degraded", tuple(degraded)
+    stale = [reason.text for reason in freshness.reasons]
+    if max_age is not None:
+        if last_success is None:
+            stale.append("no successful run is recorded")
+        elif now - last_success > max_age:
+            stale.append(f"the last success was {_age(now - last_success)} ago (--max-age {_age(max_age)})")
+    if not freshness.fresh or stale:
+        return "stale", tuple(stale) or ("a run now would index",)
+    return "warm", ()
+
+
+def _age(seconds: float) -> str:
+    """`90s`, `12m`, `3h 5m`, `2d 4h`: an age for a sentence."""
+    whole = int(seconds)
+    if whole < 120:
+        return f"{whole}s"
+    minutes, hours, days = whole // 60, whole // 3600, whole // 86400
+    if hours < 2:
+        return f"{minutes}m"
+    if days < 2:
+        return f"{hours}h {minutes % 60}m"
+    return f"{days}d {hours % 24}h"
+
+
+def selected_agents(report: StatusReport, only_not_warm: bool) -> Sequence[AgentStatus]:
+    return [a for a in report.agents if not only_not_warm or a.verdict != "warm"]

@@ -1,0 +1,118 @@
+"""What an agent's qmd index holds, read the way `openclaw memory status` reads it: `index.sqlite` opened
+read-only, never written, nothing created beside it.
+
+qmd 2.8.3 keeps the database in WAL mode. A read-only SQLite connection to a WAL database creates the
+`-wal` and `-shm` files when they are missing, which would be memwarm writing next to qmd's index. So:
+when both exist (qmd has the database open, or left them), the connection uses them like any reader of a
+live WAL database; when they do not, nobody is writing and the file is opened `immutable` (no locks, no
+side files). A writer that starts meanwhile can make that read fail; it is retried once, then reported.
+
+Schema (checked against qmd 2.8.3): `documents(collection, path, hash, active, ...)`,
+`content_vectors(hash, seq, ...)`, `store_collections(name, path, pattern, ...)`.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import closing, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import quote
+
+BUSY_TIMEOUT_SECONDS = 1.0  # a WAL reader waits only for a checkpoint's brief exclusive moments
+RETRY_PAUSE_SECONDS = 0.05
+
+
+class IndexUnreadable(Exception):
+    """The index exists but cannot be read (locked, corrupt, not qmd's)."""
+
+
+@dataclass(frozen=True)
+class IndexStats:
+    documents: Mapping[str, int]  # collection -> active documents
+    pending_embeddings: Mapping[str, int]  # collection -> active documents whose content has no vectors
+    collections: tuple[str, ...]  # every collection the index knows, sorted
+
+
+def _uri(index_path: Path, *, immutable: bool) -> str:
+    path = quote(os.path.abspath(index_path), safe="/")
+    return f"file:{path}?mode=ro" + ("&immutable=1" if immutable else "")
+
+
+@contextmanager
+def open_index(index_path: Path) -> Iterator[sqlite3.Connection]:
+    """A read-only connection to qmd's index that creates and changes no file (module docstring).
+    Raises FileNotFoundError when the index is missing, IndexUnreadable when it cannot be opened."""
+    if not index_path.is_file():
+        raise FileNotFoundError(index_path)
+    live = all(os.path.exists(f"{index_path}{suffix}") for suffix in ("-wal", "-shm"))
+    try:
+        connection = sqlite3.connect(
+            _uri(index_path, immutable=not live),
+            uri=True,
+            timeout=BUSY_TIMEOUT_SECONDS,
+            check_same_thread=False,
+        )
+    except sqlite3.Error as exc:
+        raise IndexUnreadable(str(exc)) from None
+    with closing(connection):
+        yield connection
+
+
+def read_index_stats(index_path: Path) -> IndexStats:
+    """Documents and pending embeddings per collection. Raises FileNotFoundError, IndexUnreadable."""
+    for attempt in (1, 2):
+        try:
+            with open_index(index_path) as db:
+                return _stats(db)
+        except sqlite3.Error as exc:
+            if attempt == 2:
+                raise IndexUnreadable(str(exc)) from None
+            time.sleep(RETRY_PAUSE_SECONDS)  # a writer started during an immutable read: look again
+    raise AssertionError("unreachable")
+
+
+def _stats(db: sqlite3.Connection) -> IndexStats:
+    tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if "documents" not in tables:
+        raise IndexUnreadable("not a qmd index (no documents table)")
+    documents = dict(
+        db.execute("SELECT collection, COUNT(*) FROM documents WHERE active = 1 GROUP BY collection")
+    )
+    pending: dict[str, int] = {}
+    if "content_vectors" in tables:
+        pending = dict(
+            db.execute(
+                "SELECT d.collection, COUNT(*) FROM documents d WHERE d.active = 1 AND NOT EXISTS "
+                "(SELECT 1 FROM content_vectors v WHERE v.hash = d.hash AND v.seq = 0) GROUP BY d.collection"
+            )
+        )
+    names = set(documents)
+    if "store_collections" in tables:
+        names.update(row[0] for row in db.execute("SELECT name FROM store_collections"))
+    return IndexStats(documents=documents, pending_embeddings=pending, collections=tuple(sorted(names)))
+
+
+def document_locations(index_path: Path, docids: list[str]) -> dict[str, tuple[str, str]]:
+    """docid (qmd's 6-hex `#abc123`, or a longer hash prefix) -> (collection, path) of an active document,
+    as OpenClaw resolves a search hit (`SELECT collection, path FROM documents WHERE hash LIKE ? AND
+    active = 1`). Raises FileNotFoundError, IndexUnreadable."""
+    found: dict[str, tuple[str, str]] = {}
+    try:
+        with open_index(index_path) as db:
+            for docid in docids:
+                prefix = docid.removeprefix("#")
+                if not prefix or not all(c in "0123456789abcdef" for c in prefix):
+                    continue
+                row = db.execute(
+                    "SELECT collection, path FROM documents WHERE hash LIKE ? AND active = 1 LIMIT 1",
+                    (f"{prefix}%",),
+                ).fetchone()
+                if row is not None:
+                    found[docid] = (row[0], row[1])
+    except sqlite3.Error as exc:
+        raise IndexUnreadable(str(exc)) from None
+    return found

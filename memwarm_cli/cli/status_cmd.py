@@ -1,0 +1,107 @@
+"""`memwarm status`: is each agent's qmd index warm? Read-only (backends/agent_status.py).
+
+Views: a table on a terminal, tab-separated lines in a pipe, versioned JSON, and the node_exporter
+textfile format (`--format prometheus`; `--textfile PATH` writes it atomically). With `--textfile` and no
+`--format`/`--json`, stdout stays empty: a cron line prints nothing unless something fails to run.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated
+
+import typer
+
+from memwarm_cli.cli.global_options import global_options
+
+
+class StatusFormat(StrEnum):
+    table = "table"
+    plain = "plain"
+    json = "json"
+    prometheus = "prometheus"
+
+
+def status_command(
+    ctx: typer.Context,
+    agent: Annotated[
+        list[str] | None,
+        typer.Option("--agent", "-a", metavar="ID", help="Only this agent (repeatable; default: all)."),
+    ] = None,
+    all_agents: Annotated[
+        bool, typer.Option("--all-agents", help="Every configured agent (the default).")
+    ] = False,
+    json_output: Annotated[bool, typer.Option("--json", help="Same as --format json.")] = False,
+    output_format: Annotated[
+        StatusFormat | None,
+        typer.Option(
+            "--format",
+            "-f",
+            help="table (default on a terminal), plain (default in a pipe), json or prometheus.",
+        ),
+    ] = None,
+    textfile: Annotated[
+        str | None,
+        typer.Option(
+            "--textfile",
+            metavar="PATH",
+            help="Write the Prometheus text format to PATH atomically (node_exporter's textfile collector).",
+        ),
+    ] = None,
+    max_age: Annotated[
+        str | None,
+        typer.Option(
+            "--max-age",
+            metavar="DURATION",
+            help="Stale when the last successful run is older (90m, 2h, 1d; a bare number is minutes).",
+        ),
+    ] = None,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="Show only agents that are not warm; no summary.")
+    ] = False,
+) -> None:
+    """Show whether each agent's qmd index is warm, and why not (read-only)."""
+    from memwarm_cli.backends.agent_status import StatusOptions, collect_status
+    from memwarm_cli.cli.output import stdout_is_terminal, warn, write_json
+    from memwarm_cli.cli.status_metrics import prometheus_text
+    from memwarm_cli.cli.status_views import write_plain, write_table, write_textfile
+    from memwarm_cli.config import load_config
+    from memwarm_cli.durations import parse_duration_ms
+    from memwarm_cli.errors import UsageError
+
+    if all_agents and agent:
+        raise UsageError("--agent and --all-agents exclude each other")
+    if json_output and output_format not in (None, StatusFormat.json):
+        raise UsageError("--json and --format exclude each other")
+    max_age_seconds: float | None = None
+    if max_age is not None:
+        try:
+            max_age_seconds = parse_duration_ms(max_age, "m") / 1000
+        except ValueError as exc:
+            raise UsageError(f"--max-age: {exc}") from None
+    fmt = StatusFormat.json if json_output else output_format
+    if fmt is None and textfile is None:
+        fmt = StatusFormat.table if stdout_is_terminal() else StatusFormat.plain
+
+    loaded = load_config(global_options(ctx).config_path)
+    if not quiet:
+        for warning in loaded.warnings:
+            warn(warning.message)
+    report = collect_status(
+        loaded,
+        StatusOptions(agents=tuple(agent or ()), max_age_seconds=max_age_seconds),
+        warn=None if quiet else warn,
+    )
+    if textfile is not None:
+        write_textfile(textfile, prometheus_text(report))
+    if fmt is StatusFormat.json:
+        write_json(report.to_json())
+    elif fmt is StatusFormat.prometheus:
+        from memwarm_cli.cli.output import write_stdout
+
+        write_stdout(prometheus_text(report))
+    elif fmt is StatusFormat.plain:
+        write_plain(report, quiet=quiet)
+    elif fmt is StatusFormat.table:
+        write_table(report, quiet=quiet)
+    raise typer.Exit(int(report.exit_code))

@@ -1,0 +1,111 @@
+"""`status --format prometheus` and `--textfile`: node_exporter's textfile collector format.
+
+Only agents that memwarm prepares (memory search on, backend qmd) get samples. Every metric has its HELP
+and TYPE lines; label values are escaped as the text format requires (backslash, double quote, line
+feed); a sample whose value is unknown (no run recorded yet) is left out rather than made up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from memwarm_cli.backends.agent_status import ELIGIBLE_VERDICTS, AgentStatus, StatusReport
+
+Sample = tuple[dict[str, str], float]
+
+
+def escape_label(value: str) -> str:
+    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+
+
+def _format_value(value: float) -> str:
+    if value == int(value) and abs(value) < 2**53:
+        return str(int(value))
+    return repr(float(value))
+
+
+def _metric(name: str, help_text: str, samples: Iterable[Sample]) -> list[str]:
+    lines = [f"# HELP {name} {help_text}", f"# TYPE {name} gauge"]
+    for labels, value in samples:
+        text = ",".join(f'{key}="{escape_label(item)}"' for key, item in labels.items())
+        lines.append(f"{name}{{{text}}} {_format_value(value)}")
+    return lines
+
+
+def prometheus_text(report: StatusReport) -> str:
+    agents = [agent for agent in report.agents if agent.eligible]
+    lines: list[str] = []
+    lines += _metric(
+        "memwarm_agent_warm",
+        "1 when the agent's qmd index is warm (a run now would be fresh, the last run succeeded), else 0.",
+        (({"agent": a.agent_id}, 1.0 if a.verdict == "warm" else 0.0) for a in agents),
+    )
+    lines += _metric(
+        "memwarm_agent_status",
+        "The agent's status: 1 for the one it is in, 0 for the others.",
+        (
+            ({"agent": a.agent_id, "status": verdict}, 1.0 if a.verdict == verdict else 0.0)
+            for a in agents
+            for verdict in ELIGIBLE_VERDICTS
+        ),
+    )
+    lines += _metric(
+        "memwarm_index_documents",
+        "Active documents per managed collection in the agent's qmd index.",
+        _documents(agents),
+    )
+    lines += _metric(
+        "memwarm_index_pending_embeddings",
+        "Documents per managed collection still waiting for embeddings (vsearch and query modes only).",
+        _pending(agents),
+    )
+    lines += _metric(
+        "memwarm_stale_files",
+        "Files added, changed or removed since the last successful run (what a run now would index).",
+        (({"agent": a.agent_id}, float(a.freshness.stale_files)) for a in agents if a.freshness),
+    )
+    lines += _metric(
+        "memwarm_last_run_timestamp_seconds",
+        "When the agent's last init-backends run finished (Unix time).",
+        (({"agent": a.agent_id}, a.last_run.finished_at) for a in agents if a.last_run),
+    )
+    lines += _metric(
+        "memwarm_last_success_timestamp_seconds",
+        "When the agent's last armed or fresh init-backends run finished (Unix time).",
+        (({"agent": a.agent_id}, a.last_success_at) for a in agents if a.last_success_at is not None),
+    )
+    lines += _metric(
+        "memwarm_last_run_duration_seconds",
+        "How long the agent's last init-backends run took.",
+        (({"agent": a.agent_id}, a.last_run.duration_ms / 1000) for a in agents if a.last_run),
+    )
+    lines += _metric(
+        "memwarm_embed_backoff_until_seconds",
+        "Until when the next qmd embed waits after failures (Unix time; 0 when it does not wait).",
+        (({"agent": a.agent_id}, _backoff_until(a)) for a in agents),
+    )
+    return "\n".join(lines) + "\n"
+
+
+def _documents(agents: list[AgentStatus]) -> Iterable[Sample]:
+    for agent in agents:
+        index = agent.index
+        if index is None or index.stats is None:
+            continue
+        for name in index.managed:
+            yield {"agent": agent.agent_id, "collection": name}, float(index.stats.documents.get(name, 0))
+
+
+def _pending(agents: list[AgentStatus]) -> Iterable[Sample]:
+    for agent in agents:
+        index = agent.index
+        if index is None or index.stats is None or not index.needs_vectors:
+            continue
+        for name in index.managed:
+            value = float(index.stats.pending_embeddings.get(name, 0))
+            yield {"agent": agent.agent_id, "collection": name}, value
+
+
+def _backoff_until(agent: AgentStatus) -> float:
+    backoff = agent.embed_backoff
+    return backoff.until if backoff is not None and backoff.until is not None else 0.0
