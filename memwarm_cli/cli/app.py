@@ -67,6 +67,9 @@ def _register() -> None:
     from memwarm_cli.cli.status_cmd import status_command
 
     app.command("status")(status_command)
+    from memwarm_cli.cli.search_cmd import search_command
+
+    app.command("search")(search_command)
 
 
 _register()
