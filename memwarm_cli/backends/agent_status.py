@@ -380,4 +380,5 @@ def _age(seconds: float) -> str:
 
 
 def selected_agents(report: StatusReport, only_not_warm: bool) -> Sequence[AgentStatus]:
-    return [a for a in report.agents if not only_not_warm or a.verdict != "warm"]
+    """Every agent, or (`-q`) those memwarm prepares that are not warm: what needs a look."""
+    return [a for a in report.agents if not only_not_warm or a.verdict not in ("warm", "skipped")]
