@@ -13,6 +13,7 @@ SCRIPTS = [
     "bench.bench_scan",
     "bench.bench_init_backends",
     "bench.bench_scale",
+    "bench.bench_status",
 ]
 
 if __name__ == "__main__":

@@ -4,10 +4,10 @@ per-agent qmd paths (§5.1), resolved together for `init-backends`, `config show
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memwarm_cli.backends.backend_choice import BackendChoice, agent_label, resolve_backend_choice
 from memwarm_cli.backends.memory_search import MemorySearchSettings, resolve_memory_search
@@ -15,6 +15,10 @@ from memwarm_cli.backends.qmd_paths import AgentQmdPaths, agent_qmd_paths
 from memwarm_cli.backends.qmd_settings import QmdSettings, resolve_qmd_settings
 from memwarm_cli.backends.setting_use import ConfiguredSetting, configured_settings
 from memwarm_cli.config.lookup import lookup
+
+if TYPE_CHECKING:
+    from memwarm_cli.agents import Agent
+    from memwarm_cli.config import LoadedConfig
 
 
 @dataclass(frozen=True)
@@ -84,3 +88,14 @@ def resolve_agent_backend(
             tuple((block, path) for block, path in search_blocks if isinstance(block, Mapping)),
         ),
     )
+
+
+def select_agents(loaded: LoadedConfig, requested: Sequence[str]) -> list[Agent]:
+    """Every agent in config order, or the requested ones (unknown ids raise UnknownAgentError)."""
+    from memwarm_cli.agents import resolve_agents, select_agent
+
+    everyone = resolve_agents(loaded.data, loaded.env)
+    if not requested:
+        return everyone
+    wanted = {select_agent(loaded.data, loaded.env, raw).id for raw in requested}
+    return [agent for agent in everyone if agent.id in wanted]

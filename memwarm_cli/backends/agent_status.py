@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from memwarm_cli.backends import fingerprint as fp
-from memwarm_cli.backends.agent_backend import AgentBackendSettings, resolve_agent_backend
+from memwarm_cli.backends.agent_backend import AgentBackendSettings, resolve_agent_backend, select_agents
 from memwarm_cli.backends.freshness import (
     Freshness,
     agent_snapshot,
@@ -28,7 +28,6 @@ from memwarm_cli.backends.freshness import (
     read_file_lists,
 )
 from memwarm_cli.backends.index_stats import IndexStats, IndexUnreadable, read_index_stats
-from memwarm_cli.backends.init_run import select_agents
 from memwarm_cli.backends.last_run import LastRun, last_run_path, read_last_run
 from memwarm_cli.backends.locks import agent_lock_path, flocked_inodes, lock_is_held
 from memwarm_cli.backends.qmd_paths import qmd_child_env
@@ -306,7 +305,7 @@ def _index_view(settings: AgentBackendSettings) -> IndexView:
     exists = size is not None
     if exists:
         try:
-            stats = read_index_stats(index_path)
+            stats = read_index_stats(index_path, pending=needs_vectors)
         except FileNotFoundError:
             exists, size = False, None
         except IndexUnreadable as exc:

@@ -19,6 +19,7 @@ import os
 import re
 import stat
 import time
+from array import array
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,12 +60,16 @@ def _sha256(text: str) -> str:
 
 
 def file_list_digest(files: FileList | None) -> str | None:
-    """One digest per file list (None for a missing directory). Fields end with NUL, which no file name
-    holds, so no two lists share a text; names that are not UTF-8 keep their escapes."""
+    """One digest per file list (None for a missing directory): the paths joined by NUL (which no file
+    name holds), then the sizes and mtimes as 64-bit integers. Three C-level passes: formatting each
+    entry in Python cost twice as much on 100k files. Names that are not UTF-8 keep their escapes."""
     if files is None:
         return None
-    text = "".join(f"{rel}\0{size}\0{mtime}\0" for rel, size, mtime in files)
-    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
+    digest = hashlib.sha256(str(len(files)).encode())
+    digest.update("\0".join([entry[0] for entry in files]).encode("utf-8", "surrogateescape"))
+    digest.update(array("q", [entry[1] for entry in files]).tobytes())
+    digest.update(array("q", [entry[2] for entry in files]).tobytes())
+    return digest.hexdigest()
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,6 @@ from memwarm_cli.backends import state_files
 from memwarm_cli.backends.file_walk import FileList
 from memwarm_cli.backends.fingerprint import FingerprintParts, InvalidStateFile, Snapshot, StoredFingerprint
 from memwarm_cli.backends.qmd_settings import QmdSettings
-from memwarm_cli.backends.session_export import transcripts_in_window
 from memwarm_cli.backends.state_files import StatePath
 
 EXAMPLE_PATHS = 3  # the first few paths named per kind of change
@@ -47,11 +46,13 @@ def agent_snapshot(qmd: QmdSettings, qmd_version: str, now_ms: int) -> Snapshot:
     collection's files and, with session export on, the transcripts a pass at `now_ms` would read (the
     export's inputs, not its output)."""
     sessions = qmd.sessions
-    transcripts = (
-        transcripts_in_window(sessions.sessions_dir, retention_days=sessions.retention_days, now_ms=now_ms)
-        if sessions.enabled
-        else None
-    )
+    transcripts = None
+    if sessions.enabled:
+        from memwarm_cli.backends.session_export import transcripts_in_window  # its redaction rules cost
+
+        transcripts = transcripts_in_window(
+            sessions.sessions_dir, retention_days=sessions.retention_days, now_ms=now_ms
+        )
     return fp.take_snapshot(qmd.as_dict(), qmd_version, qmd.collections, transcripts)
 
 

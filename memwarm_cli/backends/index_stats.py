@@ -62,12 +62,13 @@ def open_index(index_path: Path) -> Iterator[sqlite3.Connection]:
         yield connection
 
 
-def read_index_stats(index_path: Path) -> IndexStats:
-    """Documents and pending embeddings per collection. Raises FileNotFoundError, IndexUnreadable."""
+def read_index_stats(index_path: Path, *, pending: bool = True) -> IndexStats:
+    """Documents per collection, and (with `pending`) those whose content has no vectors yet.
+    Raises FileNotFoundError, IndexUnreadable."""
     for attempt in (1, 2):
         try:
             with open_index(index_path) as db:
-                return _stats(db)
+                return _stats(db, pending)
         except sqlite3.Error as exc:
             if attempt == 2:
                 raise IndexUnreadable(str(exc)) from None
@@ -75,7 +76,7 @@ def read_index_stats(index_path: Path) -> IndexStats:
     raise AssertionError("unreachable")
 
 
-def _stats(db: sqlite3.Connection) -> IndexStats:
+def _stats(db: sqlite3.Connection, with_pending: bool) -> IndexStats:
     tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     if "documents" not in tables:
         raise IndexUnreadable("not a qmd index (no documents table)")
@@ -83,7 +84,7 @@ def _stats(db: sqlite3.Connection) -> IndexStats:
         db.execute("SELECT collection, COUNT(*) FROM documents WHERE active = 1 GROUP BY collection")
     )
     pending: dict[str, int] = {}
-    if "content_vectors" in tables:
+    if with_pending and "content_vectors" in tables:
         pending = dict(
             db.execute(
                 "SELECT d.collection, COUNT(*) FROM documents d WHERE d.active = 1 AND NOT EXISTS "

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 
-from memwarm_cli.agents import Agent, resolve_agents, select_agent
-from memwarm_cli.backends.agent_backend import AgentBackendSettings, resolve_agent_backend
+from memwarm_cli.agents import resolve_agents
+from memwarm_cli.backends.agent_backend import AgentBackendSettings, resolve_agent_backend, select_agents
 from memwarm_cli.backends.agent_job import AgentFailed, AgentJob, RunContext
 from memwarm_cli.backends.agent_steps import plan_steps, run_steps
 from memwarm_cli.backends.init_report import (
@@ -41,15 +40,6 @@ from memwarm_cli.backends.last_run import (
 )
 from memwarm_cli.backends.process import Cancelled, CancelToken
 from memwarm_cli.config import LoadedConfig
-
-
-def select_agents(loaded: LoadedConfig, requested: Sequence[str]) -> list[Agent]:
-    """Every agent in config order, or the requested ones (unknown ids raise UnknownAgentError)."""
-    everyone = resolve_agents(loaded.data, loaded.env)
-    if not requested:
-        return everyone
-    wanted = {select_agent(loaded.data, loaded.env, raw).id for raw in requested}
-    return [agent for agent in everyone if agent.id in wanted]
 
 
 def export_dir_agents(loaded: LoadedConfig) -> dict[str, tuple[str, ...]]:

@@ -16,7 +16,6 @@ from typing import Any
 
 from memwarm_cli.backends import qmd_commands, state_files
 from memwarm_cli.backends.fingerprint import InvalidStateFile, write_json_atomically
-from memwarm_cli.backends.init_report import describe_os_error
 from memwarm_cli.backends.process import CancelToken, CommandResult, resolve_executable, run_command
 from memwarm_cli.backends.qmd_output import parse_version
 from memwarm_cli.backends.state_files import StatePath
@@ -124,6 +123,8 @@ class QmdVersions:
         try:
             write_version_cache(self.cache_path, entries)
         except OSError as exc:
+            from memwarm_cli.backends.init_report import describe_os_error
+
             if not self._write_failed:
                 self._write_failed = True
                 self.warn(f"cannot update the qmd version cache: {describe_os_error(exc)}")

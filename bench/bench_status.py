@@ -1,0 +1,149 @@
+"""Benchmark `memwarm status` and the no-change `init-backends` run on 8 agents x 12,500 notes
+(100,000 files) with the real qmd (tools/bin), all warm.
+
+Measures whole processes, medians of alternating runs:
+- the floor: a bare `python -c` that walks the same memory directories and stats every file once (what
+  any freshness check must at least do);
+- `memwarm status --format plain` (every agent: exit 0, all warm);
+- `memwarm init-backends -q` with nothing changed (every agent `fresh`);
+- how status grows with files: status on 1, 2, 4 and 8 agents (12.5k to 100k files).
+
+Target: status and the no-change init-backends each within 1.5x the floor. The workspaces and the cold
+qmd run (minutes: qmd indexes 100k notes) are cached under bench/.work/status; figures on a shared
+machine are noisy, the lead measures on a quiet one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from bench.common import MEMWARM, REPO_ROOT, WORK_DIR, compile_package, median
+
+AGENTS = 8
+NOTES = 12_500
+TARGET = 1.5
+TOOLS_BIN = REPO_ROOT / "tools" / "bin"
+ROOT = WORK_DIR / "status"
+WORDS = ("alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet")
+
+FLOOR = """
+import os, sys
+def walk(path):
+    for entry in os.scandir(path):
+        if entry.is_dir(follow_symlinks=False):
+            walk(entry.path)
+        else:
+            entry.stat()
+for root in sys.argv[1:]:
+    walk(root)
+"""
+
+
+def build(notes: int) -> Path:
+    """ws-0..ws-7, each MEMORY.md and `notes` small notes in memory/ (cached), and the config."""
+    marker = ROOT / f".complete-{AGENTS}x{notes}"
+    if not marker.exists():
+        shutil.rmtree(ROOT, ignore_errors=True)
+        for agent in range(AGENTS):
+            workspace = ROOT / f"ws-{agent}"
+            memory = workspace / "memory"
+            memory.mkdir(parents=True)
+            (workspace / "MEMORY.md").write_text(f"# Agent {agent}\nLong-term memory.\n", encoding="utf-8")
+            for note in range(notes):
+                words = " ".join(WORDS[(note + i) % len(WORDS)] for i in range(12))
+                name = f"2026-{note % 12 + 1:02d}-{note % 28 + 1:02d}-note-{note:05d}.md"
+                (memory / name).write_text(
+                    f"# Note {note}\n\n{words} agent{agent}n{note}\n", encoding="utf-8"
+                )
+        marker.touch()
+    state = ROOT / "state"
+    state.mkdir(exist_ok=True)
+    config = {
+        "memory": {"backend": "qmd"},
+        "agents": {"list": [{"id": f"agent-{a}", "workspace": str(ROOT / f"ws-{a}")} for a in range(AGENTS)]},
+    }
+    (state / "openclaw.json").write_text(json.dumps(config, indent=2), encoding="utf-8")
+    return state
+
+
+def env_for(state: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env["OPENCLAW_STATE_DIR"] = str(state)
+    env["PATH"] = f"{TOOLS_BIN}{os.pathsep}{env.get('PATH', '')}"
+    env["XDG_CACHE_HOME"] = str(ROOT / "home-cache")
+    return env
+
+
+def warm_up(env: dict[str, str]) -> None:
+    """The cold run, once: every agent armed (skipped when status already says all are warm)."""
+    check = subprocess.run([MEMWARM, "status", "-q", "--format", "plain"], env=env, capture_output=True)
+    if check.returncode == 0:
+        return
+    print(f"cold init-backends on {AGENTS} x {NOTES} notes (minutes, once)...", flush=True)
+    started = time.monotonic()
+    cold = subprocess.run([MEMWARM, "init-backends", "-q"], env=env, capture_output=True, text=True)
+    if cold.returncode != 0:
+        raise SystemExit(f"cold init-backends failed ({cold.returncode}):\n{cold.stderr}")
+    print(f"  cold run: {time.monotonic() - started:.1f} s", flush=True)
+
+
+def timed(argv: Sequence[str], env: dict[str, str]) -> float:
+    started = time.perf_counter()
+    proc = subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    elapsed = time.perf_counter() - started
+    if proc.returncode != 0:
+        raise SystemExit(f"benchmark command failed ({proc.returncode}): {argv}\n{proc.stderr.decode()}")
+    return elapsed
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--notes", type=int, default=NOTES, help="notes per agent (default 12500)")
+    args = parser.parse_args(argv)
+    compile_package()
+    state = build(args.notes)
+    env = env_for(state)
+    warm_up(env)
+    memories = [str(ROOT / f"ws-{a}" / "memory") for a in range(AGENTS)]
+    commands = {
+        "floor (walk + stat)": [sys.executable, "-c", FLOOR, *memories],
+        "status": [MEMWARM, "status", "--format", "plain"],
+        "init-backends (no change)": [MEMWARM, "init-backends", "-q"],
+    }
+    for command in commands.values():  # warm the page cache and the .pyc files
+        timed(command, env)
+    timings: dict[str, list[float]] = {name: [] for name in commands}
+    for _ in range(args.runs):
+        for name, command in commands.items():
+            timings[name].append(timed(command, env))
+    floor = median(timings["floor (walk + stat)"])
+    failed = False
+    files = AGENTS * (args.notes + 1)
+    print(f"{AGENTS} agents x {args.notes} notes ({files} files), medians of {args.runs} runs:")
+    for name, values in timings.items():
+        ratio = median(values) / floor
+        verdict = "" if name.startswith("floor") else (" ok" if ratio <= TARGET else f" OVER {TARGET}x")
+        failed |= ratio > TARGET
+        print(f"  {name:28} {median(values) * 1000:8.0f} ms  {ratio:5.2f}x floor{verdict}")
+    print("status by number of agents (growth with files):")
+    for count in (1, 2, 4, 8):
+        selected = [arg for a in range(count) for arg in ("--agent", f"agent-{a}")]
+        values = [timed([MEMWARM, "status", "--format", "plain", *selected], env) for _ in range(args.runs)]
+        agent_files = count * (args.notes + 1)
+        per_k = median(values) * 1000 / (agent_files / 1000)
+        took = median(values) * 1000
+        print(f"  {count} agent(s), {agent_files:6d} files: {took:7.0f} ms ({per_k:.2f} ms per 1k files)")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
