@@ -20,6 +20,8 @@ from typing import Any, Literal
 
 from memwarm_cli.backends import fingerprint as fp
 from memwarm_cli.backends.agent_backend import AgentBackendSettings, resolve_agent_backend, select_agents
+from memwarm_cli.backends.fingerprint import Snapshot
+from memwarm_cli.backends.forked_map import forked_map
 from memwarm_cli.backends.freshness import (
     Freshness,
     agent_snapshot,
@@ -31,6 +33,7 @@ from memwarm_cli.backends.index_stats import IndexStats, IndexUnreadable, read_i
 from memwarm_cli.backends.last_run import LastRun, last_run_path, read_last_run
 from memwarm_cli.backends.locks import agent_lock_path, flocked_inodes, lock_is_held
 from memwarm_cli.backends.qmd_paths import qmd_child_env
+from memwarm_cli.backends.qmd_settings import QmdSettings
 from memwarm_cli.backends.state_files import StatePath
 from memwarm_cli.backends.version_cache import peek_version
 from memwarm_cli.config import LoadedConfig
@@ -204,12 +207,25 @@ def collect_status(
                 warn(message)
 
     held = flocked_inodes()
-    agents = []
-    for agent in select_agents(loaded, options.agents):
-        settings = resolve_agent_backend(
-            loaded.data, agent.id, agent.entry, agent.workspace, loaded.state_dir, loaded.env
+    everyone = [
+        resolve_agent_backend(loaded.data, a.id, a.entry, a.workspace, loaded.state_dir, loaded.env)
+        for a in select_agents(loaded, options.agents)
+    ]
+    versions = {s.agent_id: _version(loaded, s, note) for s in everyone if s.skip_reason is None}
+    # The walks (nearly all of status's time on many notes) on every usable CPU; the same snapshot
+    # function init-backends calls.
+    jobs = {
+        s.agent_id: (s.qmd, versions[s.agent_id][0], int(now * 1000))
+        for s in everyone
+        if s.qmd is not None and s.skip_reason is None
+    }
+    snapshots = dict(zip(jobs, forked_map(_snapshot, list(jobs.values())), strict=True))
+    agents = [
+        _agent_status(
+            loaded, s, options, now, held, note, versions.get(s.agent_id), snapshots.get(s.agent_id)
         )
-        agents.append(_agent_status(loaded, settings, options, now, held, note))
+        for s in everyone
+    ]
     return StatusReport(
         agents=tuple(agents),
         config_path=str(loaded.source.path),
@@ -221,6 +237,23 @@ def collect_status(
     )
 
 
+def _version(
+    loaded: LoadedConfig, settings: AgentBackendSettings, warn: Callable[[str], None]
+) -> tuple[str, str]:
+    """The qmd version the agent's next run would use, and its source (version_cache.peek_version)."""
+    assert settings.qmd is not None
+    env = qmd_child_env(loaded.env, settings.paths)
+    cwd = settings.workspace if settings.workspace.is_dir() else loaded.state_dir
+    return peek_version(settings.qmd.command, env, cwd, loaded.state_dir, warn=warn)
+
+
+def _snapshot(job: tuple[QmdSettings, str, int]) -> Snapshot:
+    qmd, version, now_ms = job
+    snapshot = agent_snapshot(qmd, version, now_ms)
+    snapshot.parts(None)  # each file list's digest, computed in the worker that walked it
+    return snapshot
+
+
 def _agent_status(
     loaded: LoadedConfig,
     settings: AgentBackendSettings,
@@ -228,10 +261,12 @@ def _agent_status(
     now: float,
     held: frozenset[int] | None,
     warn: Callable[[str], None],
+    version_found: tuple[str, str] | None,
+    snapshot: Snapshot | None,
 ) -> AgentStatus:
     skip = settings.skip_reason
     qmd = settings.qmd
-    if skip is not None or qmd is None:
+    if skip is not None or qmd is None or version_found is None or snapshot is None:
         skipped = "the memory backend is builtin, not qmd" if skip in (None, "builtin") else skip
         return AgentStatus(settings.agent_id, "skipped", (skipped or "",), settings)
     state_dir = loaded.state_dir
@@ -240,12 +275,10 @@ def _agent_status(
     last_run = read_last_run(last_run_path(state_dir, paths.qmd_dir), warn)
     fingerprint_path = StatePath.of(state_dir, paths.index_path.parent / fp.FINGERPRINT_NAME)
     stored = fp.read_fingerprint(fingerprint_path, warn)
-    env = qmd_child_env(loaded.env, paths)
     workspace_ok = settings.workspace.is_dir()
-    cwd = settings.workspace if workspace_ok else state_dir
-    version, version_source = peek_version(qmd.command, env, cwd, state_dir, warn=warn)
+    version, version_source = version_found
     freshness = judge_freshness(
-        agent_snapshot(qmd, version, int(now * 1000)),
+        snapshot,
         stored,
         index_present=index.exists,
         index_yml_digest=fp.file_digest(paths.index_yml) if index.exists else None,

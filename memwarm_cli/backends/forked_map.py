@@ -1,0 +1,86 @@
+"""Run one function over several items on every CPU memwarm may use, by fork, for `status`'s fingerprint
+walks: on 100k notes the walk is almost all of status's time and, being Python per file, holds the GIL
+(threads gave nothing). Each child takes every n-th item, sends its results back pickled through a
+pipe and exits; this process takes its own share meanwhile. A child that fails, or a platform without
+fork, costs nothing but time: its share is done here.
+
+Only for single-threaded callers (`status`): forking a process whose other threads hold locks is not
+safe, so `init-backends` (a thread pool) does not use it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pickle
+import signal
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+def usable_cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):  # no sched_getaffinity on macOS
+        return os.cpu_count() or 1
+
+
+def forked_map(function: Callable[[T], R], items: Sequence[T], workers: int | None = None) -> list[R]:
+    """`[function(item) for item in items]`, the work shared with up to `workers` - 1 forked children."""
+    lanes = min(workers or usable_cpus(), len(items))
+    if lanes <= 1 or not hasattr(os, "fork"):
+        return [function(item) for item in items]
+    children: list[tuple[int, int, list[int]]] = []  # (pid, read end, indexes)
+    try:
+        for lane in range(1, lanes):
+            indexes = list(range(lane, len(items), lanes))
+            read_end, write_end = os.pipe()
+            pid = os.fork()
+            if pid == 0:  # the child: its share, pickled to the pipe, then gone without cleanup
+                os.close(read_end)
+                _child(function, items, indexes, write_end)
+            os.close(write_end)
+            children.append((pid, read_end, indexes))
+        results: dict[int, R] = {index: function(items[index]) for index in range(0, len(items), lanes)}
+        for pid, read_end, indexes in children:
+            results.update(_collect(read_end, pid) or {index: function(items[index]) for index in indexes})
+        children = []
+        return [results[index] for index in range(len(items))]
+    finally:
+        for pid, read_end, _ in children:  # interrupted: nothing of ours outlives us
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+                os.close(read_end)
+                os.waitpid(pid, 0)
+
+
+def _child(function: Callable[[T], R], items: Sequence[T], indexes: list[int], write_end: int) -> None:
+    status = 1
+    try:
+        data = pickle.dumps({index: function(items[index]) for index in indexes})
+        view = memoryview(data)
+        while view:
+            view = view[os.write(write_end, view) :]
+        status = 0
+    finally:
+        os._exit(status)
+
+
+def _collect(read_end: int, pid: int) -> dict[int, R] | None:
+    chunks: list[bytes] = []
+    try:
+        while chunk := os.read(read_end, 1 << 20):
+            chunks.append(chunk)
+    finally:
+        os.close(read_end)
+        _, status = os.waitpid(pid, 0)
+    if status != 0 or not chunks:
+        return None
+    try:
+        results: dict[int, R] = pickle.loads(b"".join(chunks))
+    except Exception:
+        return None
+    return results
