@@ -327,3 +327,26 @@ def test_a_failed_run_shows_failed_with_its_reason(tmp_path: Path) -> None:
     assert main["why"][0] == f"the last run failed: {main['lastRun']['reason']}"
     plain = run_memwarm(["status"], env)
     assert plain.stdout.splitlines()[1].split("\t")[1] == "failed"
+
+
+def test_a_search_that_times_out_says_so_with_the_limit(warm: Scenario, tmp_path: Path) -> None:
+    """qmd that does not answer (a first vsearch loading models, say): the limit ends it, exit 1."""
+    slow = tmp_path / "slow-bin"
+    slow.mkdir()
+    wrapper = slow / "qmd"
+    wrapper.write_text(
+        f'#!/bin/bash\nif [ "$1" = search ]; then sleep 30; fi\nexec {TOOLS_BIN / "qmd"} "$@"\n'
+    )
+    wrapper.chmod(0o755)
+    config = json.loads(warm.config_path.read_text())
+    config["memory"]["qmd"]["limits"]["timeoutMs"] = 300
+    config["memory"]["qmd"]["command"] = str(wrapper)
+    other_config = tmp_path / "openclaw.json"
+    other_config.write_text(json.dumps(config))
+    started = time.monotonic()
+    result = run_memwarm(["--config", str(other_config), "search", "pelican"], warm.env())
+    assert time.monotonic() - started < 10
+    assert result.returncode == ExitCode.FINDINGS and result.stdout == ""
+    assert result.stderr.startswith(
+        "memwarm: error: qmd search timed out after 300ms (memory.qmd.limits.timeoutMs)"
+    )
