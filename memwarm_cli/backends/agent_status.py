@@ -12,7 +12,6 @@ executable. The core never prints and never exits; the CLI renders the report.
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -29,7 +28,7 @@ from memwarm_cli.backends.freshness import (
     judge_freshness,
     read_file_lists,
 )
-from memwarm_cli.backends.index_stats import IndexStats, IndexUnreadable, read_index_stats
+from memwarm_cli.backends.index_stats import IndexView, index_view
 from memwarm_cli.backends.last_run import LastRun, last_run_path, read_last_run
 from memwarm_cli.backends.locks import agent_lock_path, flocked_inodes, lock_is_held
 from memwarm_cli.backends.qmd_paths import qmd_child_env
@@ -50,56 +49,6 @@ class StatusOptions:
     agents: tuple[str, ...] = ()  # requested ids; empty: every agent
     max_age_seconds: float | None = None  # a last success older than this makes the agent stale
     now: float | None = None  # epoch seconds (tests); None: the clock
-
-
-@dataclass(frozen=True)
-class IndexView:
-    path: str
-    exists: bool
-    size_bytes: int | None
-    stats: IndexStats | None  # None: missing or unreadable
-    error: str | None  # why it could not be read
-    managed: tuple[str, ...]  # the collections memwarm manages for the agent, in config order
-    needs_vectors: bool  # the search mode uses embeddings (vsearch, query)
-
-    @property
-    def unmanaged(self) -> tuple[str, ...]:
-        if self.stats is None:
-            return ()
-        return tuple(name for name in self.stats.collections if name not in self.managed)
-
-    @property
-    def documents(self) -> int:
-        return sum(self.stats.documents.get(name, 0) for name in self.managed) if self.stats else 0
-
-    @property
-    def pending(self) -> int | None:
-        if self.stats is None or not self.needs_vectors:
-            return None
-        return sum(self.stats.pending_embeddings.get(name, 0) for name in self.managed)
-
-    def to_json(self) -> dict[str, Any]:
-        stats = self.stats
-        return {
-            "path": self.path,
-            "exists": self.exists,
-            "sizeBytes": self.size_bytes,
-            "error": self.error,
-            "documents": self.documents if stats else None,
-            "pendingEmbeddings": self.pending,
-            "collections": [
-                {
-                    "name": name,
-                    "inIndex": stats is not None and name in stats.collections,
-                    "documents": stats.documents.get(name, 0) if stats else None,
-                    "pendingEmbeddings": (
-                        stats.pending_embeddings.get(name, 0) if stats and self.needs_vectors else None
-                    ),
-                }
-                for name in self.managed
-            ],
-            "unmanagedCollections": list(self.unmanaged),
-        }
 
 
 @dataclass(frozen=True)
@@ -271,7 +220,7 @@ def _agent_status(
         return AgentStatus(settings.agent_id, "skipped", (skipped or "",), settings)
     state_dir = loaded.state_dir
     paths = settings.paths
-    index = _index_view(settings)
+    index = index_view(settings)
     last_run = read_last_run(last_run_path(state_dir, paths.qmd_dir), warn)
     fingerprint_path = StatePath.of(state_dir, paths.index_path.parent / fp.FINGERPRINT_NAME)
     stored = fp.read_fingerprint(fingerprint_path, warn)
@@ -321,29 +270,6 @@ def _agent_status(
         qmd_version_source=version_source,
         embed_backoff=backoff,
     )
-
-
-def _index_view(settings: AgentBackendSettings) -> IndexView:
-    qmd = settings.qmd
-    assert qmd is not None
-    index_path = settings.paths.index_path
-    managed = tuple(spec.name for spec in qmd.collections)
-    needs_vectors = qmd.search_mode != "search"
-    try:
-        size: int | None = os.stat(index_path).st_size
-    except OSError:
-        size = None
-    stats: IndexStats | None = None
-    error: str | None = None
-    exists = size is not None
-    if exists:
-        try:
-            stats = read_index_stats(index_path, pending=needs_vectors)
-        except FileNotFoundError:
-            exists, size = False, None
-        except IndexUnreadable as exc:
-            error = str(exc)
-    return IndexView(str(index_path), exists, size, stats, error, managed, needs_vectors)
 
 
 def _verdict(

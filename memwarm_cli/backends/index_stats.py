@@ -20,7 +20,10 @@ from collections.abc import Iterator, Mapping
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
+
+from memwarm_cli.backends.agent_backend import AgentBackendSettings
 
 BUSY_TIMEOUT_SECONDS = 1.0  # a WAL reader waits only for a checkpoint's brief exclusive moments
 RETRY_PAUSE_SECONDS = 0.05
@@ -117,3 +120,77 @@ def document_locations(index_path: Path, docids: list[str]) -> dict[str, tuple[s
     except sqlite3.Error as exc:
         raise IndexUnreadable(str(exc)) from None
     return found
+
+
+@dataclass(frozen=True)
+class IndexView:
+    path: str
+    exists: bool
+    size_bytes: int | None
+    stats: IndexStats | None  # None: missing or unreadable
+    error: str | None  # why it could not be read
+    managed: tuple[str, ...]  # the collections memwarm manages for the agent, in config order
+    needs_vectors: bool  # the search mode uses embeddings (vsearch, query)
+
+    @property
+    def unmanaged(self) -> tuple[str, ...]:
+        if self.stats is None:
+            return ()
+        return tuple(name for name in self.stats.collections if name not in self.managed)
+
+    @property
+    def documents(self) -> int:
+        return sum(self.stats.documents.get(name, 0) for name in self.managed) if self.stats else 0
+
+    @property
+    def pending(self) -> int | None:
+        if self.stats is None or not self.needs_vectors:
+            return None
+        return sum(self.stats.pending_embeddings.get(name, 0) for name in self.managed)
+
+    def to_json(self) -> dict[str, Any]:
+        stats = self.stats
+        return {
+            "path": self.path,
+            "exists": self.exists,
+            "sizeBytes": self.size_bytes,
+            "error": self.error,
+            "documents": self.documents if stats else None,
+            "pendingEmbeddings": self.pending,
+            "collections": [
+                {
+                    "name": name,
+                    "inIndex": stats is not None and name in stats.collections,
+                    "documents": stats.documents.get(name, 0) if stats else None,
+                    "pendingEmbeddings": (
+                        stats.pending_embeddings.get(name, 0) if stats and self.needs_vectors else None
+                    ),
+                }
+                for name in self.managed
+            ],
+            "unmanagedCollections": list(self.unmanaged),
+        }
+
+
+def index_view(settings: AgentBackendSettings) -> IndexView:
+    """The agent's index as `status` shows it: there or not, its size, its counts, or why unreadable."""
+    qmd = settings.qmd
+    assert qmd is not None
+    index_path = settings.paths.index_path
+    managed = tuple(spec.name for spec in qmd.collections)
+    needs_vectors = qmd.search_mode != "search"
+    try:
+        size: int | None = os.stat(index_path).st_size
+    except OSError:
+        size = None
+    stats: IndexStats | None = None
+    error: str | None = None
+    exists = size is not None
+    if exists:
+        try:
+            stats = read_index_stats(index_path, pending=needs_vectors)
+        except FileNotFoundError:
+            exists, size = False, None
+        except IndexUnreadable as exc:
+            error = str(exc)
+    return IndexView(str(index_path), exists, size, stats, error, managed, needs_vectors)

@@ -61,7 +61,18 @@ def test_missing_binary_fails_without_running_anything(tmp_path: Path) -> None:
         'qmd memory startup initialization failed for agent "main": qmd binary unavailable (qmd)'
         in result.stderr
     )
-    assert not (scenario.state / "agents").exists()
+    # Nothing prepared for qmd (no dirs, lock or fingerprint): only the failure, recorded for `status`.
+    written = sorted(str(p.relative_to(scenario.state)) for p in (scenario.state / "agents").rglob("*"))
+    assert written == [
+        f"agents/{agent_id}{suffix}"
+        for agent_id in ("main", "ops")
+        for suffix in ("", "/qmd", "/qmd/memwarm-last-run.json")
+    ]
+    record = json.loads((scenario.qmd_dir("main") / "memwarm-last-run.json").read_text())
+    assert (record["status"], record["reason"]) == (
+        "failed",
+        "qmd binary unavailable (qmd): spawn qmd ENOENT",
+    )
 
 
 @pytest.mark.parametrize("kind", ["not-executable", "directory", "missing"])
