@@ -58,9 +58,19 @@ def shared_models_dir(env: Mapping[str, str]) -> Path:
     """`<defaultCache>/qmd/models`: the parent's XDG_CACHE_HOME, else `~/.cache` (the OS home)."""
     cache = env.get("XDG_CACHE_HOME") or ""
     if not cache:
-        home = env.get("HOME") or os.path.expanduser("~")
+        home = env.get("HOME") or _password_database_home()
         cache = os.path.join(home, ".cache")
     return Path(cache) / "qmd" / "models"
+
+
+def _password_database_home() -> str:
+    """os.homedir() without HOME: the password database (never os.environ, which `env` stands for)."""
+    try:
+        import pwd
+
+        return pwd.getpwuid(os.getuid()).pw_dir
+    except (ImportError, KeyError):
+        return "~"  # as os.path.expanduser("~") leaves it when no home is known
 
 
 def qmd_child_env(base_env: Mapping[str, str], paths: AgentQmdPaths) -> dict[str, str]:

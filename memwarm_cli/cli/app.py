@@ -20,6 +20,7 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
+    context_settings={"help_option_names": ["--help", "-h"]},  # subcommands inherit it
 )
 
 

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from memwarm_cli.cli.global_options import global_options
+from memwarm_cli.cli.invocation import current
 
 config_app = typer.Typer(
     name="config",
@@ -30,7 +31,7 @@ def path_command(ctx: typer.Context, json_output: JsonFlag = False) -> None:
 
     # Everything is computed before the first byte is written: an error exit leaves stdout empty (the
     # error line on stderr names the file and why it was chosen).
-    data = path_data(load_config(global_options(ctx).config_path))
+    data = path_data(load_config(global_options(ctx).config_path, current().env))
     if json_output:
         write_stdout(json_text(data) + "\n")
         return
@@ -72,7 +73,7 @@ def check_command(
     from memwarm_cli.configview.check import check_config
     from memwarm_cli.exitcodes import ExitCode
 
-    report = check_config(global_options(ctx).config_path)
+    report = check_config(global_options(ctx).config_path, current().env)
     failed = report.failed(strict)
     if json_output:
         data = {
@@ -132,7 +133,7 @@ def show_command(
         if output_format is not None and fmt != "json":
             raise UsageError("--json and --format exclude each other")
         fmt = "json"
-    loaded = load_config(global_options(ctx).config_path)
+    loaded = load_config(global_options(ctx).config_path, current().env)
     data = show_data(loaded, agent)
     write_stdout(render(data, fmt))
 

@@ -133,6 +133,7 @@ def run_context(
 ) -> None:
     """Print the startup context of a new session: text, table, plain or JSON."""
     from memwarm_cli.cli import context_views
+    from memwarm_cli.cli.invocation import current
     from memwarm_cli.cli.output import stdout_is_terminal, warn
     from memwarm_cli.config import load_config
     from memwarm_cli.startup.clock import parse_instant
@@ -142,7 +143,7 @@ def run_context(
     if fmt is None:
         fmt = "table" if stdout_is_terminal() else "text"
     at_ms = parse_instant(at)
-    loaded = load_config(config_path)
+    loaded = load_config(config_path, current().env)
     if not quiet:
         for warning in loaded.warnings:
             warn(warning.message)

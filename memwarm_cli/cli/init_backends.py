@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 import signal
-import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -19,6 +18,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from memwarm_cli.cli.global_options import global_options
+from memwarm_cli.cli.invocation import current, is_terminal
 from memwarm_cli.cli.options import AtOption
 
 if TYPE_CHECKING:
@@ -105,7 +105,7 @@ def init_backends_command(
     if probe_query is not None and not js_trim(probe_query):
         raise UsageError("--probe-query: the query is empty")
     at_ms = parse_instant(at)
-    loaded = load_config(global_options(ctx).config_path)
+    loaded = load_config(global_options(ctx).config_path, current().env)
     if not quiet:
         for warning in loaded.warnings:
             warn(warning.message)
@@ -174,7 +174,7 @@ class _Renderer:
 
     @contextmanager
     def live(self) -> Iterator[None]:
-        if self.quiet or not sys.stderr.isatty():
+        if self.quiet or not is_terminal(current().stderr):
             yield
             return
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn

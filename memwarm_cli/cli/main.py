@@ -1,35 +1,137 @@
-"""Console entry point: runs a command and turns typed core errors into one line and an exit code."""
+"""Entry points: `run` (one memwarm invocation, in this process) and `main` (the console script's).
+
+`run(argv, env=..., stdout=..., stderr=...)` behaves as a `memwarm` process given the same arguments,
+environment, streams and working directory would: typed core errors become one `memwarm: error:` line
+and an exit code, usage errors exit 2, an unwritable stdout exits 5, a reader that went away exits 0.
+It returns the exit code and never exits. It changes process-wide state while it runs (the working
+directory, SIGINT/SIGTERM handlers that init-backends installs) and restores it afterwards, so runs must
+not overlap. `main` calls it with the real process state, then exits.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import gc
 import os
+import signal
 import sys
-from typing import TYPE_CHECKING
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
-from memwarm_cli.errors import MemwarmError, OutputError
+from memwarm_cli.cli.invocation import Invocation, active, process_invocation
+from memwarm_cli.cli.output import ReaderGone, error, write_stderr_text, write_stdout
+from memwarm_cli.errors import MemwarmError
 from memwarm_cli.exitcodes import ExitCode
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from typer._click.core import Command, Context, Parameter
 
-    from typer._click.core import Command
+# Signals whose handlers a command may replace (init-backends): restored after every run.
+_RESTORED_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
-def main() -> None:
+def run(
+    argv: Sequence[str],
+    *,
+    env: Mapping[str, str],
+    stdout: TextIO | None,
+    stderr: TextIO | None,
+    stdin: TextIO | None = None,
+    cwd: str | Path | None = None,
+) -> int:
+    """Run `memwarm ARGV...` with these streams (None: closed) and environment; returns the exit code.
+
+    `stdout` must be a text stream with a binary `.buffer` (memwarm writes exact bytes), as sys.stdout
+    and `io.TextIOWrapper(io.BytesIO())` are. `cwd`, when given, is the working directory meanwhile.
+    """
+    invocation = Invocation(stdout=stdout, stderr=stderr, env=env, stdin=stdin)
+    return run_invocation(argv, invocation, cwd=cwd)
+
+
+def run_invocation(argv: Sequence[str], invocation: Invocation, *, cwd: str | Path | None = None) -> int:
+    """`run`, for a caller that wants the invocation back (which of its streams failed)."""
+    with active(invocation), _working_directory(cwd), _signal_handlers_restored():
+        return _dispatch(list(argv), invocation)
+
+
+def main() -> NoReturn:
+    """The console script: `run` on the process's own argv, environment and streams, then exit.
+
+    KeyboardInterrupt is what SIGINT raises only inside the try below, where it is caught (exit 130);
+    before it, cli/console.py exits quietly, and after the command has finished an interrupt is ignored,
+    so no moment prints a traceback.
+    """
     # The cyclic collector re-walks every live object as a big config's values pile up; this process
     # is short-lived and makes little cyclic garbage, so collect rarely (it doubled a 10,000-agent
     # `config show`). mypy tunes its collector the same way.
     gc.set_threshold(100_000, 50, 100)
-    from memwarm_cli.cli.fastpath import CONTEXT, parse_fast_argv
-    from memwarm_cli.cli.output import ReaderGone, error
-
-    fast = parse_fast_argv(sys.argv[1:])
+    invocation = process_invocation()
+    code: int = ExitCode.INTERRUPTED
     try:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        code = run_invocation(sys.argv[1:], invocation)
+    except KeyboardInterrupt:
+        code = ExitCode.INTERRUPTED
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if invocation.stdout_failed:
+        _discard(sys.stdout)
+    if invocation.stderr_failed:
+        _discard(sys.stderr)
+    sys.exit(code)
+
+
+def _discard(stream: TextIO | None) -> None:
+    """Point the stream's fd at /dev/null so the bytes still buffered in it cannot fail again.
+
+    Python flushes sys.stdout and sys.stderr at exit; on a full disk or a closed pipe that flush would
+    print "Exception ignored ... OSError" and turn the exit code into 120.
+    """
+    if stream is None:  # closed at startup: nothing buffered, nothing flushed at exit
+        return
+    with contextlib.suppress(OSError, ValueError):  # no usable fd behind it: nothing to protect
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, stream.fileno())
+        os.close(devnull)
+
+
+@contextlib.contextmanager
+def _working_directory(cwd: str | Path | None) -> Iterator[None]:
+    if cwd is None:
+        yield
+        return
+    previous = os.getcwd()
+    os.chdir(cwd)
+    try:
+        yield
+    finally:
+        os.chdir(previous)
+
+
+@contextlib.contextmanager
+def _signal_handlers_restored() -> Iterator[None]:
+    if threading.current_thread() is not threading.main_thread():  # handlers cannot change there
+        yield
+        return
+    saved = {signum: signal.getsignal(signum) for signum in _RESTORED_SIGNALS}
+    try:
+        yield
+    finally:
+        for signum, handler in saved.items():
+            if handler is not None:  # None: installed outside Python, cannot be put back
+                signal.signal(signum, handler)
+
+
+def _dispatch(argv: list[str], invocation: Invocation) -> int:
+    try:
+        from memwarm_cli.cli.fastpath import CONTEXT, parse_fast_argv
+
+        fast = parse_fast_argv(argv)
         if fast is None:
-            _run_app()
-        elif fast[0] is CONTEXT:
+            return _run_app(argv)
+        if fast[0] is CONTEXT:
             from memwarm_cli.cli.context_run import run_context
 
             run_context(**fast[1])
@@ -37,66 +139,77 @@ def main() -> None:
             from memwarm_cli.cli.prelude_run import run_prelude
 
             run_prelude(**fast[1])
-    except MemwarmError as exc:
-        if isinstance(exc, OutputError):
-            _discard_stdout()
-        with contextlib.suppress(OSError):  # stderr unwritable too: the exit code still tells
-            error(exc.message)
-        sys.exit(int(exc.exit_code))
+        return ExitCode.OK
     except KeyboardInterrupt:
-        sys.exit(int(ExitCode.INTERRUPTED))
+        return ExitCode.INTERRUPTED
+    except MemwarmError as exc:
+        error(exc.message)
+        return int(exc.exit_code)
     except (BrokenPipeError, ReaderGone):
-        # The reader went away (`memwarm scan | head`): not an error worth a traceback.
-        _discard_stdout()
-        sys.exit(int(ExitCode.OK))
+        # The reader went away (`memwarm scan | head`): not an error worth a line.
+        invocation.stdout_failed = True
+        return ExitCode.OK
 
 
-def _discard_stdout() -> None:
-    """Point fd 1 at /dev/null so the bytes still buffered in sys.stdout cannot fail again.
-
-    Python flushes sys.stdout at exit; on a full disk that flush would print "Exception ignored ...
-    OSError" after our one line and turn the exit code into 120.
-    """
-    if sys.stdout is None:  # closed at startup: nothing buffered, nothing flushed at exit
-        return
-    with contextlib.suppress(OSError, ValueError):  # no usable fd behind sys.stdout: nothing to protect
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-
-
-def _run_app() -> None:
+def _run_app(argv: list[str]) -> int:
     """Run the Typer app, turning click's usage errors into our one line and exit code 2.
 
     In standalone mode click prints a three-line usage block (and Rich a panel); scripts reading
-    stderr get the same `memwarm: error: ...` line as for every other bad input instead.
+    stderr get the same `memwarm: error: ...` line as for every other bad input instead. The click
+    command is called directly rather than through `app()`, which would set sys.excepthook for the
+    whole process.
     """
     # typer vendors click as typer._click (pinned <0.29 in pyproject); its exception classes live there.
     from typer import Abort, _click
     from typer.main import get_command
 
     from memwarm_cli.cli.app import app
-    from memwarm_cli.cli.output import error
 
+    root = get_command(app)
+    _route_help_through_the_writer(root)
     try:
-        returned = app(prog_name="memwarm", standalone_mode=False)
+        returned = root.main(args=argv, prog_name="memwarm", standalone_mode=False)
     except _click.exceptions.NoArgsIsHelpError as exc:
-        # A group called with no subcommand (`memwarm config`): its help, as click prints it.
-        exc.show()
-        sys.exit(int(ExitCode.USAGE))
+        # A group called with no subcommand (`memwarm config`): its help, on stderr as click prints it.
+        write_stderr_text(exc.format_message() + "\n")
+        return ExitCode.USAGE
     except _click.exceptions.UsageError as exc:
-        path = exc.ctx.command_path if exc.ctx is not None else command_path(get_command(app), sys.argv[1:])
+        path = exc.ctx.command_path if exc.ctx is not None else command_path(root, argv)
         error(usage_error_line(path, exc.format_message()), escaped=True)  # click repr()s what it quotes
-        sys.exit(int(ExitCode.USAGE))
+        return ExitCode.USAGE
     except _click.exceptions.ClickException as exc:  # not a usage error: click's own code (1)
         error(_collapse_whitespace(exc.format_message()), escaped=True)
-        sys.exit(exc.exit_code)
+        return exc.exit_code
     except Abort:  # click's own abort (no memwarm command prompts today): exit 1, as click gives
         error("aborted")
-        sys.exit(int(ExitCode.FINDINGS))
+        return ExitCode.FINDINGS
     # Non-standalone click returns the code of `typer.Exit(code)` (and of --help's exit) instead of exiting.
     if isinstance(returned, int) and not isinstance(returned, bool):
-        sys.exit(returned)
+        return returned
+    return ExitCode.OK
+
+
+def _route_help_through_the_writer(command: Command) -> None:
+    """`--help`/`-h` write through write_stdout, like every other output: exit 5 when stdout cannot be
+    written, 0 when its reader went away. click's own callback echoes to sys.stdout, which gave a
+    traceback, a silent 0 or exit 1."""
+    original = command.get_help_option
+
+    def get_help_option(ctx: Context) -> Any:
+        option = original(ctx)
+        if option is not None:
+            option.callback = _show_help
+        return option
+
+    command.get_help_option = get_help_option  # type: ignore[method-assign]
+    for sub in getattr(command, "commands", {}).values():
+        _route_help_through_the_writer(sub)
+
+
+def _show_help(ctx: Context, _param: Parameter, value: bool) -> None:
+    if value and not ctx.resilient_parsing:
+        write_stdout(ctx.get_help() + "\n")
+        ctx.exit()
 
 
 def command_path(root: Command, args: Sequence[str]) -> str:

@@ -1,7 +1,9 @@
 """Output discipline shared by every command.
 
 Data goes to stdout only when requested; diagnostics go to stderr. JSON is written with json.dumps,
-never through Rich. Consoles are built per invocation because tests change the environment.
+never through Rich. The streams and the environment are the current invocation's (cli/invocation.py),
+never sys.stdout, sys.stderr or os.environ, so an in-process run (cli/main.py `run`) writes where it was
+told. stdout failures are errors (exit 5, or 0 when the reader went away); stderr failures are not.
 """
 
 from __future__ import annotations
@@ -10,9 +12,9 @@ import errno
 import io
 import json
 import os
-import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO, cast
 
+from memwarm_cli.cli.invocation import Invocation, current, is_terminal, terminal_size
 from memwarm_cli.jsstring import to_well_formed
 from memwarm_cli.textsafe import escape_text, escape_unsafe, json_safe
 
@@ -23,26 +25,39 @@ if TYPE_CHECKING:
 
 
 def stdout_is_terminal() -> bool:
-    # sys.stdout is None when fd 1 was closed at startup (`memwarm ... >&-`); write_stdout reports that.
-    return sys.stdout is not None and sys.stdout.isatty()
+    # stdout is None when fd 1 was closed at startup (`memwarm ... >&-`); write_stdout reports that.
+    return is_terminal(current().stdout)
 
 
 def color_allowed(stream_is_tty: bool) -> bool:
     """Colour only on a terminal and never when NO_COLOR is set (to anything non-empty)."""
-    return stream_is_tty and not os.environ.get("NO_COLOR")
+    return stream_is_tty and not current().env.get("NO_COLOR")
 
 
 def make_console(*, stderr: bool = False) -> Console:
+    """A Rich console on this invocation's stdout or stderr, sized and coloured from its own streams and
+    environment (Rich would ask the process's fds and os.environ). Writes to stderr never raise."""
     from rich.console import Console
 
-    stream = sys.stderr if stderr else sys.stdout
-    tty = stream is not None and stream.isatty()  # None: the fd was closed when Python started
+    invocation = current()
+    stream = invocation.stderr if stderr else invocation.stdout
+    tty = is_terminal(stream)
+    width, height = terminal_size(invocation)
+    if tty and invocation.env.get("TERM", "").lower() in ("dumb", "unknown"):
+        width, height = 80, 25  # as Rich sizes a dumb terminal
+    if stderr:
+        file: TextIO = cast("TextIO", _StderrStream(invocation))
+    else:
+        file = stream if stream is not None else io.StringIO()  # closed: Rich would fall back to sys.stdout
     return Console(
-        file=stream,
+        file=file,
+        width=width,
+        height=height,
         no_color=not color_allowed(tty),
         force_terminal=None,
         highlight=False,
         soft_wrap=False,
+        _environ=invocation.env,
     )
 
 
@@ -65,6 +80,7 @@ def render_to_stdout(render: Callable[[Console], None]) -> None:
             no_color=shape.no_color,
             highlight=False,
             soft_wrap=False,
+            _environ=current().env,
         )
     )
     write_stdout(buffer.getvalue())
@@ -139,8 +155,9 @@ def write_stdout(text: str) -> None:
     """
     from memwarm_cli.errors import OutputError
 
-    stdout = sys.stdout
-    if stdout is None:  # fd 1 was closed when Python started
+    invocation = current()
+    stdout = invocation.stdout
+    if stdout is None:  # fd 1 was closed when the process started
         raise OutputError("cannot write to stdout: it is closed")
     try:
         encoded = text.encode("utf-8")  # fails on a lone surrogate: one C pass for the common case
@@ -158,10 +175,12 @@ def write_stdout(text: str) -> None:
             data = data[written:]
         stdout.buffer.flush()
     except BrokenPipeError:
+        invocation.stdout_failed = True
         # Not an OSError any more: Typer would catch EPIPE itself and exit 1, where prelude exits 0.
         raise ReaderGone from None
-    except OSError as exc:
-        reason = exc.strerror or str(exc) or "input/output error"
+    except (OSError, ValueError) as exc:  # ValueError: the stream object itself was closed
+        invocation.stdout_failed = True
+        reason = (exc.strerror if isinstance(exc, OSError) else None) or str(exc) or "input/output error"
         raise OutputError(f"cannot write to stdout: {reason}") from exc
 
 
@@ -179,9 +198,50 @@ def write_lines(lines: Iterable[str], *, tsv: bool = False) -> None:
 
 
 def write_stderr(line: str) -> None:
-    """One diagnostic line: whatever it holds, it stays one line and never reaches the terminal raw."""
-    sys.stderr.write(escape_unsafe(line) + "\n")  # escapes lone surrogates too
-    sys.stderr.flush()
+    """One diagnostic line: whatever it holds, it stays one line and never reaches the terminal raw.
+
+    A stderr that cannot be written (full, closed, its reader gone) loses the diagnostics and nothing
+    else: the exit code and stdout stay what they would have been."""
+    write_stderr_text(escape_unsafe(line) + "\n")  # escapes lone surrogates too
+
+
+def write_stderr_text(text: str) -> None:
+    """memwarm's own text to stderr as it is (a help page for a group called without a command)."""
+    invocation = current()
+    stream = invocation.stderr
+    if stream is None or invocation.stderr_failed:
+        return
+    try:
+        stream.write(to_well_formed(text))
+        stream.flush()
+    except (OSError, ValueError):  # ValueError: the stream object itself was closed
+        invocation.stderr_failed = True
+
+
+class _StderrStream:
+    """stderr for a Rich console (init-backends' progress display): its writes never raise either.
+
+    Only what Rich uses of a file: write, flush, isatty, fileno and encoding.
+    """
+
+    def __init__(self, invocation: Invocation) -> None:
+        self._invocation = invocation
+        self.encoding: str = getattr(invocation.stderr, "encoding", None) or "utf-8"
+
+    def write(self, text: str) -> int:
+        write_stderr_text(text)
+        return len(text)
+
+    def flush(self) -> None:  # every write is flushed already
+        pass
+
+    def isatty(self) -> bool:
+        return is_terminal(self._invocation.stderr)
+
+    def fileno(self) -> int:
+        if self._invocation.stderr is None:
+            raise io.UnsupportedOperation("stderr is closed")
+        return self._invocation.stderr.fileno()
 
 
 # The message of error/warn/note is a sentence of memwarm's (no backslashes, no controls) with outside

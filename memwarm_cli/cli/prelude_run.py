@@ -21,6 +21,7 @@ def run_prelude(
 ) -> None:
     """Print the startup prelude a new or reset session would see (or a JSON report)."""
     from memwarm_cli.agents import select_agent
+    from memwarm_cli.cli.invocation import current
     from memwarm_cli.cli.output import json_text, note, stdout_is_terminal, warn, write_stdout
     from memwarm_cli.config import load_config
     from memwarm_cli.errors import UsageError
@@ -31,7 +32,7 @@ def run_prelude(
     if action not in ("new", "reset"):
         raise UsageError(f'--action must be new or reset, not "{action}"')
     at_ms = parse_instant(at)
-    loaded = load_config(config_path)
+    loaded = load_config(config_path, current().env)
     if not quiet:
         for warning in loaded.warnings:
             warn(warning.message)

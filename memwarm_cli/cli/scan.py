@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from memwarm_cli.cli.global_options import global_options
+from memwarm_cli.cli.invocation import current
 from memwarm_cli.cli.options import AgentOption, AtOption, WorkspaceOption
 from memwarm_cli.textsafe import escape_text
 
@@ -84,7 +85,7 @@ def scan_command(
         fmt = ScanFormat.table if stdout_is_terminal() else ScanFormat.plain
 
     at_ms = parse_instant(at)
-    loaded = load_config(global_options(ctx).config_path)
+    loaded = load_config(global_options(ctx).config_path, current().env)
     if not quiet:
         for warning in loaded.warnings:
             warn(warning.message)

@@ -1,0 +1,87 @@
+"""What one run of memwarm reads from its process: the standard streams and the environment.
+
+The console script passes the real ones (cli/main.py `main`); tests and embedders pass their own to
+`cli.main.run`, and an in-process run then behaves as a `memwarm` process given the same streams and
+environment would. Nothing in the CLI layer reads sys.stdout, sys.stderr or os.environ directly: they
+ask `current()`. The active invocation is a plain module global, not a ContextVar, because
+init-backends writes from worker threads, which a ContextVar would not reach.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TextIO
+
+
+@dataclass
+class Invocation:
+    stdout: TextIO | None  # None: the fd was closed when the process started (`memwarm ... >&-`)
+    stderr: TextIO | None
+    env: Mapping[str, str]
+    stdin: TextIO | None = None
+    # Set once a write failed; nothing more is written there, and the console script points the fd at
+    # /dev/null so that Python's flush at exit cannot fail again (an extra message, exit code 120).
+    stdout_failed: bool = False
+    stderr_failed: bool = False
+
+
+_active: Invocation | None = None
+
+
+def process_invocation() -> Invocation:
+    """The real process's streams and environment."""
+    return Invocation(stdout=sys.stdout, stderr=sys.stderr, env=os.environ, stdin=sys.stdin)
+
+
+def current() -> Invocation:
+    """The invocation being run; outside `active` (a core test calling a CLI helper) the process's own."""
+    return _active if _active is not None else process_invocation()
+
+
+@contextmanager
+def active(invocation: Invocation) -> Iterator[Invocation]:
+    global _active
+    previous = _active
+    _active = invocation
+    try:
+        yield invocation
+    finally:
+        _active = previous
+
+
+def is_terminal(stream: TextIO | None) -> bool:
+    if stream is None:
+        return False
+    try:
+        return stream.isatty()
+    except (OSError, ValueError):  # closed, or no such operation
+        return False
+
+
+def terminal_size(invocation: Invocation) -> tuple[int, int]:
+    """Columns and lines as Rich works them out, but from this invocation's streams and environment.
+
+    Rich asks fds 0, 1 and 2 of the process and os.environ; an in-process run must ask its own streams
+    instead, or a test run from a terminal would render at the terminal's width. So: the first stream
+    that is a terminal gives the size, COLUMNS/LINES override it, 80x25 when neither says.
+    """
+    width: int | None = None
+    height: int | None = None
+    for stream in (invocation.stdin, invocation.stdout, invocation.stderr):
+        if stream is None:
+            continue
+        try:
+            width, height = os.get_terminal_size(stream.fileno())
+            break
+        except (AttributeError, ValueError, OSError):  # not a terminal, or no fd at all
+            continue
+    columns, lines = invocation.env.get("COLUMNS"), invocation.env.get("LINES")
+    if columns is not None and columns.isdigit():
+        width = int(columns)
+    if lines is not None and lines.isdigit():
+        height = int(lines)
+    return width or 80, height or 25
