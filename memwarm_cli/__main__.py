@@ -1,4 +1,4 @@
-from memwarm_cli.cli.main import main
+from memwarm_cli.cli.console import main
 
 if __name__ == "__main__":
     main()

@@ -154,9 +154,10 @@ def test_fast_route_does_not_import_typer_or_rich(tmp_path: Path, command: str) 
     config.write_text("{}", encoding="utf-8")
     code = (
         f"import sys; sys.argv = ['memwarm', '--config', sys.argv[1], '{command}', '-w', sys.argv[2],"
-        " '--at', '0', '-q'];"
-        "from memwarm_cli.cli.main import main; main();"
-        "print('typer' in sys.modules, 'rich' in sys.modules, file=sys.stderr)"
+        " '--at', '0', '-q']\n"
+        "from memwarm_cli.cli.console import main\n"
+        "try:\n    main()\n"
+        "finally:\n    print('typer' in sys.modules, 'rich' in sys.modules, file=sys.stderr)"
     )
     proc = subprocess.run(
         [sys.executable, "-c", code, str(config), str(tmp_path)], capture_output=True, text=True
