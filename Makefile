@@ -63,14 +63,16 @@ demo: venv tools
 	$(DEMO_QMD_ENV) $(DEMO_MEMWARM) init-backends
 
 lint: venv
-	$(VENV)/bin/ruff check memwarm_cli tests bench
-	$(VENV)/bin/ruff format --check memwarm_cli tests bench
+	$(VENV)/bin/ruff check memwarm_cli tests bench scripts
+	$(VENV)/bin/ruff format --check memwarm_cli tests bench scripts
 
 typecheck: venv
 	$(VENV)/bin/mypy
 
+# In parallel (pytest-xdist), one worker per CPU: CLI tests run in process (tests/conftest.py), so the
+# time goes to the real qmd and the fault tests' waits, which overlap well.
 pytest: venv tools
-	$(PY) -m pytest
+	$(PY) -m pytest -n auto
 
 test: lint typecheck pytest
 

@@ -1,17 +1,29 @@
-"""Shared test helpers and fixtures: run the installed `memwarm` CLI as a real process in an isolated
-environment, an isolated home, memory notes, and line/column offsets.
+"""Shared test helpers and fixtures: run memwarm in an isolated environment (in this process by default,
+as a real process where a test needs one), an isolated home, memory notes, and line/column offsets.
+
+Writing a CLI test: take the `run_cli` fixture and call `run_cli([...args], env={...}, cwd=...)`; it runs
+`memwarm_cli.cli.main.run` in this process (a few milliseconds) and returns a CliResult exactly as a
+`memwarm` process would give it. Use `run_cli_process` (or `run_memwarm_process`) only for what needs a
+real process: the installed console script, the prelude fast path's imports, signals, closed or full
+stdout/stderr fds, a terminal (pty), or two memwarm processes at once.
 """
 
 from __future__ import annotations
 
+import io
 import os
+import signal
 import subprocess
 import sys
-from collections.abc import Callable, Mapping, Sequence
+import traceback
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from types import FrameType
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 MEMWARM = str(Path(sys.executable).with_name("memwarm"))
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -51,11 +63,87 @@ def isolated_env(home: Path, extra: Mapping[str, str] | None = None) -> dict[str
 
 RunCli = Callable[..., CliResult]
 
+# While memwarm runs in this process, os.environ holds only these decoys: a command that read the
+# process environment instead of the one it was given (its invocation's) would see them and fail the
+# test, where a real `memwarm` process would have seen the test's env.
+_DECOY_ENVIRON = {
+    "HOME": "/nonexistent/in-process-memwarm-read-os.environ",
+    "PATH": "/nonexistent/in-process-memwarm-read-os.environ",
+    "OPENCLAW_STATE_DIR": "/nonexistent/in-process-memwarm-read-os.environ",
+    "TZ": "Pacific/Kiritimati",
+}
+
+
+class _InProcessTimeout(BaseException):
+    """Raised by SIGALRM in a run that took longer than its timeout (BaseException: nothing catches it)."""
+
+
+@contextmanager
+def _decoy_environ() -> Iterator[None]:
+    saved = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(_DECOY_ENVIRON)
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+@contextmanager
+def _time_limit(seconds: float) -> Iterator[None]:
+    """A blocking call (a FIFO opened without a writer, a hung child) fails the test instead of hanging it."""
+
+    def expire(_signum: int, _frame: FrameType | None) -> None:
+        raise _InProcessTimeout
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _captured_stream() -> io.TextIOWrapper:
+    # What `PYTHONIOENCODING=utf-8` gives a process: UTF-8, and stderr's backslashreplace.
+    return io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="backslashreplace", write_through=True)
+
 
 def run_memwarm(
     args: Sequence[str], env: Mapping[str, str], *, cwd: Path | None = None, timeout: float = 120
 ) -> CliResult:
-    """Run the installed `memwarm ARGS...` with exactly `env`; stdin is closed."""
+    """`memwarm ARGS...` run in this process with exactly `env` (and `cwd`), as a process would run it.
+
+    An exception memwarm does not handle becomes what Python would make of it in a process: the
+    traceback on stderr and exit code 1.
+    """
+    from memwarm_cli.cli.main import run
+
+    stdout, stderr = _captured_stream(), _captured_stream()
+    try:
+        with _time_limit(timeout), _decoy_environ():
+            returncode = run(list(args), env=dict(env), stdout=stdout, stderr=stderr, cwd=cwd)
+    except _InProcessTimeout:
+        raise subprocess.TimeoutExpired(["memwarm", *args], timeout) from None
+    except Exception:
+        stderr.write(traceback.format_exc())
+        returncode = 1
+    out = stdout.buffer.getvalue()  # type: ignore[attr-defined]
+    err = stderr.buffer.getvalue()  # type: ignore[attr-defined]
+    return CliResult(
+        returncode=returncode,
+        stdout=out.decode("utf-8"),
+        stderr=err.decode("utf-8", "replace"),
+        stdout_bytes=out,
+    )
+
+
+def run_memwarm_process(
+    args: Sequence[str], env: Mapping[str, str], *, cwd: Path | None = None, timeout: float = 120
+) -> CliResult:
+    """Run the installed `memwarm ARGS...` as a process with exactly `env`; stdin is closed."""
     proc = subprocess.run(
         [MEMWARM, *args],
         env=dict(env),
@@ -96,16 +184,31 @@ def home_dir(tmp_path: Path) -> Path:
     return home
 
 
-@pytest.fixture
-def run_cli(home_dir: Path) -> RunCli:
-    """Run `memwarm ARGS...` with HOME isolated; returns exit code, decoded stdout/stderr."""
-
+def _cli_runner(home: Path, runner: Callable[..., CliResult]) -> RunCli:
     def run(
         args: Sequence[str],
         env: Mapping[str, str] | None = None,
         cwd: Path | None = None,
         timeout: float = 120,
     ) -> CliResult:
-        return run_memwarm(args, isolated_env(home_dir, env), cwd=cwd, timeout=timeout)
+        return runner(args, isolated_env(home, env), cwd=cwd, timeout=timeout)
 
     return run
+
+
+@pytest.fixture
+def run_cli(home_dir: Path) -> RunCli:
+    """Run `memwarm ARGS...` in this process with HOME isolated; returns exit code, decoded stdout/stderr."""
+    return _cli_runner(home_dir, run_memwarm)
+
+
+@pytest.fixture
+def run_cli_process(home_dir: Path) -> RunCli:
+    """`run_cli`, but the installed console script as a real process."""
+    return _cli_runner(home_dir, run_memwarm_process)
+
+
+# Property tests: bounded by each test's max_examples, never by wall-clock deadlines, which a shared
+# 2-core machine running the suite in parallel cannot keep.
+settings.register_profile("memwarm", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("memwarm")

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from memwarm_cli.backends.agent_backend import AgentBackendSettings, resolve_agent_backend
-from tests.conftest import MEMWARM, TOOLS_BIN, CliResult, isolated_env, run_memwarm
+from tests.conftest import MEMWARM, TOOLS_BIN, CliResult, isolated_env, run_memwarm, run_memwarm_process
 
 REAL_QMD = TOOLS_BIN / "qmd"
 
@@ -86,9 +86,16 @@ class Scenario:
         return isolated_env(self.home, values)
 
     def run(
-        self, args: Sequence[str], *, timeout: float = 120, extra_env: Mapping[str, str] | None = None
+        self,
+        args: Sequence[str],
+        *,
+        timeout: float = 120,
+        extra_env: Mapping[str, str] | None = None,
+        process: bool = False,
     ) -> CliResult:
-        return run_memwarm(["init-backends", *args], self.env(extra_env), timeout=timeout)
+        """`memwarm init-backends ARGS...` in this process (with `process`, as a real process)."""
+        runner = run_memwarm_process if process else run_memwarm
+        return runner(["init-backends", *args], self.env(extra_env), timeout=timeout)
 
     def run_json(self, args: Sequence[str] = (), **kwargs: Any) -> tuple[CliResult, dict[str, Any]]:
         result = self.run(["--json", *args], **kwargs)

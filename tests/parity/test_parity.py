@@ -1,4 +1,4 @@
-"""Every golden case through the installed CLI, byte for byte (../shared/parity/README.md).
+"""Every golden case through the CLI (run in process), byte for byte (../shared/parity/README.md).
 
 Per case: `prelude --json` for both actions (prelude, applyNew, applyReset), `prelude` as text (the exact
 stdout bytes), and `scan --json`, whose included blocks joined as the prelude joins them must equal it.
@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -19,7 +18,7 @@ import pytest
 
 from memwarm_cli.jsstring import to_well_formed
 from memwarm_cli.startup.text import HEADER_LINES
-from tests.conftest import MEMWARM, isolated_env
+from tests.conftest import CliResult, isolated_env, run_memwarm
 from tests.parity.workspace import build_case_workspace, load_cases
 
 CASES = load_cases()
@@ -30,7 +29,7 @@ class CaseRun:
     case: dict[str, Any]
     new: dict[str, Any]
     reset: dict[str, Any]
-    text: subprocess.CompletedProcess[bytes]
+    text: CliResult
     scan: dict[str, Any]
 
 
@@ -61,28 +60,15 @@ def _run_case(case: dict[str, Any]) -> CaseRun:
             "text": [*global_args, "prelude", *common, "--action", "new"],
             "scan": [*global_args, "scan", *common, "--json"],
         }
-        procs = {
-            key: subprocess.Popen(
-                [MEMWARM, *args],
-                env=env,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                stdin=subprocess.DEVNULL,
-            )
-            for key, args in commands.items()
-        }
-        done: dict[str, subprocess.CompletedProcess[bytes]] = {}
-        for key, proc in procs.items():
-            out, err = proc.communicate(timeout=120)
-            done[key] = subprocess.CompletedProcess(commands[key], proc.returncode, out, err)
+        done = {key: run_memwarm(args, env) for key, args in commands.items()}
         for key, result in done.items():
-            assert result.returncode == 0, (key, result.stderr.decode("utf-8", "replace"))
+            assert result.returncode == 0, (key, result.stderr)
         return CaseRun(
             case,
-            json.loads(done["new"].stdout.decode("utf-8")),
-            json.loads(done["reset"].stdout.decode("utf-8")),
+            json.loads(done["new"].stdout),
+            json.loads(done["reset"].stdout),
             done["text"],
-            json.loads(done["scan"].stdout.decode("utf-8")),
+            json.loads(done["scan"].stdout),
         )
 
 
@@ -106,7 +92,7 @@ def test_prelude_json_matches_golden(case_run: CaseRun) -> None:
 
 def test_prelude_text_is_exact_bytes(case_run: CaseRun) -> None:
     expected = case_run.case["expected"]
-    stdout = case_run.text.stdout
+    stdout = case_run.text.stdout_bytes
     if not expected["applyNew"] or expected["prelude"] is None:
         assert stdout == b""
         assert case_run.text.stderr, "a skipped prelude says why on stderr"
