@@ -9,6 +9,7 @@ import resource
 import signal
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -132,8 +133,7 @@ _PRINTING_COMMANDS = [
 ]
 
 
-@pytest.fixture(params=["buffered", "unbuffered"])
-def state_env(request: pytest.FixtureRequest, tmp_path: Path, home_dir: Path) -> dict[str, str]:
+def _state_env(tmp_path: Path, home_dir: Path, *, unbuffered: bool) -> dict[str, str]:
     """An isolated state dir with one agent whose workspace and qmd command exist.
 
     Both must exist so that `init-backends --dry-run` logs no failure line on stderr of its own; a dry
@@ -152,9 +152,48 @@ def state_env(request: pytest.FixtureRequest, tmp_path: Path, home_dir: Path) ->
     (state / "openclaw.json").write_text(json.dumps(config), encoding="utf-8")
     env = isolated_env(home_dir, {"OPENCLAW_STATE_DIR": str(state)})
     env.pop("PYTHONUNBUFFERED", None)
-    if request.param == "unbuffered":
+    if unbuffered:
         env["PYTHONUNBUFFERED"] = "1"
     return env
+
+
+@pytest.fixture(params=["buffered", "unbuffered"])
+def state_env(request: pytest.FixtureRequest, tmp_path: Path, home_dir: Path) -> dict[str, str]:
+    return _state_env(tmp_path, home_dir, unbuffered=request.param == "unbuffered")
+
+
+@pytest.fixture
+def buffered_state_env(tmp_path: Path, home_dir: Path) -> dict[str, str]:
+    return _state_env(tmp_path, home_dir, unbuffered=False)
+
+
+def _run_with_fds(
+    args: list[str],
+    env: dict[str, str],
+    *,
+    stdout: int = subprocess.PIPE,
+    stderr: int = subprocess.PIPE,
+    close: tuple[int, ...] = (),
+    max_file_size: int | None = None,
+) -> subprocess.CompletedProcess[bytes]:
+    """Run the installed CLI with fds 1 and 2 set as given, those in `close` closed."""
+
+    def in_child() -> None:
+        for fd in close:
+            os.close(fd)
+        if max_file_size is not None:  # writes past the limit fail with EFBIG instead of killing
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (max_file_size, max_file_size))
+
+    return subprocess.run(
+        [MEMWARM, *args],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=stdout,
+        stderr=stderr,
+        timeout=120,
+        preexec_fn=in_child,
+    )
 
 
 def _run_with_stdout(
@@ -166,23 +205,8 @@ def _run_with_stdout(
     max_file_size: int | None = None,
 ) -> tuple[int, str]:
     """Run the installed CLI with fd 1 set to `stdout` (or closed); returns the exit code and stderr."""
-
-    def in_child() -> None:
-        if close_stdout:
-            os.close(1)
-        if max_file_size is not None:  # writes past the limit fail with EFBIG instead of killing
-            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-            resource.setrlimit(resource.RLIMIT_FSIZE, (max_file_size, max_file_size))
-
-    proc = subprocess.run(
-        [MEMWARM, *args],
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=stdout,
-        stderr=subprocess.PIPE,
-        timeout=120,
-        preexec_fn=in_child,
-    )
+    close = (1,) if close_stdout else ()
+    proc = _run_with_fds(args, env, stdout=stdout, close=close, max_file_size=max_file_size)
     return proc.returncode, proc.stderr.decode("utf-8", "replace")
 
 
@@ -252,3 +276,104 @@ def test_a_reader_that_went_away_is_a_quiet_exit_0(state_env: dict[str, str], ar
     finally:
         os.close(write_end)
     assert (returncode, stderr) == (ExitCode.OK, "")
+
+
+# --- --help and -h write through the same stdout writer as everything else ---
+
+_HELP_COMMANDS = [
+    pytest.param(["--help"], id="help"),
+    pytest.param(["-h"], id="h"),
+    pytest.param(["config", "check", "-h"], id="config-check-h"),
+]
+
+
+@pytest.mark.parametrize("args", _HELP_COMMANDS)
+def test_help_into_a_full_or_closed_stdout_is_one_line_with_exit_code_5(
+    args: list[str], state_env: dict[str, str]
+) -> None:
+    # It was a traceback (full disk, buffered), a silent exit 0 (unbuffered) or "Exception ignored".
+    with open("/dev/full", "wb") as full:
+        returncode, stderr = _run_with_stdout(args, state_env, full.fileno())
+    line = _assert_one_output_error_line(returncode, stderr)
+    assert line == "memwarm: error: cannot write to stdout: No space left on device\n"
+    returncode, stderr = _run_with_stdout(args, state_env, subprocess.DEVNULL, close_stdout=True)
+    line = _assert_one_output_error_line(returncode, stderr)
+    assert line == "memwarm: error: cannot write to stdout: it is closed\n"
+
+
+@pytest.mark.parametrize("args", _HELP_COMMANDS)
+def test_help_to_a_reader_that_went_away_is_a_quiet_exit_0(
+    args: list[str], state_env: dict[str, str]
+) -> None:
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        returncode, stderr = _run_with_stdout(args, state_env, write_end)
+    finally:
+        os.close(write_end)
+    assert (returncode, stderr) == (ExitCode.OK, "")  # was exit 1
+
+
+def test_short_help_is_the_help(run_cli: RunCli) -> None:
+    for args in (["--help"], ["scan", "--help"], ["config", "show", "--help"]):
+        long_form = run_cli(args)
+        short_form = run_cli([*args[:-1], "-h"])
+        assert long_form.returncode == short_form.returncode == ExitCode.OK
+        assert short_form.stdout == long_form.stdout and long_form.stdout.startswith("Usage: memwarm")
+        assert "-h, --help" in long_form.stdout
+
+
+# --- a stderr that cannot be written changes neither the exit code nor stdout ---
+
+# Commands that write to stderr on their way, with what stdout must still get.
+_STDERR_WRITERS = [
+    pytest.param(["config", "check"], id="config-check-summary"),
+    pytest.param(["scan", "--format", "plain", "--at", "2026-04-11T18:00:00Z"], id="scan-plain-summary"),
+    pytest.param(["prelude", "--at", "2026-04-11T18:00:00Z"], id="prelude-fast-path-note"),
+    pytest.param(["init-backends", "--json"], id="init-backends-json-summary-then-report"),
+    pytest.param(["config", "show", "--agent", "nobody"], id="usage-error-line"),
+    pytest.param(["--config", "/nonexistent/c.json", "config", "path"], id="config-error-line"),
+]
+
+
+def _comparable_stdout(args: list[str], stdout: bytes) -> Any:
+    """stdout as a comparison needs it: init-backends' report without its timings."""
+    if args[0] != "init-backends":
+        return stdout
+    report = json.loads(stdout)
+    return [(agent["agentId"], agent["status"], agent["reason"]) for agent in report["agents"]]
+
+
+@pytest.mark.parametrize("args", _STDERR_WRITERS)
+def test_a_failing_stderr_changes_neither_the_exit_code_nor_stdout(
+    args: list[str], buffered_state_env: dict[str, str]
+) -> None:
+    env = buffered_state_env
+    reference = _run_with_fds(args, env)
+    assert reference.stderr, "the command writes to stderr, or this test proves nothing"
+    assert "Traceback" not in reference.stderr.decode("utf-8", "replace")
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        with open("/dev/full", "wb") as full:
+            runs = {
+                "full": _run_with_fds(args, env, stderr=full.fileno()),
+                "closed": _run_with_fds(args, env, stderr=subprocess.DEVNULL, close=(2,)),
+                "reader gone": _run_with_fds(args, env, stderr=write_end),
+            }
+    finally:
+        os.close(write_end)
+    expected = (reference.returncode, _comparable_stdout(args, reference.stdout))
+    for kind, proc in runs.items():
+        # Exit codes were 1 or 120 (a traceback, or the failed flush at exit), the report was lost.
+        assert (proc.returncode, _comparable_stdout(args, proc.stdout)) == expected, kind
+
+
+def test_failing_stdout_and_stderr_together_still_exit_5(buffered_state_env: dict[str, str]) -> None:
+    # Not 120: the error line cannot be written either, and nothing may fail again at exit.
+    with open("/dev/full", "wb") as full:
+        for args in (["--version"], ["--help"], ["init-backends", "--dry-run", "--json"]):
+            proc = _run_with_fds(args, buffered_state_env, stdout=full.fileno(), stderr=full.fileno())
+            assert proc.returncode == ExitCode.OUTPUT, args
+            proc = _run_with_fds(args, buffered_state_env, stdout=full.fileno(), close=(2,))
+            assert proc.returncode == ExitCode.OUTPUT, args
