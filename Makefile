@@ -9,7 +9,7 @@ DEMO_AT := 2026-11-28T09:30:00Z
 
 venv: $(VENV_STAMP)
 
-$(VENV_STAMP): pyproject.toml
+$(VENV_STAMP): pyproject.toml bin/memwarm
 	$(PYTHON) -m venv $(VENV)
 	# compat mode: a plain .pth path entry, not an import hook; the hook cost ~8 ms on every run.
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev]' --config-settings editable_mode=compat

@@ -1,12 +1,12 @@
-"""The `memwarm` console script's module (and `python -m memwarm_cli`'s): quiet interrupts from its first
-statement.
+"""The module of the `memwarm` command (bin/memwarm) and of `python -m memwarm_cli`: SIGINT is quiet from
+its first statement.
 
 Python turns SIGINT into KeyboardInterrupt wherever it lands, so an interrupt while Typer and Rich were
-still being imported printed a traceback. From here on SIGINT exits 130 without a word (SIGTERM keeps
-its default: the process ends by the signal, 143 to a shell, silently); cli/main.py's `main` turns
-SIGINT back into KeyboardInterrupt inside the try that catches it. Only what runs before this module
-(the interpreter's own start-up, and the `import re` of the script pip generates) is out of reach.
-Nothing else is imported before the handler is in place.
+still being imported printed a traceback. bin/memwarm makes SIGINT exit 130 without a word before it
+imports anything, and this module does the same for `python -m memwarm_cli` (SIGTERM keeps its default:
+the process ends by the signal, 143 to a shell, silently). cli/main.py's `main` turns SIGINT back into
+KeyboardInterrupt only inside the try that catches it. A signal before the script's first statement,
+during the interpreter's own start-up (`site`), still gets Python's default: no Python code runs there.
 """
 
 import signal

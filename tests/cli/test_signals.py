@@ -1,0 +1,110 @@
+"""Early signals (issue 10, class 13): SIGINT or SIGTERM at any moment after memwarm starts gives exit
+130/143 (or death by that signal, which a shell reports as the same code) and at most one line, never a
+traceback. Real processes, signalled at delays from 0 to 150 ms after spawn, many times.
+
+Python code cannot act before its first statement: a signal during the interpreter's own start-up (its
+`site` import, before bin/memwarm's first line) gets Python's default, a KeyboardInterrupt traceback
+made entirely of the interpreter's frames. Such a run is told apart by its frames and counted, never
+excused when a frame of memwarm's script, package or the libraries it imports shows up.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+import subprocess
+import time
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import MEMWARM, isolated_env, write_memory_note
+
+AT = "2026-04-11T18:00:00Z"
+DELAYS_MS = range(0, 151, 10)
+ROUNDS = 2
+
+# The exit a signal may give: memwarm's own code, or the signal's default action (a negative returncode).
+EXITS = {signal.SIGINT: {130, -signal.SIGINT}, signal.SIGTERM: {143, -signal.SIGTERM}}
+_FRAME = re.compile(r'File "([^"]+)", line (\d+)')
+# Code memwarm runs or imports: a traceback frame there means memwarm's handling missed the signal.
+_MEMWARM_CODE = ("memwarm_cli", "/typer/", "/rich/", "/yaml/", "/tomli_w/", "/click/")
+
+
+def _in_interpreter_start_up(stderr: str) -> bool:
+    """A KeyboardInterrupt raised before bin/memwarm's first statement ran (its frame is at line 0)."""
+    if "KeyboardInterrupt" not in stderr:
+        return False
+    for path, line in _FRAME.findall(stderr):
+        if any(part in path for part in _MEMWARM_CODE):
+            return False
+        if path.endswith("/memwarm") and int(line) > 0:
+            return False
+    return True
+
+
+@pytest.fixture
+def commands(tmp_path: Path, home_dir: Path) -> dict[str, list[str]]:
+    workspace = tmp_path / "ws"
+    write_memory_note(workspace, "2026-04-11.md", "a note\n")
+    qmd = tmp_path / "bin" / "qmd"
+    qmd.parent.mkdir()
+    qmd.write_text("#!/bin/sh\nexit 0\n", encoding="utf-8")
+    qmd.chmod(0o755)
+    config = tmp_path / "openclaw.json"
+    agents = {"list": [{"id": "main", "workspace": str(workspace)}]}
+    config.write_text(
+        json.dumps({"agents": agents, "memory": {"backend": "qmd", "qmd": {"command": str(qmd)}}}),
+        encoding="utf-8",
+    )
+    base = ["--config", str(config)]
+    return {
+        "prelude (fast path, no Typer)": [*base, "prelude", "--at", AT],
+        "scan (Typer and Rich)": [*base, "scan", "--format", "table", "--at", AT],
+        "init-backends (its own handlers)": [*base, "init-backends", "--dry-run"],
+    }
+
+
+def _signalled(
+    args: list[str], env: dict[str, str], sig: int, delay_ms: int
+) -> subprocess.CompletedProcess[str]:
+    proc = subprocess.Popen(
+        [MEMWARM, *args],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(delay_ms / 1000)
+    proc.send_signal(sig)
+    out, err = proc.communicate(timeout=60)
+    return subprocess.CompletedProcess(args, proc.returncode, out, err)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_at_any_moment_is_its_exit_code_and_at_most_one_line(
+    commands: dict[str, list[str]], home_dir: Path, sig: signal.Signals
+) -> None:
+    env = isolated_env(home_dir)
+    runs = [(name, delay) for name in commands for delay in DELAYS_MS for _ in range(ROUNDS)]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(lambda run: _signalled(commands[run[0]], env, sig, run[1]), runs))
+    outcomes: Counter[str] = Counter()
+    for (name, delay), result in zip(runs, results, strict=True):
+        where = f"{name}, {sig.name} after {delay} ms: exit {result.returncode}\n{result.stderr}"
+        if result.returncode == 0:  # finished before the signal came
+            assert "Traceback" not in result.stderr, where
+            outcomes["finished"] += 1
+        elif result.returncode in EXITS[sig] and result.stderr.count("\n") <= 1:
+            assert "Traceback" not in result.stderr and "Error" not in result.stderr, where
+            outcomes["memwarm" if result.returncode > 0 else "default action"] += 1
+        else:
+            assert sig == signal.SIGINT and _in_interpreter_start_up(result.stderr), where
+            outcomes["interpreter start-up"] += 1
+    # The runs must have hit memwarm's own start-up, not only the interpreter's or the finished command.
+    handled = outcomes["memwarm"] + (outcomes["default action"] if sig == signal.SIGTERM else 0)
+    assert handled >= len(runs) // 3, outcomes
