@@ -123,11 +123,17 @@ class Scenario:
             }
         )
 
-    def qmd(self, agent_id: str, *args: str) -> subprocess.CompletedProcess[str]:
-        """Run the real qmd with an agent's env and workspace, as the gateway would."""
+    def qmd(
+        self,
+        agent_id: str,
+        *args: str,
+        executable: Path = REAL_QMD,
+        extra_env: Mapping[str, str] | None = None,
+    ) -> subprocess.CompletedProcess[str]:
+        """Run qmd (the real one unless told) with an agent's env and workspace, as the gateway would."""
         return subprocess.run(
-            [str(REAL_QMD), *args],
-            env=self.agent_env(agent_id),
+            [str(executable), *args],
+            env={**self.agent_env(agent_id), **(extra_env or {})},
             cwd=self.workspace(agent_id),
             capture_output=True,
             text=True,
@@ -171,28 +177,152 @@ def search_files(proc: subprocess.CompletedProcess[str]) -> list[str]:
     return [hit["file"] for hit in json.loads(proc.stdout or "[]")]
 
 
+# A fake qmd for fault tests: real executables on PATH, for faults the real qmd cannot show. Where it
+# answers at all it answers as qmd 2.8.3 does (checked against tools/bin/qmd): collections live in
+# `$QMD_CONFIG_DIR/index.yml` (`collections: {name: {path, pattern}}`, paths resolved, patterns quoted
+# when YAML needs it), `collection list` prints the real text blocks (no path), `collection add` refuses
+# a taken name or a path+pattern another collection holds with the real messages, and `collection
+# remove` of an unknown name fails as qmd's does. So memwarm's kept/rebound/conflict paths run here too.
 FAKE_QMD = r"""#!/bin/bash
-# A fake qmd for fault tests. Behaviour comes from files in $FAKE_QMD_DIR:
+# Behaviour comes from files in $FAKE_QMD_DIR:
 #   log                 every invocation appended ("<pid> <args>")
-#   update.sh / embed.sh / add.sh / version.sh / search.sh   sourced before the default behaviour
-#                       of that subcommand (they may exit first)
+#   update.sh / embed.sh / add.sh / list.sh / remove.sh / version.sh / search.sh
+#                       sourced before the default behaviour of that (sub)command (they may exit first)
 dir="${FAKE_QMD_DIR:?}"
 echo "$$ $*" >> "$dir/log"
+config_dir="${QMD_CONFIG_DIR:-${XDG_CONFIG_HOME:-$HOME/.config}/qmd}"
+index="$config_dir/index.yml"
+cache_dir="${XDG_CACHE_HOME:-$HOME/.cache}/qmd"
+
+hook() { if [ -f "$dir/$1.sh" ]; then . "$dir/$1.sh"; fi; }
+
+# The index as qmd keeps it, created (empty) by the first command that needs it, with the database.
+touch_index() {
+  mkdir -p "$config_dir" "$cache_dir" && touch "$cache_dir/index.sqlite"
+  [ -f "$index" ] || write_index < /dev/null
+}
+
+# name<TAB>path<TAB>pattern per collection, read from index.yml (plain or double-quoted scalars).
+entries() {
+  [ -f "$index" ] || return 0
+  awk '
+    function unquote(v) {
+      if (v ~ /^".*"$/) { v = substr(v, 2, length(v) - 2); gsub(/\\"/, "\"", v); gsub(/\\\\/, "\\", v) }
+      return v
+    }
+    /^[^ ]/ { in_collections = ($0 == "collections:"); if (name != "") flush(); next }
+    in_collections && /^  [^ ]/ {
+      if (name != "") flush()
+      name = unquote(substr($0, 3, length($0) - 3)); next
+    }
+    in_collections && /^    path: / { path = unquote(substr($0, 11)); next }
+    in_collections && /^    pattern: / { pattern = unquote(substr($0, 14)); next }
+    function flush() { print name "\t" path "\t" pattern; name = ""; path = ""; pattern = "" }
+    END { if (name != "") flush() }
+  ' "$index"
+}
+
+yaml_scalar() {
+  case "$1" in
+    *[!A-Za-z0-9_./-]* | "") local v="${1//\\/\\\\}"; printf '"%s"' "${v//\"/\\\"}" ;;
+    *) printf '%s' "$1" ;;
+  esac
+}
+
+# index.yml from name<TAB>path<TAB>pattern lines on stdin.
+write_index() {
+  local name path pattern body=""
+  while IFS=$'\t' read -r name path pattern; do
+    body+="  $(yaml_scalar "$name"):"$'\n'"    path: $(yaml_scalar "$path")"$'\n'
+    body+="    pattern: $(yaml_scalar "$pattern")"$'\n'
+  done
+  mkdir -p "$config_dir"
+  { if [ -n "$body" ]; then printf 'collections:\n%s' "$body"; else echo "collections: {}"; fi
+    echo "models:"
+    echo "  embed: hf:ggml-org/embeddinggemma-300M-GGUF/embeddinggemma-300M-Q8_0.gguf"
+  } > "$index.tmp" && mv "$index.tmp" "$index"
+}
+
+count_files() {
+  ( shopt -s globstar nullglob; cd "$1" 2>/dev/null || exit 0; files=($2); echo "${#files[@]}" )
+}
+
+collection_list() {
+  local n name path pattern
+  n=$(entries | wc -l)
+  if [ "$n" -eq 0 ]; then echo "No collections found. Run 'qmd collection add .' to create one."; return; fi
+  printf 'Collections (%d):\n\n' "$n"
+  while IFS=$'\t' read -r name path pattern; do
+    printf '%s (qmd://%s/)\n  Pattern:  %s\n  Files:    %s\n  Updated:  0s ago\n\n' \
+      "$name" "$name" "$pattern" "$(count_files "$path" "$pattern")"
+  done < <(entries)
+}
+
+collection_add() {
+  local target="" name="" mask="**/*.md" resolved other
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --name) name="$2"; shift 2 ;;
+      --mask) mask="$2"; shift 2 ;;
+      *) target="$1"; shift ;;
+    esac
+  done
+  resolved=$(realpath -m -- "${target:-.}")
+  if [ ! -d "$resolved" ]; then
+    printf 'Collection path does not exist.\n  Received: %s\n  Resolved: %s\n' "$target" "$resolved" >&2
+    echo "Provide an existing directory and run 'qmd collection add <path>' again." >&2
+    exit 1
+  fi
+  resolved=$(realpath -e -- "$resolved")
+  name="${name:-$(basename "$resolved")}"
+  if entries | cut -f1 | grep -Fqx -- "$name"; then
+    printf "Collection '%s' already exists.\nUse a different name with --name <name>\n" "$name" >&2
+    exit 1
+  fi
+  other=$(entries | awk -F'\t' -v p="$resolved" -v m="$mask" '$2 == p && $3 == m { print $1; exit }')
+  if [ -n "$other" ]; then
+    echo "A collection already exists for this path and pattern:" >&2
+    printf '  Name: %s (qmd://%s/)\n' "$other" "$other" >&2
+    printf "  Pattern: %s\n\nUse 'qmd update' to re-index it, or remove it first with " "$mask" >&2
+    printf "'qmd collection remove %s'\n" "$other" >&2
+    exit 1
+  fi
+  { entries; printf '%s\t%s\t%s\n' "$name" "$resolved" "$mask"; } | write_index
+  local count
+  count=$(count_files "$resolved" "$mask")
+  printf "Creating collection '%s'...\nCollection: %s (%s)\n" "$name" "$resolved" "$mask"
+  if [ "$count" -eq 0 ]; then echo "No files found matching pattern."; fi
+  printf '\nIndexed: %s new, 0 updated, 0 unchanged, 0 removed\n' "$count"
+  printf "\xe2\x9c\x93 Collection '%s' created successfully\n" "$name"
+}
+
+collection_remove() {
+  if ! entries | cut -f1 | grep -Fqx -- "$1"; then
+    printf "Collection not found: %s\nRun 'qmd collection list' to see available collections.\n" "$1" >&2
+    exit 1
+  fi
+  local documents
+  documents=$(entries | awk -F'\t' -v n="$1" '$1 == n { print $2 "\t" $3 }' | {
+    IFS=$'\t' read -r path pattern; count_files "$path" "$pattern"; })
+  entries | awk -F'\t' -v n="$1" '$1 != n' | write_index
+  printf "\xe2\x9c\x93 Removed collection '%s'\n  Deleted %s documents\n" "$1" "$documents"
+  if [ "$documents" -gt 0 ]; then printf '  Cleaned up %s orphaned content hashes\n' "$documents"; fi
+}
+
 case "$1" in
   "") exit 0 ;;
-  --version) if [ -f "$dir/version.sh" ]; then . "$dir/version.sh"; fi; echo "qmd 0.0.0-fake" ;;
+  --version) hook version; echo "qmd 0.0.0-fake" ;;
   collection)
+    touch_index
     case "$2" in
-      list) exit 0 ;;
-      add) if [ -f "$dir/add.sh" ]; then . "$dir/add.sh"; fi; exit 0 ;;
+      list) hook list; collection_list ;;
+      add) hook add; shift 2; collection_add "$@" ;;
+      remove) hook remove; collection_remove "$3" ;;
       *) exit 0 ;;
     esac ;;
-  update)
-    if [ -f "$dir/update.sh" ]; then . "$dir/update.sh"; fi
-    mkdir -p "$XDG_CACHE_HOME/qmd" && touch "$XDG_CACHE_HOME/qmd/index.sqlite"
-    exit 0 ;;
-  embed) if [ -f "$dir/embed.sh" ]; then . "$dir/embed.sh"; fi; exit 0 ;;
-  search) if [ -f "$dir/search.sh" ]; then . "$dir/search.sh"; fi; echo "[]" ;;
+  update) hook update; touch_index; exit 0 ;;
+  embed) hook embed; exit 0 ;;
+  search) hook search; echo "[]" ;;
   *) echo "fake qmd: unknown command $1" >&2; exit 2 ;;
 esac
 """
