@@ -5,6 +5,7 @@ the environment and streams it is given, never the process's own, and leaves the
 
 from __future__ import annotations
 
+import ast
 import io
 import json
 import os
@@ -15,6 +16,7 @@ from typing import Any
 
 import pytest
 
+import memwarm_cli
 from memwarm_cli.cli.main import run
 from memwarm_cli.exitcodes import ExitCode
 from tests.conftest import CliResult, isolated_env, run_memwarm, run_memwarm_process, write_memory_note
@@ -142,3 +144,35 @@ def test_closed_streams_in_process(setup: dict[str, Any]) -> None:
     assert stderr.getvalue().endswith("memwarm: error: cannot write to stdout: it is closed\n")
     stdout = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
     assert run([*args[:-1], "path"], env=env, stdout=stdout, stderr=None, cwd=cwd) == ExitCode.OK
+
+
+# Process state memwarm may read only where an invocation is made from it (the console script's main)
+# or as the default of an `env=None` parameter; anywhere else it would bypass what `run` was given.
+_PROCESS_STATE = {("sys", "stdout"), ("sys", "stderr"), ("sys", "stdin"), ("sys", "argv"), ("os", "environ")}
+_ENTRY_POINTS = {("cli/invocation.py", "process_invocation"), ("cli/main.py", "main")}
+
+
+def test_only_the_entry_points_read_process_state() -> None:
+    package = Path(memwarm_cli.__file__).parent
+    offenders = []
+    for path in sorted(package.rglob("*.py")):
+        rel = path.relative_to(package).as_posix()
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        allowed: set[int] = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef) and (rel, node.name) in _ENTRY_POINTS:
+                allowed |= {id(n) for n in ast.walk(node)}
+            # `os.environ if env is None else env`: the default for callers outside the CLI.
+            if isinstance(node, ast.IfExp) and "is None" in ast.unparse(node.test):
+                allowed.add(id(node.body))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print":
+                offenders.append(f"{rel}:{node.lineno}: print()")
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and (node.value.id, node.attr) in _PROCESS_STATE
+                and id(node) not in allowed
+            ):
+                offenders.append(f"{rel}:{node.lineno}: {node.value.id}.{node.attr}")
+    assert offenders == []
