@@ -53,7 +53,7 @@ def run(
 def run_invocation(argv: Sequence[str], invocation: Invocation, *, cwd: str | Path | None = None) -> int:
     """`run`, for a caller that wants the invocation back (which of its streams failed)."""
     with active(invocation), _working_directory(cwd), _signal_handlers_restored():
-        return _dispatch(list(argv), invocation)
+        return int(_dispatch(list(argv), invocation))  # a plain int, as a process's exit status is
 
 
 def main() -> NoReturn:

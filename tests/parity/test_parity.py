@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ import pytest
 
 from memwarm_cli.jsstring import to_well_formed
 from memwarm_cli.startup.text import HEADER_LINES
-from tests.conftest import CliResult, isolated_env, run_memwarm
+from tests.conftest import CliResult, isolated_env, run_memwarm, run_memwarm_process
 from tests.parity.workspace import build_case_workspace, load_cases
 
 CASES = load_cases()
@@ -33,7 +34,7 @@ class CaseRun:
     scan: dict[str, Any]
 
 
-def _run_case(case: dict[str, Any]) -> CaseRun:
+def _run_case(case: dict[str, Any], runner: Callable[..., CliResult] = run_memwarm) -> CaseRun:
     with tempfile.TemporaryDirectory(prefix="memwarm-parity-") as tmp:
         base = Path(os.path.realpath(tmp))
         case_dir = base / "case"
@@ -60,7 +61,7 @@ def _run_case(case: dict[str, Any]) -> CaseRun:
             "text": [*global_args, "prelude", *common, "--action", "new"],
             "scan": [*global_args, "scan", *common, "--json"],
         }
-        done = {key: run_memwarm(args, env) for key, args in commands.items()}
+        done = {key: runner(args, env) for key, args in commands.items()}
         for key, result in done.items():
             assert result.returncode == 0, (key, result.stderr)
         return CaseRun(
@@ -115,3 +116,21 @@ def test_scan_included_blocks_join_to_the_prelude(case_run: CaseRun) -> None:
     )
     assert "\n".join([*HEADER_LINES, *sections]) == expected
     assert scan["budget"]["used"] == sum(f["chars"]["block"] for f in scan["files"] if f["block"])
+
+
+# A few cases through the installed command too: exact bytes (a lone surrogate written as U+FFFD, emoji),
+# the host-zone default, and both prelude routes' JSON, as a real process writes them.
+_PROCESS_CASES = [
+    "oc_v3b_surrogate_split_by_maxfilechars",
+    "config_missing_uses_host_utc",
+    "emoji_split_by_total_budget",
+]
+
+
+@pytest.mark.parametrize("name", _PROCESS_CASES)
+def test_a_process_gives_the_same_as_the_in_process_run(name: str) -> None:
+    (case,) = [case for case in CASES if case["name"] == name]
+    runs = [_run_case(case), _run_case(case, run_memwarm_process)]
+    # Each run has its own temporary directory; only its name may differ.
+    seen = [re.sub(r"memwarm-parity-[^/]+", "<tmp>", repr(run)) for run in runs]
+    assert seen[0] == seen[1]
