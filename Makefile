@@ -70,9 +70,10 @@ typecheck: venv
 	$(VENV)/bin/mypy
 
 # In parallel (pytest-xdist), one worker per CPU: CLI tests run in process (tests/conftest.py), so the
-# time goes to the real qmd and the fault tests' waits, which overlap well.
+# time goes to the real qmd and the fault tests' waits, which overlap well. Tests that share something
+# on the machine (the bootstrap cases' fixed roots) carry one xdist_group and so run in one worker.
 pytest: venv tools
-	$(PY) -m pytest -n auto
+	$(PY) -m pytest -n auto --dist loadgroup
 
 test: lint typecheck pytest
 

@@ -125,6 +125,8 @@ def test_the_workspace_is_not_modified(tmp_path: Path) -> None:
     assert snapshot() == before
 
 
+# Builds the bootstrap cases at their fixed roots, as tests/parity/test_bootstrap_parity.py does: same worker.
+@pytest.mark.xdist_group("bootstrap-case-roots")
 def test_no_config_gives_what_an_empty_config_gives_for_every_case() -> None:
     """The CLI reads a missing config file as `{}`; for these cases that is the same as no config at all."""
     cases = [case for case in load_bootstrap_cases() if case["config"] is None]

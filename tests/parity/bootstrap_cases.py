@@ -74,10 +74,17 @@ def build_workspace(case: dict[str, Any]) -> Path:
 
 
 @contextlib.contextmanager
-def all_case_workspaces(cases: list[dict[str, Any]]) -> Iterator[dict[str, Path]]:
-    """Every case's workspace at its fixed root (by case name), all removed afterwards (step 4)."""
+def case_roots_locked() -> Iterator[None]:
+    """No other test process (another worker, another checkout) builds or removes a case root meanwhile."""
     with _LOCK_FILE.open("a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+@contextlib.contextmanager
+def all_case_workspaces(cases: list[dict[str, Any]]) -> Iterator[dict[str, Path]]:
+    """Every case's workspace at its fixed root (by case name), all removed afterwards (step 4)."""
+    with case_roots_locked():
         try:
             yield {case["name"]: build_workspace(case) for case in cases}
         finally:

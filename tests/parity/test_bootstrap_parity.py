@@ -1,19 +1,17 @@
-"""Every bootstrap golden case through the installed CLI, byte for byte (../shared/parity/bootstrap/).
+"""Every bootstrap golden case through the CLI (run in process), byte for byte (../shared/parity/bootstrap/).
 
 Each case's workspace is built at its fixed root (paths in the expectations contain it literally). One
 `context --json` per case carries every expected key; a handful of cases also go through the text view,
-whose stdout must be exactly the blocks. All cases are built first and run two processes at a time, so
-the module costs about one CLI start per case on two cores.
+whose stdout must be exactly the blocks. The fixed roots are shared by every test process on the
+machine: the modules that build them run in one pytest-xdist worker (their xdist_group).
 """
 
 from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 import tempfile
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,8 +19,10 @@ from typing import Any
 import pytest
 
 from memwarm_cli.jsstring import to_well_formed
-from tests.conftest import MEMWARM, isolated_env
-from tests.parity.bootstrap_cases import all_case_workspaces, load_bootstrap_cases
+from tests.conftest import CliResult, isolated_env, run_memwarm
+from tests.parity.bootstrap_cases import all_case_workspaces, case_roots_locked, load_bootstrap_cases
+
+pytestmark = pytest.mark.xdist_group("bootstrap-case-roots")
 
 CASES = load_bootstrap_cases()
 EXPECTED_KEYS = (
@@ -54,7 +54,7 @@ TEXT_CASES = {
 class CaseRun:
     case: dict[str, Any]
     report: dict[str, Any]
-    text: subprocess.CompletedProcess[bytes] | None
+    text: CliResult | None
 
 
 def _command(case: dict[str, Any], config_dir: Path, workspace: Path, view: list[str]) -> list[str]:
@@ -65,11 +65,7 @@ def _command(case: dict[str, Any], config_dir: Path, workspace: Path, view: list
         global_args = ["--config", str(config_file)]
     key = [] if case["sessionKey"] is None else ["--session-key", case["sessionKey"]]
     # --at: the prelude part needs an instant; these workspaces have no memory/, so it is always empty.
-    return [MEMWARM, *global_args, "context", "--workspace", str(workspace), *key, "--at", "0", *view]
-
-
-def _run(argv: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(argv, env=env, capture_output=True, stdin=subprocess.DEVNULL, timeout=120)
+    return [*global_args, "context", "--workspace", str(workspace), *key, "--at", "0", *view]
 
 
 @pytest.fixture(scope="module")
@@ -87,18 +83,15 @@ def case_runs() -> Iterator[dict[str, CaseRun]]:
                 if case["name"] in TEXT_CASES:
                     view = ["--only", "bootstrap", "--format", "text"]
                     jobs.append((case["name"], "text", _command(case, base, workspace, view)))
-            with ThreadPoolExecutor(max_workers=2) as pool:
-                done = list(pool.map(lambda job: _run(job[2], env), jobs))
-        results: dict[str, dict[str, subprocess.CompletedProcess[bytes]]] = {}
+            done = [run_memwarm(job[2], env) for job in jobs]
+        results: dict[str, dict[str, CliResult]] = {}
         for (name, view, _), proc in zip(jobs, done, strict=True):
             results.setdefault(name, {})[view] = proc
         runs = {}
         for case in CASES:
             got = results[case["name"]]
-            assert got["json"].returncode == 0, (case["name"], got["json"].stderr.decode("utf-8", "replace"))
-            runs[case["name"]] = CaseRun(
-                case, json.loads(got["json"].stdout.decode("utf-8")), got.get("text")
-            )
+            assert got["json"].returncode == 0, (case["name"], got["json"].stderr)
+            runs[case["name"]] = CaseRun(case, json.loads(got["json"].stdout), got.get("text"))
         yield runs
     finally:
         shutil.rmtree(base, ignore_errors=True)
@@ -109,7 +102,8 @@ def test_there_are_bootstrap_cases() -> None:
 
 
 def test_case_roots_are_removed(case_runs: dict[str, CaseRun]) -> None:
-    assert not any(Path(case["root"]).exists() for case in CASES)
+    with case_roots_locked():  # not while another test process has its cases built
+        assert not any(Path(case["root"]).exists() for case in CASES)
 
 
 @pytest.mark.parametrize("name", [case["name"] for case in CASES])
@@ -129,6 +123,6 @@ def test_text_view_is_the_exact_blocks(case_runs: dict[str, CaseRun], name: str)
     expected = run.case["expected"]
     blocks = [b for b in (expected["projectContext"], expected["dynamicProjectContext"]) if b is not None]
     # Not a terminal: nothing added; a lone surrogate is written as U+FFFD, as Node writes it.
-    assert run.text.stdout == to_well_formed("\n\n".join(blocks)).encode("utf-8")
+    assert run.text.stdout_bytes == to_well_formed("\n\n".join(blocks)).encode("utf-8")
     if not blocks:
-        assert b"contextInjection is never" in run.text.stderr
+        assert "contextInjection is never" in run.text.stderr
