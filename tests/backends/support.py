@@ -194,8 +194,6 @@ config_dir="${QMD_CONFIG_DIR:-${XDG_CONFIG_HOME:-$HOME/.config}/qmd}"
 index="$config_dir/index.yml"
 cache_dir="${XDG_CACHE_HOME:-$HOME/.cache}/qmd"
 
-hook() { if [ -f "$dir/$1.sh" ]; then . "$dir/$1.sh"; fi; }
-
 # The index as qmd keeps it, created (empty) by the first command that needs it, with the database.
 touch_index() {
   mkdir -p "$config_dir" "$cache_dir" && touch "$cache_dir/index.sqlite"
@@ -309,20 +307,29 @@ collection_remove() {
   if [ "$documents" -gt 0 ]; then printf '  Cleaned up %s orphaned content hashes\n' "$documents"; fi
 }
 
+# Hooks are sourced here, at the top level, so that they see qmd's own arguments ($1, $2, ...).
+hook=""
+case "$1" in
+  --version) hook=version ;;
+  collection) case "$2" in list | add | remove) hook="$2" ;; esac ;;
+  update | embed | search) hook="$1" ;;
+esac
+if [ -n "$hook" ] && [ -f "$dir/$hook.sh" ]; then . "$dir/$hook.sh"; fi
+
 case "$1" in
   "") exit 0 ;;
-  --version) hook version; echo "qmd 0.0.0-fake" ;;
+  --version) echo "qmd 0.0.0-fake" ;;
   collection)
     touch_index
     case "$2" in
-      list) hook list; collection_list ;;
-      add) hook add; shift 2; collection_add "$@" ;;
-      remove) hook remove; collection_remove "$3" ;;
+      list) collection_list ;;
+      add) shift 2; collection_add "$@" ;;
+      remove) collection_remove "$3" ;;
       *) exit 0 ;;
     esac ;;
-  update) hook update; touch_index; exit 0 ;;
-  embed) hook embed; exit 0 ;;
-  search) hook search; echo "[]" ;;
+  update) touch_index; exit 0 ;;
+  embed) exit 0 ;;
+  search) echo "[]" ;;
   *) echo "fake qmd: unknown command $1" >&2; exit 2 ;;
 esac
 """
