@@ -59,23 +59,15 @@ def run_invocation(argv: Sequence[str], invocation: Invocation, *, cwd: str | Pa
 def main() -> NoReturn:
     """The console script: `run` on the process's own argv, environment and streams, then exit.
 
-    KeyboardInterrupt is what SIGINT raises only inside the try below, where it is caught (exit 130);
-    before it, cli/console.py exits quietly, and after the command has finished an interrupt is ignored,
-    so no moment prints a traceback.
+    SIGINT is cli/console.py's business (an immediate, silent exit 130); run() still turns a
+    KeyboardInterrupt into 130 for a process that kept Python's default handler.
     """
     # The cyclic collector re-walks every live object as a big config's values pile up; this process
     # is short-lived and makes little cyclic garbage, so collect rarely (it doubled a 10,000-agent
     # `config show`). mypy tunes its collector the same way.
     gc.set_threshold(100_000, 50, 100)
     invocation = process_invocation()
-    code: int = ExitCode.INTERRUPTED
-    try:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-        code = run_invocation(sys.argv[1:], invocation)
-    except KeyboardInterrupt:
-        code = ExitCode.INTERRUPTED
-    finally:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    code = run_invocation(sys.argv[1:], invocation)
     if invocation.stdout_failed:
         _discard(sys.stdout)
     if invocation.stderr_failed:

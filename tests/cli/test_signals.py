@@ -40,13 +40,14 @@ _MEMWARM_CODE = ("memwarm_cli", "/typer/", "/rich/", "/yaml/", "/tomli_w/", "/cl
 _HANDLER_LINE = next(
     number
     for number, line in enumerate((REPO_ROOT / "bin" / "memwarm").read_text().splitlines(), 1)
-    if line.startswith("_signal.signal(_signal.SIGINT")
+    if line.strip().startswith("_signal.signal(_signal.SIGINT")
 )
 
 
 def _in_interpreter_start_up(stderr: str) -> bool:
-    """A KeyboardInterrupt raised before bin/memwarm's SIGINT handler was in place."""
-    if "KeyboardInterrupt" not in stderr:
+    """A KeyboardInterrupt raised before bin/memwarm's SIGINT handler was in place, or the interpreter's
+    initialisation failing on it (CPython 3.11 can then report a TypeError from its frozen `io`)."""
+    if "KeyboardInterrupt" not in stderr and "Fatal Python error: init_" not in stderr:
         return False
     for path, line in _FRAME.findall(stderr):
         if any(part in path for part in _MEMWARM_CODE):
@@ -120,3 +121,31 @@ def test_a_signal_at_any_moment_is_its_exit_code_and_at_most_one_line(
     # The runs must have hit memwarm's own start-up, not only the interpreter's or the finished command.
     handled = outcomes["memwarm"] + (outcomes["default action"] if sig == signal.SIGTERM else 0)
     assert handled >= len(runs) // 4, outcomes
+
+
+def test_a_sigint_ignored_from_the_start_stays_ignored(
+    commands: dict[str, list[str]], home_dir: Path
+) -> None:
+    """A background job of a shell script starts with SIGINT ignored, so that ^C at the terminal spares
+    it; memwarm must not undo that (it did, installing its own handlers unconditionally)."""
+    env = isolated_env(home_dir)
+
+    def run(delay_ms: int) -> subprocess.CompletedProcess[str]:
+        proc = subprocess.Popen(
+            [MEMWARM, *commands["scan (Typer and Rich)"]],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+        )
+        time.sleep(delay_ms / 1000)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+        return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+    for delay in (0, 20, 40, 60, 80, 100):
+        result = run(delay)
+        assert (result.returncode, result.stderr) == (0, ""), delay
+        assert "2026-04-11.md" in result.stdout
