@@ -144,7 +144,8 @@ def _signals_cancel(token: CancelToken) -> Iterator[None]:
 
     previous: dict[int, Any] = {}
     for sig in (signal.SIGINT, signal.SIGTERM):
-        previous[sig] = signal.signal(sig, handler)
+        if signal.getsignal(sig) is not signal.SIG_IGN:  # ignored from the start (a background job): stays so
+            previous[sig] = signal.signal(sig, handler)
     try:
         yield
     finally:

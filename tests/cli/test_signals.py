@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.backends.support import install_fake_qmd, make_scenario
 from tests.conftest import MEMWARM, REPO_ROOT, isolated_env, write_memory_note
 
 AT = "2026-04-11T18:00:00Z"
@@ -149,3 +150,28 @@ def test_a_sigint_ignored_from_the_start_stays_ignored(
         result = run(delay)
         assert (result.returncode, result.stderr) == (0, ""), delay
         assert "2026-04-11.md" in result.stdout
+
+
+def test_init_backends_leaves_an_ignored_sigint_ignored(tmp_path: Path) -> None:
+    """Its own handlers cancel the run on SIGINT; an ignored SIGINT must not become one that does."""
+    scenario = make_scenario(tmp_path, {"main": {"MEMORY.md": "# M\n"}}, {"memory": {"backend": "qmd"}})
+    body = 'touch "$FAKE_QMD_DIR/update-started"; sleep 0.5\n'
+    state = install_fake_qmd(tmp_path / "fakebin", {"update": body})
+    scenario.path_dirs = [tmp_path / "fakebin"]
+    proc = subprocess.Popen(
+        [MEMWARM, "init-backends", "--json"],
+        env=scenario.env({"FAKE_QMD_DIR": str(state)}),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+    )
+    deadline = time.monotonic() + 30
+    while not (state / "update-started").exists():
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert json.loads(out)["interrupted"] is None
