@@ -195,9 +195,11 @@ index="$config_dir/index.yml"
 cache_dir="${XDG_CACHE_HOME:-$HOME/.cache}/qmd"
 
 # The index as qmd keeps it, created (empty) by the first command that needs it, with the database.
+# With $FAKE_QMD_DIR/stateless (runs under a file-size limit) no index.yml is kept: nothing is listed,
+# every add succeeds.
 touch_index() {
   mkdir -p "$config_dir" "$cache_dir" && touch "$cache_dir/index.sqlite"
-  [ -f "$index" ] || write_index < /dev/null
+  [ -f "$dir/stateless" ] || [ -f "$index" ] || write_index < /dev/null
 }
 
 # name<TAB>path<TAB>pattern per collection, read from index.yml (plain or double-quoted scalars).
@@ -229,6 +231,7 @@ yaml_scalar() {
 
 # index.yml from name<TAB>path<TAB>pattern lines on stdin.
 write_index() {
+  if [ -f "$dir/stateless" ]; then cat > /dev/null; return; fi
   local name path pattern body=""
   while IFS=$'\t' read -r name path pattern; do
     body+="  $(yaml_scalar "$name"):"$'\n'"    path: $(yaml_scalar "$path")"$'\n'
@@ -238,7 +241,7 @@ write_index() {
   { if [ -n "$body" ]; then printf 'collections:\n%s' "$body"; else echo "collections: {}"; fi
     echo "models:"
     echo "  embed: hf:ggml-org/embeddinggemma-300M-GGUF/embeddinggemma-300M-Q8_0.gguf"
-  } > "$index.tmp" && mv "$index.tmp" "$index"
+  } > "$index"  # in place, as qmd writes it (a temp file would outlive a full disk)
 }
 
 count_files() {
@@ -380,9 +383,11 @@ def kill_escaped(state: Path) -> None:
 
 
 def quiet_fake_log(state: Path) -> None:
-    """Send the fake qmd's invocation log to /dev/null (for runs under a file-size limit)."""
+    """For runs under a file-size limit: the fake qmd's invocation log goes to /dev/null, and it keeps no
+    index.yml (qmd could not keep one either; the run is about memwarm's own files)."""
     (state / "log").unlink(missing_ok=True)
     (state / "log").symlink_to("/dev/null")
+    (state / "stateless").touch()
 
 
 @dataclass
