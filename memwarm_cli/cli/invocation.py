@@ -13,20 +13,30 @@ import os
 import sys
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import TextIO
 
 
-@dataclass
 class Invocation:
-    stdout: TextIO | None  # None: the fd was closed when the process started (`memwarm ... >&-`)
-    stderr: TextIO | None
-    env: Mapping[str, str]
-    stdin: TextIO | None = None
-    # Set once a write failed; nothing more is written there, and the console script points the fd at
-    # /dev/null so that Python's flush at exit cannot fail again (an extra message, exit code 120).
-    stdout_failed: bool = False
-    stderr_failed: bool = False
+    """One run's streams (None: the fd was closed when the process started, `memwarm ... >&-`) and
+    environment. A plain class: a dataclass costs its generated code at every start of the fast path."""
+
+    __slots__ = ("env", "stderr", "stderr_failed", "stdin", "stdout", "stdout_failed")
+
+    def __init__(
+        self,
+        stdout: TextIO | None,
+        stderr: TextIO | None,
+        env: Mapping[str, str],
+        stdin: TextIO | None = None,
+    ) -> None:
+        self.stdout = stdout
+        self.stderr = stderr
+        self.env = env
+        self.stdin = stdin
+        # Set once a write failed; nothing more is written there, and the console script points the fd
+        # at /dev/null so that Python's flush at exit cannot fail again (an extra message, exit 120).
+        self.stdout_failed = False
+        self.stderr_failed = False
 
 
 _active: Invocation | None = None
