@@ -41,6 +41,7 @@ def search_command(
     """Search an agent's memory the way its memory_search tool would, with the real qmd."""
     from memwarm_cli.backends.agent_search import search_agent_memory
     from memwarm_cli.cli.output import write_json, write_lines
+    from memwarm_cli.cli.invocation import current
     from memwarm_cli.config import load_config
     from memwarm_cli.errors import UsageError
     from memwarm_cli.jsstring import js_trim
@@ -48,7 +49,7 @@ def search_command(
 
     if not js_trim(query):
         raise UsageError("the query is empty")
-    loaded = load_config(global_options(ctx).config_path)
+    loaded = load_config(global_options(ctx).config_path, current().env)
     result = search_agent_memory(
         loaded, agent, query, mode=mode.value if mode is not None else None, limit=max_results
     )

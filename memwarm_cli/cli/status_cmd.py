@@ -65,6 +65,7 @@ def status_command(
     from memwarm_cli.cli.output import stdout_is_terminal, warn, write_json
     from memwarm_cli.cli.status_metrics import prometheus_text
     from memwarm_cli.cli.status_views import write_plain, write_table, write_textfile
+    from memwarm_cli.cli.invocation import current
     from memwarm_cli.config import load_config
     from memwarm_cli.durations import parse_duration_ms
     from memwarm_cli.errors import UsageError
@@ -83,7 +84,7 @@ def status_command(
     if fmt is None and textfile is None:
         fmt = StatusFormat.table if stdout_is_terminal() else StatusFormat.plain
 
-    loaded = load_config(global_options(ctx).config_path)
+    loaded = load_config(global_options(ctx).config_path, current().env)
     if not quiet:
         for warning in loaded.warnings:
             warn(warning.message)
