@@ -40,8 +40,8 @@ def search_command(
 ) -> None:
     """Search an agent's memory the way its memory_search tool would, with the real qmd."""
     from memwarm_cli.backends.agent_search import search_agent_memory
-    from memwarm_cli.cli.output import write_json, write_lines
     from memwarm_cli.cli.invocation import current
+    from memwarm_cli.cli.output import write_json, write_lines
     from memwarm_cli.config import load_config
     from memwarm_cli.errors import UsageError
     from memwarm_cli.jsstring import js_trim

@@ -62,10 +62,10 @@ def status_command(
 ) -> None:
     """Show whether each agent's qmd index is warm, and why not (read-only)."""
     from memwarm_cli.backends.agent_status import StatusOptions, collect_status
+    from memwarm_cli.cli.invocation import current
     from memwarm_cli.cli.output import stdout_is_terminal, warn, write_json
     from memwarm_cli.cli.status_metrics import prometheus_text
     from memwarm_cli.cli.status_views import write_plain, write_table, write_textfile
-    from memwarm_cli.cli.invocation import current
     from memwarm_cli.config import load_config
     from memwarm_cli.durations import parse_duration_ms
     from memwarm_cli.errors import UsageError
