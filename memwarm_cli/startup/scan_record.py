@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable
 from datetime import tzinfo
@@ -64,8 +65,23 @@ def file_record_json(row: FileRow, tz: tzinfo) -> str:
     Only `path`, `detail` and `block` can hold characters JSON escapes: the rest is memwarm's vocabulary,
     dates, numbers and the sanitised label (`[A-Za-z0-9_./\\- ]` only).
     """
+    size, detail, block, mtime_ms = row.size, row.detail, row.block, row.mtime_ms
+    if (
+        size is None
+        and mtime_ms is None
+        and detail is None
+        and block is None
+        and row.chars_read is None
+        and _PLAIN_NAME.match(row.name)
+    ):
+        # A row with nothing but a plain name (every `--all` extra): path and label are the name itself.
+        return (
+            f'{{"stamp": {_quoted(row.stamp or None)}, "clock": {_quoted(row.clock)}, '
+            f'"path": "memory/{row.name}", "label": "memory/{row.name}", '
+            + _BARE_TAILS[row.kind, row.status, row.candidate]
+        )
     path = row.relative_path
-    size, detail, block, mtime = row.size, row.detail, row.block, local_time(row.mtime_ms, tz)
+    mtime = local_time(mtime_ms, tz)
     return (
         f'{{"stamp": {_quoted(row.stamp or None)}, "clock": {_quoted(row.clock)}, '
         f'"path": {json_string(escape_text(path))}, "label": "{sanitize_label(path)}", '
@@ -80,6 +96,8 @@ def file_record_json(row: FileRow, tz: tzinfo) -> str:
 
 
 _STATUS_JSON = {s: f'"status": "{s.value}", "statusText": {json_string(s.description)}' for s in Status}
+# Names that JSON, escape_text and sanitize_label all leave as they are (no space: the label trims it).
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_.\-]+\Z")
 
 
 def _quoted(value: str | None) -> str:
@@ -91,9 +109,22 @@ def _number(value: int | None) -> str:
     return "null" if value is None else str(value)
 
 
+# Everything after `label` in a row with no stat, no read and no detail, per (kind, status, candidate).
+_BARE_TAILS = {
+    (kind, status, candidate): (
+        f'"kind": {_quoted(kind)}, {_STATUS_JSON[status]}, "detail": null, '
+        f'"candidate": {"true" if candidate else "false"}, "bytes": null, "mtime": null, '
+        '"chars": {"read": null, "trimmed": null, "capped": null, "block": null}, "block": null}'
+    )
+    for kind in ("daily", "slugged", None)
+    for status in Status
+    for candidate in (True, False)
+}
+
+
 def status_counts(plan: StartupPlan) -> dict[str, int]:
-    counts = Counter(row.status.value for row in plan.rows)
-    return {status.value: counts[status.value] for status in Status if counts[status.value]}
+    counts = Counter(row.status for row in plan.rows)  # by member: `.value` is a property call per row
+    return {status.value: counts[status] for status in Status if counts[status]}
 
 
 def scan_record(
