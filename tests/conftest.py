@@ -12,9 +12,13 @@ from __future__ import annotations
 
 import io
 import os
+import pty
+import re
+import select
 import signal
 import subprocess
 import sys
+import time
 import traceback
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -158,6 +162,39 @@ def run_memwarm_process(
         stderr=proc.stderr.decode("utf-8", "replace"),
         stdout_bytes=proc.stdout,
     )
+
+
+def run_in_terminal(args: Sequence[str], env: Mapping[str, str], columns: int = 80) -> str:
+    """The installed `memwarm ARGS...` on a pseudo-terminal `columns` wide (stdin, stdout and stderr all
+    on it): everything it drew, as the terminal received it (line feeds become CRLF there)."""
+    master, slave = pty.openpty()
+    full_env = {**env, "COLUMNS": str(columns), "LINES": "50", "TERM": "xterm-256color"}
+    proc = subprocess.Popen([MEMWARM, *args], stdout=slave, stderr=slave, stdin=slave, env=full_env)
+    os.close(slave)
+    chunks: list[bytes] = []
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if select.select([master], [], [], 0.5)[0]:
+            try:
+                data = os.read(master, 65536)
+            except OSError:  # EIO: every process holding the terminal closed it
+                break
+            if not data:
+                break
+            chunks.append(data)
+        elif proc.poll() is not None:
+            break
+    proc.wait(timeout=10)
+    os.close(master)
+    return b"".join(chunks).decode("utf-8", "replace")
+
+
+_ANSI_SEQUENCE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+def strip_ansi(text: str) -> str:
+    """`text` without its CSI sequences (colours, cursor moves)."""
+    return _ANSI_SEQUENCE.sub("", text)
 
 
 def write_memory_note(

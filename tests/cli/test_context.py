@@ -15,8 +15,7 @@ from memwarm_cli.cli.context_run import compute_startup_context
 from memwarm_cli.cli.context_views import PLAIN_COLUMNS, TERMINAL_SEPARATOR, _render_table
 from memwarm_cli.config import load_config
 from memwarm_cli.startup.clock import parse_instant
-from tests.cli.test_scan import _run_in_terminal, _strip_ansi
-from tests.conftest import RunCli, isolated_env
+from tests.conftest import RunCli, isolated_env, run_in_terminal, strip_ansi
 
 AT = "2026-04-11T18:00:00Z"
 
@@ -212,9 +211,9 @@ def test_terminal_defaults_to_the_table_and_text_gets_a_separator(
 ) -> None:
     env = isolated_env(home_dir)
     base = ["--config", str(config), "context", "--at", AT]
-    table = _strip_ansi(_run_in_terminal(base, env, columns=100))
+    table = strip_ansi(run_in_terminal(base, env, columns=100))
     assert "┃" in table and "share" in table and "total:" in table
-    text = _strip_ansi(_run_in_terminal([*base, "--format", "text", "-q"], env, columns=100))
+    text = strip_ansi(run_in_terminal([*base, "--format", "text", "-q"], env, columns=100))
     piped = run_cli([*base, "--format", "text"]).stdout
     assert TERMINAL_SEPARATOR in text and TERMINAL_SEPARATOR not in piped
     assert (

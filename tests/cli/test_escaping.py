@@ -10,12 +10,7 @@ command-line arguments.
 from __future__ import annotations
 
 import json
-import os
-import pty
 import re
-import select
-import subprocess
-import time
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -25,7 +20,7 @@ import yaml
 
 from memwarm_cli.textsafe import escape_text
 from tests.backends.support import install_fake_qmd
-from tests.conftest import MEMWARM, RunCli, isolated_env, write_memory_note
+from tests.conftest import RunCli, isolated_env, run_in_terminal, write_memory_note
 from tests.terminal_safety import HOSTILE, assert_one_safe_line, assert_safe_output
 
 AT = "2026-04-11T18:00:00Z"
@@ -109,35 +104,12 @@ def test_scan_json_keeps_the_raw_text_and_escapes_only_its_spelling(
     assert f"memory/2026-04-11-{escape_text(HOSTILE)}.md" in paths  # `path` is escaped, as documented
 
 
-def _run_in_terminal(args: list[str], env: dict[str, str], columns: int) -> str:
-    master, slave = pty.openpty()
-    env = {**env, "COLUMNS": str(columns), "LINES": "50", "TERM": "xterm-256color"}
-    proc = subprocess.Popen([MEMWARM, *args], stdout=slave, stderr=slave, stdin=slave, env=env)
-    os.close(slave)
-    chunks: list[bytes] = []
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if select.select([master], [], [], 0.5)[0]:
-            try:
-                data = os.read(master, 65536)
-            except OSError:
-                break
-            if not data:
-                break
-            chunks.append(data)
-        elif proc.poll() is not None:
-            break
-    proc.wait(timeout=10)
-    os.close(master)
-    return b"".join(chunks).decode("utf-8", "replace")
-
-
 @pytest.mark.parametrize("columns", [80, 132])
 def test_scan_table_on_a_terminal_shows_no_outside_escape(
     home_dir: Path, hostile_scan: tuple[Path, Path], columns: int
 ) -> None:
     config, _ = hostile_scan
-    screen = _run_in_terminal(
+    screen = run_in_terminal(
         ["--config", str(config), "scan", "--all", "--at", AT], isolated_env(home_dir), columns
     )
     assert "2026-04-11-" in screen and "budget:" in screen

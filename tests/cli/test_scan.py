@@ -4,10 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import pty
-import select
-import subprocess
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -17,7 +13,7 @@ import pytest
 from memwarm_cli.cli.scan import PLAIN_COLUMNS
 from memwarm_cli.startup import plan as plan_module
 from memwarm_cli.startup.plan import STATUS_DESCRIPTIONS, Status, build_plan
-from tests.conftest import MEMWARM, RunCli, isolated_env, write_memory_note
+from tests.conftest import RunCli, isolated_env, run_in_terminal, strip_ansi, write_memory_note
 
 AT = "2026-04-11T18:00:00Z"
 AT_MS = 1775930400000
@@ -289,31 +285,6 @@ def test_all_agents_gives_a_list(run_cli: RunCli, tmp_path: Path) -> None:
     assert both.returncode == 2
 
 
-def _run_in_terminal(args: list[str], env: dict[str, str], columns: int = 80) -> str:
-    """Run the CLI on a pseudo-terminal of the given width and return what it drew."""
-    master, slave = pty.openpty()
-    env = {**env, "COLUMNS": str(columns), "LINES": "50", "TERM": "xterm-256color"}
-    proc = subprocess.Popen([MEMWARM, *args], stdout=slave, stderr=slave, stdin=slave, env=env)
-    os.close(slave)
-    chunks: list[bytes] = []
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        ready, _, _ = select.select([master], [], [], 0.5)
-        if ready:
-            try:
-                data = os.read(master, 65536)
-            except OSError:
-                break
-            if not data:
-                break
-            chunks.append(data)
-        elif proc.poll() is not None:
-            break
-    proc.wait(timeout=10)
-    os.close(master)
-    return b"".join(chunks).decode("utf-8", "replace")
-
-
 @pytest.fixture
 def terminal_case(tmp_path: Path, home_dir: Path) -> tuple[list[str], dict[str, str]]:
     ws = tmp_path / "ws"
@@ -326,25 +297,19 @@ def terminal_case(tmp_path: Path, home_dir: Path) -> tuple[list[str], dict[str, 
 
 def test_terminal_gets_a_table_with_colour(terminal_case: tuple[list[str], dict[str, str]]) -> None:
     args, env = terminal_case
-    screen = _run_in_terminal(args, env)
+    screen = run_in_terminal(args, env)
     assert "┃" in screen or "│" in screen, screen
     assert "\x1b[" in screen  # styled
     assert "included" in screen and "budget:" in screen
-    assert all(len(line.rstrip("\r")) <= 80 for line in _strip_ansi(screen).splitlines())
+    assert all(len(line.rstrip("\r")) <= 80 for line in strip_ansi(screen).splitlines())
 
 
 def test_no_color_on_a_terminal(terminal_case: tuple[list[str], dict[str, str]]) -> None:
     args, env = terminal_case
-    screen = _run_in_terminal(args, {**env, "NO_COLOR": "1"})
+    screen = run_in_terminal(args, {**env, "NO_COLOR": "1"})
     assert "│" in screen or "┃" in screen
     colour_codes = [code for code in ("\x1b[32m", "\x1b[31m", "\x1b[33m", "\x1b[2m") if code in screen]
     assert colour_codes == []
-
-
-def _strip_ansi(text: str) -> str:
-    import re
-
-    return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", text)
 
 
 def test_symlink_target_with_escapes_is_shown_escaped(run_cli: RunCli, tmp_path: Path) -> None:
