@@ -1,22 +1,28 @@
-"""The Typer application: global options and command registration.
+"""The Typer application: global options, command registration, and the click command tree memwarm runs.
 
 Command modules keep their heavy imports inside the command bodies, so `memwarm prelude` never pays for
-Rich tables or the qmd backend.
+Rich tables or the qmd backend. `build_command` is the one way to get the tree: Typer's, plus what every
+command shares (`--config` after the subcommand too, value completion, help written by memwarm).
 """
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from memwarm_cli import __version__
-from memwarm_cli.cli.global_options import GlobalOptions
+from memwarm_cli.cli.global_options import CONFIG_HELP, remember_config
+from memwarm_cli.cli.options import examples
+
+if TYPE_CHECKING:
+    from typer._click.core import Command
 
 app = typer.Typer(
     name="memwarm",
     help="Inspect OpenClaw session startup preludes and pre-warm agents' qmd memory indexes.",
-    add_completion=False,
+    epilog=examples("memwarm prelude --agent main", "memwarm --config ./openclaw.json5 config check"),
+    add_completion=False,  # `memwarm completion SHELL` instead (cli/completion.py)
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
@@ -24,8 +30,8 @@ app = typer.Typer(
 )
 
 
-def _version(value: bool) -> None:
-    if value:
+def _version(ctx: typer.Context, value: bool) -> None:
+    if value and not ctx.resilient_parsing:  # not while the shell asks for completions
         from memwarm_cli.cli.output import write_stdout
 
         write_stdout(f"memwarm {__version__}\n")
@@ -34,43 +40,123 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def root(
-    ctx: typer.Context,
     config: Annotated[
         str | None,
-        typer.Option(
-            "--config",
-            "-c",
-            metavar="PATH",
-            help="Config file to use (default: OPENCLAW_CONFIG_PATH, then the state dir's openclaw.json).",
-        ),
+        typer.Option("--config", "-c", metavar="PATH", callback=remember_config, help=CONFIG_HELP),
     ] = None,
     version: Annotated[
-        bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")
+        bool,
+        typer.Option("--version", "-V", callback=_version, is_eager=True, help="Show the version and exit."),
     ] = False,
 ) -> None:
-    ctx.obj = GlobalOptions(config_path=config)
+    # Both options act in their callbacks; `--config` lands in the context's meta (global_options.py).
+    pass
 
 
 def _register() -> None:
     from memwarm_cli.cli import prelude, scan
 
-    app.command("prelude")(prelude.prelude_command)
-    app.command("scan")(scan.scan_command)
+    app.command(
+        "prelude",
+        short_help="Print the startup prelude a new session would see.",
+        epilog=examples(
+            "memwarm prelude --at 2026-04-11T18:00:00Z",
+            "memwarm prelude --agent ops --action reset --json",
+        ),
+    )(prelude.prelude_command)
+    app.command(
+        "scan",
+        short_help="Explain each memory note: in or out of the prelude, and why.",
+        epilog=examples("memwarm scan --all", "memwarm scan --all-agents --format plain | grep truncated"),
+    )(scan.scan_command)
     from memwarm_cli.cli.context_cmd import context_command
 
-    app.command("context")(context_command)
+    app.command(
+        "context",
+        short_help="Show the bootstrap files and the prelude of a new session.",
+        epilog=examples(
+            "memwarm context --only bootstrap --format text",
+            "memwarm context --session-key agent:main:cron:nightly --format plain",
+        ),
+    )(context_command)
     from memwarm_cli.cli.config_cmd import config_app
 
-    app.add_typer(config_app, name="config")
+    app.add_typer(
+        config_app,
+        name="config",
+        short_help="Find, check and show the OpenClaw config.",
+        epilog=examples("memwarm config check --strict", "memwarm config show --agent main --format json"),
+    )
     from memwarm_cli.cli.init_backends import init_backends_command
 
-    app.command("init-backends")(init_backends_command)
+    app.command(
+        "init-backends",
+        short_help="Pre-warm each agent's qmd index, as the gateway does at boot.",
+        epilog=examples("memwarm init-backends --dry-run", "memwarm init-backends --agent main --probe -q"),
+    )(init_backends_command)
     from memwarm_cli.cli.status_cmd import status_command
 
-    app.command("status")(status_command)
+    app.command(
+        "status",
+        short_help="Is each agent's qmd index warm? If not, why (read-only).",
+        epilog=examples(
+            "memwarm status --max-age 2h",
+            "memwarm status --textfile /var/lib/node_exporter/memwarm.prom",
+        ),
+    )(status_command)
     from memwarm_cli.cli.search_cmd import search_command
 
-    app.command("search")(search_command)
+    app.command(
+        "search",
+        short_help="Search an agent's memory as its memory_search tool would.",
+        epilog=examples(
+            'memwarm search "deploy checklist"',
+            "memwarm search --agent ops --mode search -n 3 invoice",
+        ),
+    )(search_command)
+    from memwarm_cli.cli.completion_cmd import completion_command
+
+    app.command(
+        "completion",
+        short_help="Print the shell completion script for bash, zsh or fish.",
+        epilog=examples(
+            'eval "$(memwarm completion bash)"  # in ~/.bashrc',
+            "memwarm completion fish > ~/.config/fish/completions/memwarm.fish",
+        ),
+    )(completion_command)
 
 
 _register()
+
+
+def build_command() -> Command:
+    """The click command tree of `app`, with what every command shares added to each command and group."""
+    from typer.main import get_command
+
+    root_command = get_command(app)
+    _share_options(root_command, is_root=True)
+    return root_command
+
+
+def _share_options(command: Command, *, is_root: bool = False) -> None:
+    """`--config` on every command (the root has its own), and value completion for every option."""
+    from typer.core import TyperOption
+
+    from memwarm_cli.cli.completion import value_completer
+
+    if not is_root:
+        config = TyperOption(
+            param_decls=["--config", "-c", "config"],
+            metavar="PATH",
+            expose_value=False,
+            callback=remember_config,
+            help=CONFIG_HELP,
+        )
+        command.params.append(config)
+    for param in command.params:
+        if getattr(param, "_custom_shell_complete", None) is None:
+            completer = value_completer(param)
+            if completer is not None:
+                param._custom_shell_complete = completer
+    for sub in getattr(command, "commands", {}).values():
+        _share_options(sub)

@@ -9,6 +9,7 @@ import typer
 
 from memwarm_cli.cli.global_options import global_options
 from memwarm_cli.cli.invocation import current
+from memwarm_cli.cli.options import JsonAliasOption, JsonOption, QuietOption, examples
 
 config_app = typer.Typer(
     name="config",
@@ -17,21 +18,28 @@ config_app = typer.Typer(
     add_completion=False,
     rich_markup_mode=None,
 )
+SHOW_FORMATS = ("yaml", "json", "toml")
 
-JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
-
-@config_app.command("path")
-def path_command(ctx: typer.Context, json_output: JsonFlag = False) -> None:
+@config_app.command(
+    "path",
+    short_help="Which config file is used and why; workspaces, qmd indexes.",
+    epilog=examples("memwarm config path", "memwarm --config ./openclaw.json5 config path --json"),
+)
+def path_command(ctx: typer.Context, json_output: JsonOption = False, quiet: QuietOption = False) -> None:
     """Which config file is used and why, the state dir, each agent's workspace and qmd index path."""
-    from memwarm_cli.cli.output import json_text, write_lines, write_stdout
+    from memwarm_cli.cli.output import json_text, warn, write_lines, write_stdout
     from memwarm_cli.config import load_config
     from memwarm_cli.configview.path_view import path_data
     from memwarm_cli.textsafe import escape_text as esc
 
     # Everything is computed before the first byte is written: an error exit leaves stdout empty (the
     # error line on stderr names the file and why it was chosen).
-    data = path_data(load_config(global_options(ctx).config_path, current().env))
+    loaded = load_config(global_options(ctx).config_path, current().env)
+    data = path_data(loaded)
+    if not quiet:
+        for warning in loaded.warnings:
+            warn(warning.message)
     if json_output:
         write_stdout(json_text(data) + "\n")
         return
@@ -55,14 +63,18 @@ def _exists(flag: bool) -> str:
     return "exists" if flag else "missing"
 
 
-@config_app.command("check")
+@config_app.command(
+    "check",
+    short_help="Report every error and warning, at its file, line and column.",
+    epilog=examples("memwarm config check --strict", "memwarm config check --json"),
+)
 def check_command(
     ctx: typer.Context,
     strict: Annotated[
         bool, typer.Option("--strict", help="Warnings count as errors for the exit code.")
     ] = False,
-    json_output: JsonFlag = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No summary on stderr.")] = False,
+    json_output: JsonOption = False,
+    quiet: QuietOption = False,
 ) -> None:
     """Report every error and warning as <file>:<line>:<col>: <severity>: <path>: <message>.
 
@@ -108,7 +120,11 @@ def _count(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
 
-@config_app.command("show")
+@config_app.command(
+    "show",
+    short_help="The effective settings per agent, as YAML, JSON or TOML.",
+    epilog=examples("memwarm config show --agent main", "memwarm config show --format toml"),
+)
 def show_command(
     ctx: typer.Context,
     agent: Annotated[
@@ -116,24 +132,24 @@ def show_command(
     ] = None,
     output_format: Annotated[
         str | None,
-        typer.Option("--format", "-f", metavar="json|yaml|toml", help="Output format (default yaml)."),
+        typer.Option(
+            "--format", "-f", metavar="|".join(SHOW_FORMATS), help="yaml (the default), json or toml."
+        ),
     ] = None,
-    json_output: Annotated[bool, typer.Option("--json", help="Same as --format json.")] = False,
+    json_output: JsonAliasOption = False,
+    quiet: QuietOption = False,
 ) -> None:
     """The effective, resolved settings per agent: workspace, time zone, startup limits, memory, qmd."""
-    from memwarm_cli.cli.output import write_stdout
+    from memwarm_cli.cli.output import warn, write_stdout
+    from memwarm_cli.cli.view_format import chosen_format
     from memwarm_cli.config import load_config
     from memwarm_cli.configview.show_view import show_data
-    from memwarm_cli.errors import UsageError
 
-    fmt = "yaml" if output_format is None else output_format.strip().lower()
-    if fmt not in ("json", "yaml", "toml"):
-        raise UsageError(f'--format must be json, yaml or toml, not "{output_format}"')
-    if json_output:
-        if output_format is not None and fmt != "json":
-            raise UsageError("--json and --format exclude each other")
-        fmt = "json"
+    fmt = chosen_format(json_output, output_format, SHOW_FORMATS) or "yaml"
     loaded = load_config(global_options(ctx).config_path, current().env)
+    if not quiet:
+        for warning in loaded.warnings:
+            warn(warning.message)
     data = show_data(loaded, agent)
     write_stdout(render(data, fmt))
 

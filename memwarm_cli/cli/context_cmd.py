@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from memwarm_cli.cli.global_options import global_options
-from memwarm_cli.cli.options import AgentOption, AtOption, WorkspaceOption
+from memwarm_cli.cli.options import AgentOption, AtOption, JsonAliasOption, QuietOption, WorkspaceOption
 
 
 def context_command(
@@ -41,7 +41,7 @@ def context_command(
             help="Show only the bootstrap files or the prelude (not for JSON).",
         ),
     ] = None,
-    json_output: Annotated[bool, typer.Option("--json", help="Same as --format json.")] = False,
+    json_output: JsonAliasOption = False,
     output_format: Annotated[
         str | None,
         typer.Option(
@@ -51,7 +51,7 @@ def context_command(
             help="text (default in a pipe: the exact bytes), table (default on a terminal), plain or json.",
         ),
     ] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No notes or summary on stderr.")] = False,
+    quiet: QuietOption = False,
 ) -> None:
     """Show the Project Context block(s) and the startup prelude a new session would see, and why."""
     from memwarm_cli.cli.context_run import run_context

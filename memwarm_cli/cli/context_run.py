@@ -48,17 +48,16 @@ class StartupContext(NamedTuple):
         return self.startup.plan.prelude
 
 
-def _check_options(action: str, only: str | None, json_output: bool, output_format: str | None) -> None:
+def _check_options(action: str, only: str | None, json_output: bool, output_format: str | None) -> str | None:
+    """The options' values checked as `prelude` and every `--format` are; returns the chosen format."""
+    from memwarm_cli.cli.view_format import chosen_format
     from memwarm_cli.errors import UsageError
 
     if action not in ("new", "reset"):
-        raise UsageError(f"--action must be new or reset, not {action!r}")
+        raise UsageError(f'--action must be new or reset, not "{action}"')
     if only is not None and only not in PARTS:
-        raise UsageError(f"--only must be bootstrap or prelude, not {only!r}")
-    if output_format is not None and output_format not in FORMATS:
-        raise UsageError(f"--format must be one of {', '.join(FORMATS)}, not {output_format!r}")
-    if json_output and output_format not in (None, "json"):
-        raise UsageError("--json and --format exclude each other")
+        raise UsageError(f'--only must be bootstrap or prelude, not "{only}"')
+    return chosen_format(json_output, output_format, FORMATS)
 
 
 def _session_agent(
@@ -138,8 +137,7 @@ def run_context(
     from memwarm_cli.config import load_config
     from memwarm_cli.startup.clock import parse_instant
 
-    _check_options(action, only, json_output, output_format)
-    fmt = "json" if json_output else output_format
+    fmt = _check_options(action, only, json_output, output_format)
     if fmt is None:
         fmt = "table" if stdout_is_terminal() else "text"
     at_ms = parse_instant(at)

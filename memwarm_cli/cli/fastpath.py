@@ -2,7 +2,8 @@
 
 Importing Typer costs ~45 ms, a quarter of a `prelude` run on 100k notes (bench/bench_prelude.py), and
 more than `context`'s 1.2x allowance over `prelude` (bench/bench_context.py). This module recognises only
-the plain spellings of `[--config PATH] prelude|context [options]` and returns the parameters, which
+the plain spellings of `[--config PATH] prelude|context [options]` (`--config` may also come among the
+options, as every command accepts it: cli/global_options.py) and returns the parameters, which
 `run_prelude`/`run_context` turn into output exactly as the Typer commands do (option values are
 checked there, not by Typer). Anything else (help, unknown or attached short options, a missing value)
 returns None and goes through the Typer app, which owns every usage message. tests/cli/test_fastpath.py
@@ -17,6 +18,7 @@ from typing import Any, NamedTuple
 
 GLOBAL_VALUE_OPTIONS = {"--config": "config_path", "-c": "config_path"}
 _SHARED_VALUE_OPTIONS = {
+    **GLOBAL_VALUE_OPTIONS,
     "--agent": "agent",
     "-a": "agent",
     "--workspace": "workspace",

@@ -19,7 +19,7 @@ import typer
 
 from memwarm_cli.cli.global_options import global_options
 from memwarm_cli.cli.invocation import current, is_terminal
-from memwarm_cli.cli.options import AtOption
+from memwarm_cli.cli.options import AtOption, JsonOption
 
 if TYPE_CHECKING:
     from memwarm_cli.backends.init_report import AgentOutcome, Event, InitReport, SessionExportOutcome
@@ -86,8 +86,11 @@ def init_backends_command(
         ),
     ] = None,
     at: AtOption = None,
-    json_output: Annotated[bool, typer.Option("--json", help="Print the report as JSON on stdout.")] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only failures.")] = False,
+    json_output: JsonOption = False,
+    quiet: Annotated[
+        bool,
+        typer.Option("--quiet", "-q", help="Only failures and errors on stderr: no progress or summary."),
+    ] = False,
 ) -> None:
     """Prepare each agent's qmd index where the gateway looks for it (collections, update, embed)."""
     from memwarm_cli.backends.init_report import InitOptions

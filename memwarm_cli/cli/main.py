@@ -118,8 +118,16 @@ def _signal_handlers_restored() -> Iterator[None]:
                     _signal.signal(signum, handler)
 
 
+# The shell asks for completions by running memwarm with this variable set (cli/completion.py, whose
+# COMPLETE_VAR it equals; not imported here, where every start would pay for it).
+_COMPLETE_VAR = "_MEMWARM_COMPLETE"
+
+
 def _dispatch(argv: list[str], invocation: Invocation) -> int:
     try:
+        instruction = invocation.env.get(_COMPLETE_VAR)
+        if instruction:
+            return _complete(instruction)
         from memwarm_cli.cli.fastpath import CONTEXT, parse_fast_argv
 
         fast = parse_fast_argv(argv)
@@ -155,14 +163,16 @@ def _run_app(argv: list[str]) -> int:
     """
     # typer vendors click as typer._click (pinned <0.29 in pyproject); its exception classes live there.
     from typer import Abort, _click
-    from typer.main import get_command
 
-    from memwarm_cli.cli.app import app
+    from memwarm_cli.cli.app import build_command
+    from memwarm_cli.cli.invocation import current, terminal_size
 
-    root = get_command(app)
+    root = build_command()
     _route_help_through_the_writer(root)
+    # Help is wrapped to this invocation's terminal (click would ask the process's), at most 80 columns.
+    help_width = max(min(terminal_size(current())[0], 80) - 2, 50)
     try:
-        returned = root.main(args=argv, prog_name="memwarm", standalone_mode=False)
+        returned = root.main(args=argv, prog_name="memwarm", standalone_mode=False, terminal_width=help_width)
     except _click.exceptions.NoArgsIsHelpError as exc:
         # A group called with no subcommand (`memwarm config`): its help, on stderr as click prints it.
         write_stderr_text(exc.format_message() + "\n")
@@ -181,6 +191,17 @@ def _run_app(argv: list[str]) -> int:
     if isinstance(returned, int) and not isinstance(returned, bool):
         return returned
     return ExitCode.OK
+
+
+def _complete(instruction: str) -> int:
+    """A shell's completion request: the candidates (or the script) on stdout."""
+    from memwarm_cli.cli.app import build_command
+    from memwarm_cli.cli.completion import complete
+    from memwarm_cli.cli.invocation import current
+
+    text, code = complete(build_command(), instruction, current().env)
+    write_stdout(text)
+    return code
 
 
 def _route_help_through_the_writer(command: Command) -> None:

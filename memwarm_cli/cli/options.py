@@ -22,3 +22,14 @@ AtOption = Annotated[
         "--at", metavar="TIME", help="ISO 8601 with offset or Z, or epoch milliseconds (default: now)."
     ),
 ]
+JsonAliasOption = Annotated[bool, typer.Option("--json", help="Same as --format json.")]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of the text.")]
+QuietOption = Annotated[
+    bool, typer.Option("--quiet", "-q", help="Only errors on stderr: no warnings, notes or summary.")
+]
+
+
+def examples(*command_lines: str) -> str:
+    """A help page's epilog: `Examples:` and the command lines, kept as written (click's `\\b` marker
+    stops it rewrapping them). tests/cli/test_conventions.py parses every one of them."""
+    return "\b\nExamples:\n" + "\n".join(f"  {line}" for line in command_lines)

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from memwarm_cli.cli.global_options import global_options
-from memwarm_cli.cli.options import AgentOption, AtOption, WorkspaceOption
+from memwarm_cli.cli.options import AgentOption, AtOption, JsonOption, QuietOption, WorkspaceOption
 
 
 def prelude_command(
@@ -18,10 +18,8 @@ def prelude_command(
     action: Annotated[
         str, typer.Option("--action", metavar="new|reset", help="Session action the gate is checked for.")
     ] = "new",
-    json_output: Annotated[
-        bool, typer.Option("--json", help="Print a JSON report instead of the text.")
-    ] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No notes on stderr.")] = False,
+    json_output: JsonOption = False,
+    quiet: QuietOption = False,
 ) -> None:
     """Print the startup prelude a new or reset session would see."""
     from memwarm_cli.cli.prelude_run import run_prelude

@@ -15,7 +15,7 @@ import typer
 
 from memwarm_cli.cli.global_options import global_options
 from memwarm_cli.cli.invocation import current
-from memwarm_cli.cli.options import AgentOption, AtOption, WorkspaceOption
+from memwarm_cli.cli.options import AgentOption, AtOption, JsonAliasOption, QuietOption, WorkspaceOption
 from memwarm_cli.textsafe import escape_text
 
 if TYPE_CHECKING:
@@ -46,6 +46,9 @@ class ScanFormat(StrEnum):
     json = "json"
 
 
+SCAN_FORMATS = tuple(ScanFormat)
+
+
 def scan_command(
     ctx: typer.Context,
     agent: AgentOption = None,
@@ -58,18 +61,22 @@ def scan_command(
         bool,
         typer.Option("--all", help="Also list every other *.md in memory/ (outside the window, misnamed)."),
     ] = False,
-    json_output: Annotated[bool, typer.Option("--json", help="Same as --format json.")] = False,
+    json_output: JsonAliasOption = False,
     output_format: Annotated[
-        ScanFormat | None,
+        str | None,
         typer.Option(
-            "--format", "-f", help="table (default on a terminal), plain (default in a pipe) or json."
+            "--format",
+            "-f",
+            metavar="|".join(SCAN_FORMATS),
+            help="table (default on a terminal), plain (default in a pipe) or json.",
         ),
     ] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No summary or notes on stderr.")] = False,
+    quiet: QuietOption = False,
 ) -> None:
     """Explain every candidate memory file and where the character budget went."""
     from memwarm_cli.agents import resolve_agents, select_agent
     from memwarm_cli.cli.output import stdout_is_terminal, warn, write_json
+    from memwarm_cli.cli.view_format import chosen_format
     from memwarm_cli.config import load_config
     from memwarm_cli.errors import UsageError
     from memwarm_cli.startup.clock import parse_instant
@@ -78,11 +85,11 @@ def scan_command(
 
     if all_agents and agent is not None:
         raise UsageError("--agent and --all-agents exclude each other")
-    if json_output and output_format not in (None, ScanFormat.json):
-        raise UsageError("--json and --format exclude each other")
-    fmt = ScanFormat.json if json_output else output_format
-    if fmt is None:
+    chosen = chosen_format(json_output, output_format, SCAN_FORMATS)
+    if chosen is None:
         fmt = ScanFormat.table if stdout_is_terminal() else ScanFormat.plain
+    else:
+        fmt = ScanFormat(chosen)
 
     at_ms = parse_instant(at)
     loaded = load_config(global_options(ctx).config_path, current().env)

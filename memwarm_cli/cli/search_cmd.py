@@ -13,7 +13,7 @@ from typing import Annotated
 import typer
 
 from memwarm_cli.cli.global_options import global_options
-from memwarm_cli.cli.options import AgentOption
+from memwarm_cli.cli.options import AgentOption, JsonOption, QuietOption
 
 
 class SearchMode(StrEnum):
@@ -36,12 +36,13 @@ def search_command(
             "-n", "--max-results", metavar="N", min=1, help="At most N results (never more than maxResults)."
         ),
     ] = None,
-    json_output: Annotated[bool, typer.Option("--json", help="Print the results as JSON.")] = False,
+    json_output: JsonOption = False,
+    quiet: QuietOption = False,
 ) -> None:
     """Search an agent's memory the way its memory_search tool would, with the real qmd."""
     from memwarm_cli.backends.agent_search import search_agent_memory
     from memwarm_cli.cli.invocation import current
-    from memwarm_cli.cli.output import write_json, write_lines
+    from memwarm_cli.cli.output import warn, write_json, write_lines
     from memwarm_cli.config import load_config
     from memwarm_cli.errors import UsageError
     from memwarm_cli.jsstring import js_trim
@@ -50,6 +51,9 @@ def search_command(
     if not js_trim(query):
         raise UsageError("the query is empty")
     loaded = load_config(global_options(ctx).config_path, current().env)
+    if not quiet:
+        for warning in loaded.warnings:
+            warn(warning.message)
     result = search_agent_memory(
         loaded, agent, query, mode=mode.value if mode is not None else None, limit=max_results
     )

@@ -13,6 +13,7 @@ from typing import Annotated
 import typer
 
 from memwarm_cli.cli.global_options import global_options
+from memwarm_cli.cli.options import JsonAliasOption
 
 
 class StatusFormat(StrEnum):
@@ -20,6 +21,9 @@ class StatusFormat(StrEnum):
     plain = "plain"
     json = "json"
     prometheus = "prometheus"
+
+
+STATUS_FORMATS = tuple(StatusFormat)
 
 
 def status_command(
@@ -31,12 +35,13 @@ def status_command(
     all_agents: Annotated[
         bool, typer.Option("--all-agents", help="Every configured agent (the default).")
     ] = False,
-    json_output: Annotated[bool, typer.Option("--json", help="Same as --format json.")] = False,
+    json_output: JsonAliasOption = False,
     output_format: Annotated[
-        StatusFormat | None,
+        str | None,
         typer.Option(
             "--format",
             "-f",
+            metavar="|".join(STATUS_FORMATS),
             help="table (default on a terminal), plain (default in a pipe), json or prometheus.",
         ),
     ] = None,
@@ -57,7 +62,10 @@ def status_command(
         ),
     ] = None,
     quiet: Annotated[
-        bool, typer.Option("--quiet", "-q", help="Show only agents that are not warm; no summary.")
+        bool,
+        typer.Option(
+            "--quiet", "-q", help="Only errors on stderr, and only the agents that are not warm in the table."
+        ),
     ] = False,
 ) -> None:
     """Show whether each agent's qmd index is warm, and why not (read-only)."""
@@ -66,21 +74,21 @@ def status_command(
     from memwarm_cli.cli.output import stdout_is_terminal, warn, write_json
     from memwarm_cli.cli.status_metrics import prometheus_text
     from memwarm_cli.cli.status_views import write_plain, write_table, write_textfile
+    from memwarm_cli.cli.view_format import chosen_format
     from memwarm_cli.config import load_config
     from memwarm_cli.durations import parse_duration_ms
     from memwarm_cli.errors import UsageError
 
     if all_agents and agent:
         raise UsageError("--agent and --all-agents exclude each other")
-    if json_output and output_format not in (None, StatusFormat.json):
-        raise UsageError("--json and --format exclude each other")
     max_age_seconds: float | None = None
     if max_age is not None:
         try:
             max_age_seconds = parse_duration_ms(max_age, "m") / 1000
         except ValueError as exc:
             raise UsageError(f"--max-age: {exc}") from None
-    fmt = StatusFormat.json if json_output else output_format
+    chosen = chosen_format(json_output, output_format, STATUS_FORMATS)
+    fmt = StatusFormat(chosen) if chosen is not None else None
     if fmt is None and textfile is None:
         fmt = StatusFormat.table if stdout_is_terminal() else StatusFormat.plain
 

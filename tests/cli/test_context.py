@@ -123,10 +123,10 @@ def test_session_key_of_an_unlisted_agent_warns_and_runs(
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--format", "yaml"], "--format must be one of text, table, plain, json, not 'yaml'"),
+        (["--format", "yaml"], '--format must be one of text, table, plain, json, not "yaml"'),
         (["--json", "--format", "table"], "--json and --format exclude each other"),
-        (["--only", "both"], "--only must be bootstrap or prelude, not 'both'"),
-        (["--action", "restart"], "--action must be new or reset, not 'restart'"),
+        (["--only", "both"], '--only must be bootstrap or prelude, not "both"'),
+        (["--action", "restart"], '--action must be new or reset, not "restart"'),
         (
             ["--agent", "ops", "-k", "agent:main:main"],
             "--session-key 'agent:main:main' belongs to agent 'main'",

@@ -259,8 +259,9 @@ def test_init_backends_dry_run_shows_paths_escaped_and_env_as_shell_words(tmp_pa
         (["prelude", "--action", HOSTILE], f'not "{escape_text(HOSTILE)}"'),
         (["scan", "--agent", f"x{HOSTILE}"], f'unknown agent "x{escape_text(HOSTILE)}"'),
         (["config", "show", "--format", HOSTILE], f'not "{escape_text(HOSTILE)}"'),
+        (["scan", "--format", HOSTILE], f'not "{escape_text(HOSTILE)}"'),
         # click's own messages: it quotes arguments with repr(), which escapes them already.
-        (["scan", "--format", HOSTILE], "Invalid value for '--format' / '-f': '\\x1b[31mRED"),
+        (["search", "--mode", HOSTILE, "q"], "Invalid value for '--mode': '\\x1b[31mRED"),
         (["init-backends", "--concurrency", HOSTILE], "Invalid value for '--concurrency': '\\x1b[31mRED"),
         ([f"--{HOSTILE}"], "No such option: --\\x1b[31mRED"),
     ],

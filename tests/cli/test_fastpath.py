@@ -9,9 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.main import get_command
 
-from memwarm_cli.cli.app import app
+from memwarm_cli.cli.app import build_command
 from memwarm_cli.cli.fastpath import (
     FAST_COMMANDS,
     GLOBAL_VALUE_OPTIONS,
@@ -19,9 +18,10 @@ from memwarm_cli.cli.fastpath import (
     parse_fast_argv,
     parse_prelude_argv,
 )
+from memwarm_cli.cli.global_options import CONFIG_META_KEY
 from tests.conftest import RunCli
 
-GROUP = get_command(app)
+GROUP = build_command()
 
 
 def typer_parse(argv: list[str]) -> dict[str, Any]:
@@ -30,7 +30,8 @@ def typer_parse(argv: list[str]) -> dict[str, Any]:
     rest = [*root._protected_args, *root.args]
     command = GROUP.commands[rest[0]]  # type: ignore[attr-defined]
     sub = command.make_context(rest[0], rest[1:], parent=root)
-    params = {"config_path": root.params["config"], **sub.params}
+    # `--config` before or after the subcommand: its callbacks leave the last one in the shared meta.
+    params = {"config_path": sub.meta.get(CONFIG_META_KEY), **sub.params}
     if params["workspace"] is not None:  # Typer makes the Path when it calls the command
         params["workspace"] = Path(params["workspace"])
     return params
@@ -47,10 +48,10 @@ def test_fast_path_knows_exactly_the_typer_options(fast: FastCommand) -> None:
     typer_options.pop("--help", None)
     fast_options = {**{n: False for n in fast.value_options}, **{n: True for n in fast.flag_options}}
     assert fast_options == typer_options
-    global_options = {n for n in option_names(GROUP.params) if n not in ("--help", "--version")}
+    global_options = {n for n in option_names(GROUP.params) if n not in ("--help", "-h", "--version", "-V")}
     assert set(GLOBAL_VALUE_OPTIONS) == global_options
-    assert set(fast.defaults) == {*fast.value_options.values(), *fast.flag_options.values(), "config_path"}
-    assert {p.name: p.default for p in command.params} == {
+    assert set(fast.defaults) == {*fast.value_options.values(), *fast.flag_options.values()}
+    assert {p.name: p.default for p in command.params if p.expose_value} == {
         k: v for k, v in fast.defaults.items() if k != "config_path"
     }
 
@@ -95,6 +96,10 @@ def test_fast_path_knows_exactly_the_typer_options(fast: FastCommand) -> None:
         ],
         ["context", "--session-key=agent:ops:main", "--json", "--format", "bogus", "--action", "reset"],
         ["--config=c.yaml", "context", "--agent=x", "--only=bootstrap", "--format=table", "--quiet"],
+        # The global option after the subcommand, as users type it; the last one given wins.
+        ["prelude", "--config", "x.json5"],
+        ["prelude", "-a", "ops", "-c", "x.yaml", "--json"],
+        ["-c", "first.json", "context", "--config=second.json", "-q"],
     ],
 )
 def test_fast_parse_equals_typer_parse(argv: list[str]) -> None:
@@ -116,7 +121,7 @@ def test_fast_parse_equals_typer_parse(argv: list[str]) -> None:
         ["prelude", "--at"],
         ["prelude", "--json=yes"],
         ["prelude", "extra"],
-        ["prelude", "--config", "x"],
+        ["prelude", "-cx"],
         ["scan"],
         ["--config", "x", "scan", "prelude"],
         ["context", "--help"],
@@ -172,5 +177,5 @@ def test_both_routes_report_a_bad_context_option_alike(run_cli: RunCli, tmp_path
     assert (
         fast.stderr
         == via_typer.stderr
-        == ("memwarm: error: --format must be one of text, table, plain, json, not 'yaml'\n")
+        == 'memwarm: error: --format must be one of text, table, plain, json, not "yaml"\n'
     )
