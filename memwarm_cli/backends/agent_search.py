@@ -33,6 +33,7 @@ from memwarm_cli.backends.agent_backend import AgentBackendSettings, resolve_age
 from memwarm_cli.backends.index_stats import IndexUnreadable, document_locations, read_index_stats
 from memwarm_cli.backends.process import CancelToken, run_command
 from memwarm_cli.backends.qmd_collections import CollectionSpec
+from memwarm_cli.backends.qmd_diagnosis import unavailable_hint
 from memwarm_cli.backends.qmd_paths import qmd_child_env
 from memwarm_cli.backends.qmd_settings import QmdLimits
 from memwarm_cli.config import LoadedConfig
@@ -124,11 +125,13 @@ def search_agent_memory(
     wanted = min(qmd.limits.max_results, limit) if limit is not None else qmd.limits.max_results
     args = qmd_commands.probe_args(search_mode, query, wanted, collections)
     workspace = settings.workspace
+    env = qmd_child_env(loaded.env, settings.paths)
+    cwd = workspace if workspace.is_dir() else loaded.state_dir
     result = run_command(
         qmd.command,
         args,
-        env=qmd_child_env(loaded.env, settings.paths),
-        cwd=workspace if workspace.is_dir() else loaded.state_dir,
+        env=env,
+        cwd=cwd,
         timeout_ms=qmd.limits.timeout_ms,
         token=CancelToken(),
     )
@@ -137,6 +140,9 @@ def search_agent_memory(
             f"qmd {search_mode} timed out after {qmd.limits.timeout_ms}ms (memory.qmd.limits.timeoutMs): "
             "the agent's memory search would fail the same way and fall back to the builtin index"
         )
+    if result.spawn_error is not None:
+        hint = unavailable_hint(qmd.command, env, cwd)
+        raise SearchFailed(f"Memory search failed: {result.error_message()}; {hint}")
     if not result.ok:
         raise SearchFailed(f"Memory search failed: {result.error_message()}")
     entries = _entries(result.stdout)

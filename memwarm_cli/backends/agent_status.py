@@ -31,6 +31,7 @@ from memwarm_cli.backends.freshness import (
 from memwarm_cli.backends.index_stats import IndexView, index_view
 from memwarm_cli.backends.last_run import LastRun, last_run_path, read_last_run
 from memwarm_cli.backends.locks import agent_lock_path, flocked_inodes, lock_is_held
+from memwarm_cli.backends.qmd_diagnosis import unavailable_hint
 from memwarm_cli.backends.qmd_paths import qmd_child_env
 from memwarm_cli.backends.qmd_settings import QmdSettings
 from memwarm_cli.backends.state_files import StatePath
@@ -246,8 +247,12 @@ def _agent_status(
     verdict, why = _verdict(
         running=bool(running),
         workspace_ok=workspace_ok,
-        qmd_available=version_source != "unavailable",
-        command=qmd.command,
+        qmd_unavailable=(
+            None
+            if version_source != "unavailable"
+            else f"qmd binary unavailable ({qmd.command}): "
+            + unavailable_hint(qmd.command, qmd_child_env(loaded.env, paths), settings.workspace)
+        ),
         index=index,
         last_run=last_run,
         vectors_owed=stored is not None and not stored.vectors_current and index.needs_vectors,
@@ -276,8 +281,7 @@ def _verdict(
     *,
     running: bool,
     workspace_ok: bool,
-    qmd_available: bool,
-    command: str,
+    qmd_unavailable: str | None,
     index: IndexView,
     last_run: LastRun | None,
     vectors_owed: bool,
@@ -298,8 +302,8 @@ def _verdict(
         failed.append(f"the index cannot be read: {index.error}")
     if not workspace_ok:
         failed.append(f"the workspace does not exist ({workspace})")
-    if not qmd_available:
-        failed.append(f"qmd binary unavailable ({command})")
+    if qmd_unavailable is not None:
+        failed.append(qmd_unavailable)
     if failed:
         return "failed", tuple(failed)
     degraded: list[str] = []

@@ -3,7 +3,8 @@
 Each step says whether it applies, does its work (`run`) and describes the qmd commands it would run
 (`plan`), so a step added here is run and planned alike (memory-backends.md §2 Version B, §5.1-§5.5):
 
-1. the workspace must exist and the qmd command must start (`qmd binary unavailable (<cmd>): <error>`);
+1. the workspace must exist and the qmd command must start (`qmd binary unavailable (<cmd>): <error>`,
+then where memwarm looked and the fix: qmd_diagnosis.py);
 2. per-agent dirs, the per-agent lock (held by another run: "busy"), the shared-models symlink;
 3. the qmd version; 4. the fingerprint: nothing changed and the index is there, so no qmd indexing;
 5. the session export dir is created (session_export_step.py); 6. collections listed, added, rebound
@@ -26,6 +27,7 @@ from memwarm_cli.backends.freshness import agent_snapshot, file_list_path, judge
 from memwarm_cli.backends.init_report import AgentOutcome, PlannedCommand
 from memwarm_cli.backends.locks import FileLock, agent_lock_path, embed_lock_path
 from memwarm_cli.backends.process import probe_command, unavailable_error
+from memwarm_cli.backends.qmd_diagnosis import unavailable_hint
 from memwarm_cli.backends.qmd_paths import shared_models_dir
 from memwarm_cli.backends.search_probe import ProbeSearch
 from memwarm_cli.backends.session_export_step import ExportSessions, PrepareExportDir
@@ -55,14 +57,23 @@ class CheckAvailability(_Always):
         job.step("probing qmd")
         error = probe_command(job.qmd.command, job.env, job.workspace, job.token)
         if error is not None:
-            raise AgentFailed(f"qmd binary unavailable ({job.qmd.command}): {error}")
+            raise AgentFailed(_unavailable_reason(job, error))
 
     def plan(self, job: AgentJob) -> list[PlannedCommand]:
         _require_workspace(job)
         error = unavailable_error(job.qmd.command, job.env, job.workspace)  # what spawning would say
         if error is not None:
-            raise AgentFailed(f"qmd binary unavailable ({job.qmd.command}): {error}")
+            raise AgentFailed(_unavailable_reason(job, error))
         return []
+
+
+def _unavailable_reason(job: AgentJob, error: str) -> str:
+    """OpenClaw's reason, then where memwarm looked and the way out (the PATH a cron job gives qmd is
+    rarely the shell's)."""
+    command = job.qmd.command
+    if "timed out" in error:  # it exists and started: nothing to say about where it is
+        return f"qmd binary unavailable ({command}): {error}"
+    return f"qmd binary unavailable ({command}): {error}; {unavailable_hint(command, job.env, job.workspace)}"
 
 
 def _require_workspace(job: AgentJob) -> None:

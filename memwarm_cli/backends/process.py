@@ -37,6 +37,7 @@ from memwarm_cli.backends.child_watch import (
     kill_group,
     reap,
 )
+from memwarm_cli.backends.qmd_diagnosis import killed_message
 
 # The longest timeout Node's setTimeout honours (2**31-1 ms, about 24.8 days); poll() refuses more too.
 MAX_TIMEOUT_MS = 2**31 - 1
@@ -135,6 +136,12 @@ class CommandResult:
     spawn_error: str | None = None  # Node-style `spawn <cmd> ENOENT`
     timeout_ms: int | None = None
     too_much_output: bool = False  # a captured stream passed MAX_OUTPUT_CHARS: the group was killed
+    killed: str | None = None  # ended by a signal memwarm did not send: what happened, for the user
+
+    @property
+    def signal(self) -> int | None:
+        """The signal that ended the command (Popen's negative exit code), if one did."""
+        return -self.exit_code if self.exit_code is not None and self.exit_code < 0 else None
 
     @property
     def ok(self) -> bool:
@@ -154,6 +161,8 @@ class CommandResult:
         if self.too_much_output:
             return f"{self.label} produced too much output (limit {MAX_OUTPUT_CHARS} chars)"
         output = (self.stderr.strip() or self.stdout.strip())[:MAX_OUTPUT_CHARS]
+        if self.killed is not None:  # upstream says `failed (code null)`; the signal says more
+            return self.killed + (f"; its output: {output}" if output else "")
         return f"{self.label} failed (code {self.exit_code}): {output}"
 
 
@@ -287,6 +296,9 @@ def run_command(
         exit_code = reap(proc)
     token.check()
     ended_early = watch.timed_out or watch.too_much_output
+    killed = None
+    if not ended_early and exit_code is not None and exit_code < 0:
+        killed = killed_message(" ".join(["qmd", *args]), -exit_code, env)
     return CommandResult(
         argv=argv,
         exit_code=None if ended_early else exit_code,
@@ -296,6 +308,7 @@ def run_command(
         timed_out=watch.timed_out,
         timeout_ms=timeout_ms,
         too_much_output=watch.too_much_output,
+        killed=killed,
     )
 
 

@@ -189,6 +189,17 @@ def split_command(raw: str) -> str:
     return parts[0] if parts else DEFAULT_COMMAND
 
 
+def dropped_words(raw: str) -> str:
+    """What `split_command` leaves out of a configured command (its arguments), as written; "" if none."""
+    try:
+        tokens = shlex.split(raw)
+    except ValueError:
+        tokens = raw.split()
+    if len(tokens) <= 1:
+        return ""
+    return " ".join(shlex.quote(token) for token in tokens[1:])
+
+
 def configured_command(block: Mapping[str, Any]) -> str:
     """`memory.qmd.command` as configured (trimmed), or `qmd`; `split_command` gives what is run."""
     return js_trimmed_string(block.get("command")) or DEFAULT_COMMAND

@@ -201,13 +201,16 @@ def _agent_findings(scope: _Scope, out: _Collector, find_executable: FindExecuta
     from memwarm_cli.agents import resolve_agents
     from memwarm_cli.backends.backend_choice import resolve_backend_choice
     from memwarm_cli.backends.memory_search import memory_search_enabled
-    from memwarm_cli.backends.qmd_settings import configured_command, split_command
+    from memwarm_cli.backends.qmd_diagnosis import node_problem, unavailable_hint
+    from memwarm_cli.backends.qmd_settings import configured_command, dropped_words, split_command
 
     loaded, pos = scope.loaded, scope.pos
     index_of = {id(e): i for i, e in scope.entries}
-    missing_qmd: dict[tuple[str, str], list[str]] = {}
+    # (key, message) -> agents; one finding per key and message, naming every agent it concerns.
+    qmd_problems: dict[tuple[str, str], list[str]] = {}
     spelling_users: dict[str, list[str]] = {}
-    found: dict[tuple[str, str], bool] = {}  # a bare command is searched on PATH once, not per agent
+    # A bare command is searched on PATH once, not per agent: (command, cwd) -> (path, node problem).
+    found: dict[tuple[str, str], tuple[str | None, str | None]] = {}
     for agent in resolve_agents(scope.data, loaded.env):
         entry_index = index_of.get(id(agent.entry)) if agent.entry is not None else None
         ws_path, ws_loc = _workspace_origin(scope.data, pos, agent.entry, entry_index)
@@ -231,25 +234,38 @@ def _agent_findings(scope: _Scope, out: _Collector, find_executable: FindExecuta
                 spelling_users.setdefault(source, []).append(agent.id)
         if choice.backend != "qmd" or not memory_search_enabled(scope.data, agent.entry):
             continue
-        command = split_command(configured_command(choice.qmd_block))
-        # Found as init-backends would find it: on the env's PATH, or relative to the workspace.
-        key = (command, "" if "/" not in command else str(agent.workspace))
-        if key not in found:
-            found[key] = find_executable(command, loaded.env, agent.workspace) is not None
-        if found[key]:
-            continue
+        raw = configured_command(choice.qmd_block)
+        command = split_command(raw)
         if choice.qmd_source != "default" and "command" in choice.qmd_block:
             where = choice.qmd_source + ".command"
         else:
             where = choice.backend_source
-        missing_qmd.setdefault((command, where), []).append(agent.id)
+        dropped = dropped_words(raw)
+        if dropped:
+            message = (
+                f'"{raw}": OpenClaw runs only its first word, "{command}", and silently drops the rest '
+                f'("{dropped}"); for arguments, point memory.qmd.command at a wrapper script'
+            )
+            qmd_problems.setdefault((where, message), []).append(agent.id)
+        # Found as init-backends would find it: on the env's PATH, or relative to the workspace.
+        key = (command, "" if "/" not in command else str(agent.workspace))
+        if key not in found:
+            executable = find_executable(command, loaded.env, agent.workspace)
+            found[key] = (executable, node_problem(executable, loaded.env) if executable else None)
+        executable, problem = found[key]
+        if executable is None:
+            hint = unavailable_hint(command, loaded.env, agent.workspace)
+            qmd_problems.setdefault((where, f'qmd command "{command}" not found: {hint}'), []).append(
+                agent.id
+            )
+        elif problem is not None:
+            qmd_problems.setdefault((where, problem), []).append(agent.id)
 
-    for (command, where), users in missing_qmd.items():
+    for (where, message), users in qmd_problems.items():
         out.add(
             "warning",
             where,
-            f'qmd command "{command}" not found (on PATH or relative to the workspace); '
-            f"agents using qmd: {', '.join(users)}",
+            f"{message}; agents using qmd: {', '.join(users)}",
             _loc_at(pos, *_keys_of(where)),
         )
     return spelling_users

@@ -53,9 +53,15 @@ def test_missing_binary_fails_without_running_anything(tmp_path: Path) -> None:
     # Only an empty dir on PATH: a qmd installed on this machine (/usr/bin, /usr/local/bin) cannot leak in.
     result, report = scenario.run_json(extra_env={"PATH": str(empty)})
     assert result.returncode == ExitCode.FINDINGS
+    # OpenClaw's reason, then where memwarm looked (the PATH qmd would get) and the two ways out.
+    reason = (
+        f'qmd binary unavailable (qmd): spawn qmd ENOENT; looked for "qmd" on PATH={empty}; install qmd '
+        "(npm install -g @tobilu/qmd, which needs Node.js 22 or later), or set memory.qmd.command to its "
+        "absolute path"
+    )
     for agent in report["agents"]:
         assert agent["status"] == "failed"
-        assert agent["reason"] == "qmd binary unavailable (qmd): spawn qmd ENOENT"
+        assert agent["reason"] == reason
         assert agent["commands"] == []
     assert (
         'qmd memory startup initialization failed for agent "main": qmd binary unavailable (qmd)'
@@ -69,10 +75,8 @@ def test_missing_binary_fails_without_running_anything(tmp_path: Path) -> None:
         for suffix in ("", "/qmd", "/qmd/memwarm-last-run.json")
     ]
     record = json.loads((scenario.qmd_dir("main") / "memwarm-last-run.json").read_text())
-    assert (record["status"], record["reason"]) == (
-        "failed",
-        "qmd binary unavailable (qmd): spawn qmd ENOENT",
-    )
+    assert (record["status"], record["reason"]) == ("failed", reason)
+    assert f"{reason}\n" in result.stderr  # the log line says it all too, on one line
 
 
 @pytest.mark.parametrize("kind", ["not-executable", "directory", "missing"])
@@ -87,7 +91,13 @@ def test_unrunnable_command_path_is_reported_alike_by_run_and_dry_run(tmp_path: 
         command.mkdir()
     scenario, state = fake_scenario(tmp_path, command=str(command))
     code = "ENOENT" if kind == "missing" else "EACCES"
-    expected = f"qmd binary unavailable ({command}): spawn {command} {code}"
+    if kind == "missing":
+        hint = f"{command} does not exist; install qmd (npm install -g @tobilu/qmd, which needs Node.js 22"
+        hint += " or later), or set memory.qmd.command to its absolute path"
+    else:
+        hint = f"{command} is not an executable file; make it one, or set memory.qmd.command to qmd's"
+        hint += " absolute path"
+    expected = f"qmd binary unavailable ({command}): spawn {command} {code}; {hint}"
     for args in ([], ["--dry-run"]):
         result, report = run(scenario, state, args)
         assert result.returncode == ExitCode.FINDINGS, result.stderr

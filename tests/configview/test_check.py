@@ -431,11 +431,88 @@ def test_memory_search_spelling_and_missing_qmd(home_dir: Path) -> None:
             3,
             8,
             "agents.defaults.memorySearch.qmd.command",
-            'qmd command "no-such-qmd" not found (on PATH or relative to the workspace); '
+            '"no-such-qmd --flag": OpenClaw runs only its first word, "no-such-qmd", and silently drops the '
+            'rest ("--flag"); for arguments, point memory.qmd.command at a wrapper script; '
             "agents using qmd: main",
+        ),
+        (
+            3,
+            8,
+            "agents.defaults.memorySearch.qmd.command",
+            'qmd command "no-such-qmd" not found: looked for "no-such-qmd" on PATH=/nonexistent; install qmd '
+            "(npm install -g @tobilu/qmd, which needs Node.js 22 or later), or set memory.qmd.command to its "
+            "absolute path; agents using qmd: main",
         ),
         (4, 70, "agents.list[1].memorySearch.backend", f"{spelling} memory.backend (used for agents: ops)"),
     ]
+
+
+def _executable(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    path.chmod(0o755)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("shebang", "version", "warned"),
+    [
+        ("#!/usr/bin/env node", "v20.11.1", True),  # what `npm install -g @tobilu/qmd` installs
+        ("#!/usr/bin/env -S node --no-warnings", "v18.19.0", True),
+        ("#!/usr/bin/env node", "v22.23.0", False),
+        ("#!/bin/sh", "v20.11.1", False),  # a launcher of its own (tools/bin/qmd) picks its node itself
+    ],
+)
+def test_a_qmd_that_would_run_on_an_old_node_is_warned_about(
+    home_dir: Path, tmp_path: Path, shebang: str, version: str, warned: bool
+) -> None:
+    make_workspace(home_dir, ".openclaw", "workspace")
+    bin_dir = tmp_path / "bin"
+    qmd = _executable(bin_dir / "qmd", f"{shebang}\nconsole.log('qmd')\n")
+    node = _executable(bin_dir / "node", f"#!/bin/sh\necho {version}\n")
+    cfg = home_dir.parent / "c.json5"
+    cfg.write_text("{memory: {backend: 'qmd'}}")
+    report = check_config(str(cfg), {"HOME": str(home_dir), "PATH": str(bin_dir)}, host_zone="UTC")
+    messages = [f.message for f in report.findings]
+    if not warned:
+        assert messages == []
+        return
+    assert messages == [
+        f"{qmd} runs on {node} ({version}), and qmd needs Node.js 22 or later: on an older one it crashes "
+        "(SIGSEGV); agents using qmd: main"
+    ]
+    assert report.findings[0].path == "memory.backend"
+
+
+def test_a_qmd_whose_node_is_missing_is_warned_about(home_dir: Path, tmp_path: Path) -> None:
+    make_workspace(home_dir, ".openclaw", "workspace")
+    bin_dir = tmp_path / "bin"
+    qmd = _executable(bin_dir / "qmd", "#!/usr/bin/env node\n")
+    cfg = home_dir.parent / "c.json5"
+    cfg.write_text(f"{{memory: {{backend: 'qmd', qmd: {{command: '{qmd}'}}}}}}")
+    report = check_config(str(cfg), {"HOME": str(home_dir), "PATH": "/nonexistent"}, host_zone="UTC")
+    (finding,) = report.findings
+    assert finding.path == "memory.qmd.command"
+    assert finding.message == (
+        f"{qmd} runs the node on its PATH, and there is none on PATH=/nonexistent; qmd needs Node.js 22 "
+        "or later; agents using qmd: main"
+    )
+
+
+@pytest.mark.parametrize(
+    ("command", "dropped"),
+    [("qmd --index work", "--index work"), ("'/opt/my qmd/qmd' -v 'a b'", "-v 'a b'"), ("qmd", None)],
+)
+def test_extra_words_in_the_command_are_warned_about(
+    home_dir: Path, command: str, dropped: str | None
+) -> None:
+    make_workspace(home_dir, ".openclaw", "workspace")
+    report = run_check(home_dir, "c.json5", f'{{memory: {{backend: "qmd", qmd: {{command: "{command}"}}}}}}')
+    messages = [f.message for f in report.findings if f.path == "memory.qmd.command"]
+    if dropped is None:
+        assert messages == []
+    else:
+        assert len(messages) == 1 and f'silently drops the rest ("{dropped}")' in messages[0]
 
 
 def test_qmd_found_and_upstream_spelling_is_quiet(home_dir: Path) -> None:

@@ -1,0 +1,176 @@
+"""Errors that point the way: a qmd that is not found says where memwarm looked and the two fixes; a qmd
+that dies by a signal says which, and names the node it probably ran on (fakes on PATH), and the real qmd
+on this machine's older Node does exactly that (it segfaults)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memwarm_cli.backends import qmd_diagnosis
+from memwarm_cli.exitcodes import ExitCode
+from tests.backends.support import REAL_QMD, install_fake_qmd, make_scenario, require_real_qmd
+from tests.conftest import run_memwarm
+
+NOTES = {"MEMORY.md": "# M\nnotes\n", "memory/a.md": "# A\n"}
+CRASH = "kill -SEGV $$\n"
+
+
+def fake_node(bin_dir: Path, version: str, log: Path | None = None) -> Path:
+    """A `node` that answers `--version` (and logs each call to `log`)."""
+    bin_dir.mkdir(parents=True, exist_ok=True)
+    node = bin_dir / "node"
+    record = f'echo "$*" >> "{log}"\n' if log is not None else ""
+    node.write_text(f"#!/bin/sh\n{record}echo {version}\n", encoding="utf-8")
+    node.chmod(0o755)
+    return node
+
+
+def crash_scenario(tmp_path: Path, behaviours: dict[str, str], *, agents: tuple[str, ...] = ("main",)) -> Any:
+    scenario = make_scenario(tmp_path, {a: NOTES for a in agents}, {"memory": {"backend": "qmd"}})
+    state = install_fake_qmd(tmp_path / "fakebin", behaviours)
+    scenario.path_dirs = [tmp_path / "fakebin"]
+    return scenario, state
+
+
+def test_a_qmd_killed_by_sigsegv_names_the_signal_and_the_node_it_ran_on(tmp_path: Path) -> None:
+    scenario, state = crash_scenario(tmp_path, {"list": CRASH})
+    node = fake_node(tmp_path / "fakebin", "v20.11.1")
+    result, report = scenario.run_json(extra_env={"FAKE_QMD_DIR": str(state)})
+    assert result.returncode == ExitCode.FINDINGS
+    agent = report["agents"][0]
+    assert agent["status"] == "failed"
+    assert agent["reason"] == (
+        'qmd collection list failed: qmd crashed (signal 11, SIGSEGV) in "qmd collection list --json": '
+        f"qmd needs Node.js 22 or later; the node on the PATH memwarm passes to qmd is {node} (v20.11.1)"
+    )
+    assert [c["exitCode"] for c in agent["commands"] if c["argv"][1:3] == ["collection", "list"]] == [-11]
+    assert f'failed for agent "main": {agent["reason"]}\n' in result.stderr
+
+
+def test_node_is_asked_once_however_many_agents_crash(tmp_path: Path) -> None:
+    scenario, state = crash_scenario(tmp_path, {"update": CRASH}, agents=("a", "b", "c"))
+    calls = tmp_path / "node-calls"
+    fake_node(tmp_path / "fakebin", "v20.11.1", log=calls)
+    result, report = scenario.run_json(extra_env={"FAKE_QMD_DIR": str(state)})
+    assert result.returncode == ExitCode.FINDINGS
+    assert all("qmd crashed (signal 11, SIGSEGV)" in a["reason"] for a in report["agents"])
+    assert calls.read_text().splitlines() == ["--version"]
+
+
+def test_a_node_new_enough_points_elsewhere_and_output_is_kept(tmp_path: Path) -> None:
+    scenario, state = crash_scenario(
+        tmp_path, {"update": 'echo "free(): invalid pointer" >&2; kill -ABRT $$\n'}
+    )
+    node = fake_node(tmp_path / "fakebin", "v22.23.0")
+    _, report = scenario.run_json(extra_env={"FAKE_QMD_DIR": str(state)})
+    assert report["agents"][0]["reason"] == (
+        'qmd boot update failed: Error: qmd crashed (signal 6, SIGABRT) in "qmd update": qmd needs '
+        f"Node.js 22 or later; the node on the PATH memwarm passes to qmd is {node} (v22.23.0), new enough: "
+        "the crash has another cause (see qmd's output); its output: free(): invalid pointer"
+    )
+
+
+def test_a_signal_qmd_did_not_raise_itself_is_not_called_a_crash(tmp_path: Path) -> None:
+    scenario, state = crash_scenario(tmp_path, {"update": "kill -KILL $$\n"})
+    _, report = scenario.run_json(extra_env={"FAKE_QMD_DIR": str(state)})
+    assert report["agents"][0]["reason"] == (
+        'qmd boot update failed: Error: qmd was killed (signal 9, SIGKILL) in "qmd update"'
+    )
+
+
+def test_node_requirement_without_node_or_with_a_silent_one(tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert qmd_diagnosis.node_requirement({"PATH": str(empty)}) == (
+        f"qmd needs Node.js 22 or later; there is no node on the PATH memwarm passes to qmd ({empty})"
+    )
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "node").write_text("#!/bin/sh\nexit 1\n", encoding="utf-8")
+    (broken / "node").chmod(0o755)
+    assert qmd_diagnosis.node_requirement({"PATH": str(broken)}).endswith(
+        f"is {broken / 'node'} (its version is unknown)"
+    )
+
+
+def test_node_version_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    slow = tmp_path / "slow"
+    slow.mkdir()
+    (slow / "node").write_text("#!/bin/sh\nexec sleep 30\n", encoding="utf-8")
+    (slow / "node").chmod(0o755)
+    monkeypatch.setattr(qmd_diagnosis, "NODE_VERSION_TIMEOUT_SECONDS", 0.3)
+    assert qmd_diagnosis.node_on_path({"PATH": str(slow)}) == (str(slow / "node"), None)
+
+
+@pytest.mark.parametrize("signum", [11, 7, 4, 6, 8])
+def test_the_crash_signals(signum: int) -> None:
+    assert qmd_diagnosis.killed_message("qmd update", signum, {"PATH": "/nonexistent"}).startswith(
+        f"qmd crashed (signal {signum}, "
+    )
+
+
+# --- qmd not found: status and search say it too -----------------------------------------------------
+
+
+def _hint(path: Path) -> str:
+    return (
+        f'looked for "qmd" on PATH={path}; install qmd (npm install -g @tobilu/qmd, which needs Node.js 22 '
+        "or later), or set memory.qmd.command to its absolute path"
+    )
+
+
+def test_status_says_where_it_looked(tmp_path: Path) -> None:
+    scenario = make_scenario(tmp_path, {"main": NOTES}, {"memory": {"backend": "qmd"}})
+    empty = tmp_path / "empty-bin"
+    empty.mkdir()
+    status = run_memwarm(["status", "--json"], scenario.env({"PATH": str(empty)}))
+    assert status.returncode == ExitCode.FINDINGS
+    assert f"qmd binary unavailable (qmd): {_hint(empty)}" in json.loads(status.stdout)["agents"][0]["why"]
+
+
+@pytest.mark.qmd
+def test_search_says_where_it_looked(tmp_path: Path) -> None:
+    """An index made by the real qmd, then searched with a PATH that lacks it (a cron job's, say)."""
+    scenario = make_scenario(tmp_path, {"main": NOTES}, {"memory": {"backend": "qmd"}})
+    scenario.path_dirs = [require_real_qmd().parent]
+    assert scenario.run(["--no-embed"]).returncode == ExitCode.OK
+    empty = tmp_path / "empty-bin"
+    empty.mkdir()
+    search = run_memwarm(["search", "anything"], scenario.env({"PATH": str(empty)}))
+    assert search.returncode == ExitCode.FINDINGS
+    assert search.stderr == f"memwarm: error: Memory search failed: spawn qmd ENOENT; {_hint(empty)}\n"
+
+
+# --- the real qmd on an older Node ------------------------------------------------------------------
+
+
+def _system_node_major() -> int | None:
+    found = qmd_diagnosis.node_on_path({"PATH": "/usr/local/bin:/usr/bin:/bin"})
+    return qmd_diagnosis.node_major(found[1]) if found is not None else None
+
+
+@pytest.mark.qmd
+@pytest.mark.skipif(
+    (_system_node_major() or 99) >= 22, reason="needs a Node.js older than 22 on /usr/bin (this machine's is)"
+)
+def test_the_real_qmd_on_an_older_node_is_reported_as_a_crash(tmp_path: Path) -> None:
+    """npm's launcher (`#!/usr/bin/env node`) on a PATH whose first node is older than 22, as a global
+    `npm install -g @tobilu/qmd` under an old system Node gives it: qmd's native module segfaults."""
+    require_real_qmd()
+    launcher = REAL_QMD.parent.parent / "node_modules" / ".bin" / "qmd"
+    scenario = make_scenario(
+        tmp_path, {"main": NOTES}, {"memory": {"backend": "qmd", "qmd": {"command": str(launcher)}}}
+    )
+    result, report = scenario.run_json()  # PATH: the system's, so its node
+    assert result.returncode == ExitCode.FINDINGS, result.stderr
+    reason = report["agents"][0]["reason"]
+    assert re.search(
+        r"qmd crashed \(signal 11, SIGSEGV\) in \"qmd [a-z -]+\": qmd needs Node\.js 22 or later; "
+        r"the node on the PATH memwarm passes to qmd is /\S+/node \(v(1\d|2[01])\.",
+        reason,
+    ), reason
