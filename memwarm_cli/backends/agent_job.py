@@ -142,8 +142,9 @@ class AgentJob:
         return PlannedCommand((self.qmd.command, *args), str(self.workspace), env, note)
 
     # -- events -----------------------------------------------------------------------------------------
-    def step(self, step: str) -> None:
-        self.context.sink(StepEvent(self.settings.agent_id, step))
+    def step(self, step: str, timeout_ms: int | None = None) -> None:
+        """Announce a step (for the progress display), with the timeout of its qmd commands."""
+        self.context.sink(StepEvent(self.settings.agent_id, step, timeout_ms))
 
     def warn(self, message: str) -> None:
         self.warnings.append(message)

@@ -26,12 +26,13 @@ from memwarm_cli.backends.agent_job import AgentFailed, AgentJob, EmbedState
 from memwarm_cli.backends.freshness import agent_snapshot, file_list_path, judge_freshness, write_file_lists
 from memwarm_cli.backends.init_report import AgentOutcome, PlannedCommand
 from memwarm_cli.backends.locks import FileLock, agent_lock_path, embed_lock_path
-from memwarm_cli.backends.process import probe_command, unavailable_error
+from memwarm_cli.backends.process import PROBE_COMMAND_TIMEOUT_MS, probe_command, unavailable_error
 from memwarm_cli.backends.qmd_diagnosis import unavailable_hint
 from memwarm_cli.backends.qmd_paths import shared_models_dir
 from memwarm_cli.backends.search_probe import ProbeSearch
 from memwarm_cli.backends.session_export_step import ExportSessions, PrepareExportDir
 from memwarm_cli.backends.state_files import StatePath
+from memwarm_cli.backends.version_cache import VERSION_TIMEOUT_MS
 
 UPDATE_RETRY_DELAYS = (0.5, 1.0)
 
@@ -54,7 +55,7 @@ class _Always:
 class CheckAvailability(_Always):
     def run(self, job: AgentJob) -> None:
         _require_workspace(job)
-        job.step("probing qmd")
+        job.step("probing qmd", PROBE_COMMAND_TIMEOUT_MS)
         error = probe_command(job.qmd.command, job.env, job.workspace, job.token)
         if error is not None:
             raise AgentFailed(_unavailable_reason(job, error))
@@ -118,6 +119,7 @@ class PrepareStateDirs(_Always):
 class LookUpVersion(_Always):
     def run(self, job: AgentJob) -> None:
         timeout = job.timeout(job.qmd.update.command_timeout_ms)
+        job.step("qmd version", min(timeout, VERSION_TIMEOUT_MS))  # often cached: no command at all
         job.version, result = job.context.versions.lookup(job.qmd.command, job.env, job.workspace, timeout)
         if result is not None:
             job.record(result)
@@ -171,8 +173,8 @@ class UpdateIndex:
         return not job.unchanged
 
     def run(self, job: AgentJob) -> None:
-        job.step("qmd update")
         timeout = job.timeout(job.qmd.update.update_timeout_ms)
+        job.step("qmd update", timeout)
         attempts = len(UPDATE_RETRY_DELAYS) + 1
         repaired = False
         attempt = 1
@@ -231,8 +233,8 @@ class Embed:
         lock = FileLock(embed_lock_path(job.context.loaded.state_dir))
         lock.acquire(job.token)
         try:
-            job.step("qmd embed")
             embed_timeout = job.timeout(job.qmd.update.embed_timeout_ms)
+            job.step("qmd embed", embed_timeout)
             result = job.run_qmd(qmd_commands.embed_args(), embed_timeout, discard_stdout=True)
         finally:
             lock.release()

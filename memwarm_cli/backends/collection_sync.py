@@ -66,8 +66,8 @@ def list_unchanged(job: AgentJob) -> None:
 
 def ensure_collections(job: AgentJob, recorded: set[str]) -> None:
     """List, then add or rebind every managed collection; `recorded` are the names the last run managed."""
-    job.step("collections")
     timeout = job.timeout(job.qmd.update.command_timeout_ms)
+    job.step("collections", timeout)
     listing = job.run_qmd(qmd_commands.collection_list_args(), timeout)
     if not listing.ok:
         raise AgentFailed(f"qmd collection list failed: {listing.error_message()}")

@@ -261,8 +261,11 @@ class LogEvent:
 
 @dataclass(frozen=True)
 class StepEvent:
+    """An agent starts a step; the step before it (if any) is over."""
+
     agent_id: str
     step: str  # "probing qmd", "collections", "qmd update", "waiting for the embed lock", "qmd embed", ...
+    timeout_ms: int | None = None  # each qmd command of the step is killed after this (None: no command)
 
 
 @dataclass(frozen=True)

@@ -223,8 +223,15 @@ def _spawn(
     )
 
 
+PROBE_COMMAND_TIMEOUT_MS = 2000  # checkQmdBinaryAvailability's
+
+
 def probe_command(
-    command: str, env: Mapping[str, str], cwd: Path, token: CancelToken, timeout_ms: int = 2000
+    command: str,
+    env: Mapping[str, str],
+    cwd: Path,
+    token: CancelToken,
+    timeout_ms: int = PROBE_COMMAND_TIMEOUT_MS,
 ) -> str | None:
     """`checkQmdBinaryAvailability`: spawn with no args; started means available (then killed).
 

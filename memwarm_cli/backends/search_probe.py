@@ -116,9 +116,9 @@ class ProbeSearch:
         return job.options.probe
 
     def run(self, job: AgentJob) -> None:
-        job.step(f"probe ({job.qmd.search_mode})")
         query = probe_query(job)
         timeout = probe_timeout_ms(job)
+        job.step(f"probe ({job.qmd.search_mode})", timeout)
         result = job.run_qmd(self._args(job, query), timeout)
         hits: int | None = None
         if result.ok:

@@ -1,16 +1,16 @@
 """`memwarm init-backends`: pre-warm every agent's qmd index, as the gateway's start-up would.
 
 Log lines go to stderr with OpenClaw's wording, then one summary line; `--json` prints the report on
-stdout; `--dry-run` prints the plan on stdout. A progress display is shown only when stderr is a
-terminal. SIGINT/SIGTERM stop the children, release the locks and exit 130/143.
+stdout; `--dry-run` prints the plan on stdout. The log's order and the progress display, shown only
+when stderr is a terminal, are cli/init_progress.py's. SIGINT/SIGTERM stop the children, release the
+locks and exit 130/143.
 """
 
 from __future__ import annotations
 
 import math
 import signal
-import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
 from typing import TYPE_CHECKING, Annotated, Any
@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from memwarm_cli.cli.global_options import global_options
-from memwarm_cli.cli.invocation import current, is_terminal
+from memwarm_cli.cli.invocation import current
 from memwarm_cli.cli.options import AtOption, JsonOption
 
 if TYPE_CHECKING:
-    from memwarm_cli.backends.init_report import AgentOutcome, Event, InitReport, SessionExportOutcome
+    from memwarm_cli.backends.init_report import AgentOutcome, InitReport, SessionExportOutcome
     from memwarm_cli.backends.process import CancelToken
 
 
@@ -96,6 +96,7 @@ def init_backends_command(
     from memwarm_cli.backends.init_report import InitOptions
     from memwarm_cli.backends.init_run import run_init_backends
     from memwarm_cli.backends.process import CancelToken, timeout_ms_from_seconds
+    from memwarm_cli.cli.init_progress import InitRenderer
     from memwarm_cli.cli.output import warn, write_json
     from memwarm_cli.config import load_config
     from memwarm_cli.errors import UsageError
@@ -126,7 +127,7 @@ def init_backends_command(
         at_ms=at_ms,
     )
     token = CancelToken()
-    renderer = _Renderer(quiet=quiet)
+    renderer = InitRenderer(quiet=quiet)
     with _signals_cancel(token), renderer.live():
         report = run_init_backends(loaded, options, token=token, on_event=renderer.handle)
 
@@ -154,136 +155,6 @@ def _signals_cancel(token: CancelToken) -> Iterator[None]:
     finally:
         for signum, old in previous.items():
             signal.signal(signum, old)
-
-
-class _Renderer:
-    """Turns core events into stderr lines (thread-safe), with a Rich progress display on a terminal.
-
-    Agents run concurrently, but their lines come out in config order (an agent's warnings, then its
-    final line), so the log of one run reads the same every time. Every line is made one line:
-    qmd's stderr inside a reason may hold newlines and terminal escapes.
-    """
-
-    def __init__(self, *, quiet: bool) -> None:
-        self.quiet = quiet
-        self._lock = threading.Lock()
-        self._progress: Any = None
-        self._task: Any = None
-        self._steps: dict[str, str] = {}
-        self._print: Callable[[str], None] = _plain_line
-        self._order: list[str] = []  # agent ids in config order (unique: selection drops repeats)
-        self._held: dict[str, list[str]] = {}  # per agent: lines not yet printed
-        self._done: set[str] = set()
-        self._next = 0  # position in _order of the first agent whose lines are not printed yet
-
-    @contextmanager
-    def live(self) -> Iterator[None]:
-        if self.quiet or not is_terminal(current().stderr):
-            yield
-            return
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn
-
-        from memwarm_cli.cli.output import make_console
-
-        console = make_console(stderr=True)
-        progress = Progress(
-            SpinnerColumn(),
-            TextColumn("init-backends"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("{task.description}"),
-            console=console,
-            transient=True,
-        )
-        self._progress = progress
-        self._task = progress.add_task("", total=None)
-
-        def printer(line: str) -> None:
-            console.print(line, markup=False, highlight=False, emoji=False, soft_wrap=True)
-
-        self._print = printer
-        with progress:
-            yield
-        self._progress = None
-        self._print = _plain_line
-
-    def handle(self, event: Event) -> None:
-        from memwarm_cli.backends.init_report import (
-            AgentDoneEvent,
-            AgentStartEvent,
-            LogEvent,
-            RunStartEvent,
-            StepEvent,
-            final_log_line,
-        )
-
-        with self._lock:
-            if isinstance(event, RunStartEvent):
-                self._order = list(event.agent_ids)
-                self._held = {agent: [] for agent in self._order}
-                if self._progress is not None:
-                    self._progress.update(self._task, total=event.agents)
-            elif isinstance(event, LogEvent):
-                if self.quiet:
-                    return
-                if event.agent_id is None:
-                    self._emit(event.message)
-                else:
-                    self._hold(event.agent_id, f"[{event.agent_id}] {event.message}")
-            elif isinstance(event, StepEvent | AgentStartEvent):
-                step = event.step if isinstance(event, StepEvent) else "starting"
-                self._steps[event.agent_id] = step
-                self._refresh()
-            elif isinstance(event, AgentDoneEvent):
-                outcome = event.outcome
-                self._steps.pop(outcome.agent_id, None)
-                if self._progress is not None:
-                    self._progress.advance(self._task)
-                self._refresh()
-                if outcome.status != "planned" and (not self.quiet or outcome.status == "failed"):
-                    self._hold(outcome.agent_id, final_log_line(outcome))
-                self._done.add(outcome.agent_id)
-                self._release()
-
-    def _hold(self, agent_id: str, line: str) -> None:
-        held = self._held.get(agent_id)
-        if held is None:  # an agent this run did not announce, or whose lines are out already
-            self._emit(line)
-        else:
-            held.append(line)
-
-    def _release(self, *, everything: bool = False) -> None:
-        """Print the held lines of every finished agent that no earlier unfinished agent holds back."""
-        while self._next < len(self._order) and (everything or self._order[self._next] in self._done):
-            for line in self._held.pop(self._order[self._next], []):
-                self._emit(line)
-            self._next += 1
-
-    def _emit(self, line: str) -> None:
-        from memwarm_cli.textsafe import escape_text
-
-        # Lines are OpenClaw's sentences with raw outside text in them (agent ids, paths, qmd's output).
-        self._print(escape_text(line))
-
-    def _refresh(self) -> None:
-        if self._progress is None:
-            return
-        text = ", ".join(f"{agent}: {step}" for agent, step in self._steps.items())
-        self._progress.update(self._task, description=text)
-
-    def finish(self, report: InitReport) -> None:
-        from memwarm_cli.backends.init_report import summary_line
-
-        with self._lock:
-            self._release(everything=True)
-        if not self.quiet:
-            self._emit(summary_line(report))
-
-
-def _plain_line(line: str) -> None:
-    from memwarm_cli.cli.output import write_stderr
-
-    write_stderr(line)
 
 
 def _print_plan(report: InitReport) -> None:
