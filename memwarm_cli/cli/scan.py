@@ -204,7 +204,7 @@ def summary_lines(record: dict[str, Any]) -> list[str]:
 
 def _write_tables(records: list[dict[str, Any]]) -> None:
     from memwarm_cli.cli.output import make_console, write_stdout
-    from memwarm_cli.cli.scan_table import Styles, wrap_words
+    from memwarm_cli.cli.scan_table import WIDE_TABLE, Styles, wrap_words
     from memwarm_cli.textsafe import escape_unsafe
 
     console = make_console()
@@ -214,6 +214,8 @@ def _write_tables(records: list[dict[str, Any]]) -> None:
         if index:
             lines.append("")
         lines.extend(draw_record_table(console, styles, record))
+        if console.width < WIDE_TABLE:
+            lines.extend(legend_lines(record, console.width))
         for line in summary_lines(record):  # wrapped at spaces to the terminal, as Rich would
             lines.extend(wrap_words(escape_unsafe(line), console.width))
     # Not write_lines: the table's lines hold its escape codes, its cells are guarded in scan_table.
@@ -221,35 +223,74 @@ def _write_tables(records: list[dict[str, Any]]) -> None:
 
 
 def draw_record_table(console: Console, styles: Styles, record: dict[str, Any]) -> Iterator[str]:
+    """One agent's table. Wide (WIDE_TABLE columns and more): the date, kind, mtime, every character
+    count and each status's description. Narrower: only what the file name does not say already (its
+    date and kind are in it), the status as its code (legend_lines explains the codes) and the block's
+    characters, so names and statuses keep room to wrap between their parts, never inside one."""
     from memwarm_cli.cli.scan_table import STATUS_STYLES, WIDE_TABLE, Column, draw_table
 
     wide = console.width >= WIDE_TABLE
-    columns = [
-        Column("date"),
-        Column("file in memory/", wrap="fold", min_width=16),
-        Column("kind"),
-        Column("bytes", right=True),
-        *([Column("modified")] if wide else []),
-        Column("status", wrap="words", min_width=14, styled=True),
-        Column("chars read/trim/cap/block" if wide else "block", right=True),
-    ]
+    file_column = Column("file in memory/", wrap="words", min_width=16)
+    if wide:
+        columns = [
+            Column("date"),
+            file_column,
+            Column("kind"),
+            Column("bytes", right=True),
+            Column("modified"),
+            Column("status", wrap="words", min_width=14, styled=True),
+            Column("chars read/trim/cap/block", right=True),
+        ]
+    else:
+        columns = [
+            file_column,
+            Column("bytes", right=True),
+            Column("status", wrap="words", min_width=8, styled=True),
+            Column("block", right=True),
+        ]
     colour = not console.no_color
 
     def rows() -> Iterator[tuple[list[str], str]]:
         for file in record["files"]:
             chars = file["chars"]
-            stamp = file["stamp"] or "-"
-            if file["clock"] == "utc":
-                stamp += " utc"
-            status = file["statusText"] + (f" ({file['detail']})" if file["detail"] else "")
-            cells = [stamp, file["path"].removeprefix("memory/"), file["kind"] or "-", _text(file["bytes"])]
+            name = file["path"].removeprefix("memory/")
+            detail = f" ({file['detail']})" if file["detail"] else ""
+            utc = file["clock"] == "utc"
             if wide:
                 mtime = file["mtime"]
-                cells.append(mtime[:16].replace("T", " ") if mtime else "-")
-                counts = "/".join(_text(chars[k]) for k in ("read", "trimmed", "capped", "block"))
+                cells = [
+                    (file["stamp"] or "-") + (" utc" if utc else ""),
+                    name,
+                    file["kind"] or "-",
+                    _text(file["bytes"]),
+                    mtime[:16].replace("T", " ") if mtime else "-",
+                    file["statusText"] + detail,
+                    "/".join(_text(chars[k]) for k in ("read", "trimmed", "capped", "block")),
+                ]
             else:
-                counts = _text(chars["block"])
-            cells += [status, counts]
+                status = file["status"] + (" (utc)" if utc else "") + detail
+                cells = [name, _text(file["bytes"]), status, _text(chars["block"])]
             yield cells, STATUS_STYLES.get(file["status"], "") if colour else ""
 
     yield from draw_table(console, f"agent {escape_text(record['agent'])}", columns, rows(), styles)
+
+
+def legend_lines(record: dict[str, Any], width: int) -> list[str]:
+    """What the narrow table's status codes mean: each code shown, in the order of the rows, its
+    meaning wrapped under itself."""
+    from memwarm_cli.cli.scan_table import wrap_words
+
+    meanings: dict[str, str] = {}
+    for file in record["files"]:
+        meanings.setdefault(file["status"], file["statusText"])
+    if any(file["clock"] == "utc" for file in record["files"]):
+        meanings["(utc)"] = "dated by the UTC day only, outside the local date window"
+    if not meanings:
+        return []
+    indent = 2 + max(map(len, meanings)) + 2
+    lines = ["statuses:"]
+    for code, meaning in meanings.items():
+        wrapped = wrap_words(meaning, max(width - indent, 10))
+        lines.append(f"  {code:<{indent - 4}}  {wrapped[0]}")
+        lines.extend(" " * indent + more for more in wrapped[1:])
+    return lines

@@ -1,9 +1,10 @@
 """`scan`'s table for a terminal, drawn here rather than by rich.table.
 
 Rich measures and lays out every cell of every row (about 1.25 ms a row: minutes for `scan --all` on
-100k notes). Here each cell is measured once, the two wrapping columns share what the fixed ones leave,
-and every line is a plain string: linear, a few microseconds a row. Rich still decides the width and the
-colours (cli/output.make_console) and spells the styles' escape codes.
+100k notes). Here each cell is measured once, the two wrapping columns share what the fixed ones leave
+(names break only after `/` and `-`), and every line is a plain string: linear, a few microseconds a
+row. Rich still decides the width and the colours (cli/output.make_console) and spells the styles'
+escape codes.
 
 Cells hold only escaped text (textsafe's policy: the record escapes names and details, the caller agent
 ids), so nothing in them moves the cursor; the widths count terminal cells (wide and zero-width
@@ -13,6 +14,7 @@ characters too).
 from __future__ import annotations
 
 import operator
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -54,14 +56,31 @@ def cell_width(text: str) -> int:
 class Column:
     header: str
     right: bool = False  # right-aligned (numbers)
-    wrap: Literal["fold", "words"] | None = None  # several lines: cut anywhere, or at spaces
+    # Several lines: "fold" cuts anywhere; "words" breaks at spaces, and after `/` and `-` inside a word
+    # too long for a line (a name, a path); what is still too long is shortened with `…`, never cut.
+    wrap: Literal["fold", "words"] | None = None
     min_width: int = 0  # a wrapping column is not narrowed below this
     styled: bool = False  # takes the row's style (the status)
 
 
+_AFTER_SEPARATOR = re.compile(r"(?<=[/-])")  # a path or a name breaks after `/` and `-`
+
+
+def pieces(word: str) -> list[str]:
+    """`word` cut after each `/` and `-`: the parts a line may end with (`2026-`, `11-`, `notes.md`)."""
+    return [piece for piece in _AFTER_SEPARATOR.split(word) if piece] or [""]
+
+
+def longest_piece(text: str) -> int:
+    """The width of the widest part of `text` that no wrap may break (words, cut after `/` and `-`)."""
+    return max(cell_width(piece) for word in text.split(" ") for piece in pieces(word))
+
+
 @lru_cache(maxsize=4096)  # the status column repeats a handful of texts thousands of times
-def wrap_words(text: str, width: int) -> tuple[str, ...]:
-    """`text` wrapped at spaces to `width` cells; a word longer than a line is folded."""
+def wrap_words(text: str, width: int, *, elide: bool = False) -> tuple[str, ...]:
+    """`text` wrapped to `width` cells at spaces, and inside a word too long for a line after its `/`
+    and `-`. A part still too long is shortened in the middle with `…` (`elide`: a table cell, which
+    must not break a name mid-token), else folded (prose, where every character must stay)."""
     lines: list[str] = []
     line = ""
     for word in text.split(" "):
@@ -69,13 +88,46 @@ def wrap_words(text: str, width: int) -> tuple[str, ...]:
         if cell_width(candidate) <= width:
             line = candidate
             continue
-        if line:
+        if cell_width(word) <= width:
             lines.append(line)
-        pieces = fold(word, width)
-        lines.extend(pieces[:-1])
-        line = pieces[-1]
+            line = word
+            continue
+        separator = " " if line else ""
+        for piece in pieces(word):
+            candidate = f"{line}{separator}{piece}"
+            separator = ""
+            if cell_width(candidate) <= width:
+                line = candidate
+                continue
+            if line:
+                lines.append(line)
+            if cell_width(piece) <= width:
+                line = piece
+            elif elide:
+                line = elide_middle(piece, width)
+            else:
+                folded = fold(piece, width)
+                lines.extend(folded[:-1])
+                line = folded[-1]
     lines.append(line)
     return tuple(lines)
+
+
+def elide_middle(text: str, width: int) -> str:
+    """`text` in `width` cells, its middle replaced by `…` (the start and the end say most of a name)."""
+    if cell_width(text) <= width:
+        return text
+    if width <= 1:
+        return "…"[:width]
+    head_cells = (width - 1 + 1) // 2
+    tail_cells = width - 1 - head_cells
+    head = fold(text, head_cells)[0]
+    tail = ""
+    for char in reversed(text):
+        if cell_width(char + tail) > tail_cells:
+            break
+        tail = char + tail
+    return f"{head}…{tail}"
 
 
 def fold(text: str, width: int) -> list[str]:
@@ -87,13 +139,16 @@ def fold(text: str, width: int) -> list[str]:
     return chop_cells(text, width) or [""]
 
 
-def share_widths(content: list[int], columns: Sequence[Column], total: int) -> list[int]:
+def share_widths(
+    content: list[int], columns: Sequence[Column], total: int, unbreakable: Sequence[int] | None = None
+) -> list[int]:
     """Column widths for a table `total` cells wide, from the widest cell of each column.
 
     Every column is as wide as its header and its widest cell if that fits. Otherwise a fixed column's
     header wraps at its spaces (down to its longest word: never below its cells), and the wrapping
-    columns share what is left (3:2 for the first two), never below their minimum unless the terminal
-    is too narrow for even that.
+    columns share what is left (3:2 for the first two), never below their minimum nor below their
+    widest `unbreakable` part (a word, a name's part between `-` and `/`), unless the terminal is too
+    narrow for even that.
     """
     natural = [max(size, cell_width(c.header)) for size, c in zip(content, columns, strict=True)]
     frame = 3 * len(columns) + 1  # "│ " before each cell, " " after it, and the closing "│"
@@ -107,7 +162,9 @@ def share_widths(content: list[int], columns: Sequence[Column], total: int) -> l
     room = total - frame - sum(w for i, w in enumerate(widths) if i not in flexible)
     if sum(natural[i] for i in flexible) <= room:
         return widths
-    floors = {i: min(natural[i], columns[i].min_width) for i in flexible}
+    floors = {
+        i: min(natural[i], max(columns[i].min_width, unbreakable[i] if unbreakable else 0)) for i in flexible
+    }
     if sum(floors.values()) > room:  # a narrow terminal: below the minimums rather than off the screen
         floors = {i: min(natural[i], max(_NARROWEST, room // len(flexible))) for i in flexible}
     first, *rest = flexible
@@ -164,7 +221,16 @@ def draw_table(
     """The lines of a table under `title`: `rows` gives each row's cells and its style."""
     body = [_measured(cells, style) for cells, style in rows]
     content = [max((row.sizes[i] for row in body), default=1) for i in range(len(columns))]
-    widths = share_widths(content, columns, console.width)
+    frame = 3 * len(columns) + 1
+    unbreakable = None
+    if sum(max(size, cell_width(c.header)) for size, c in zip(content, columns, strict=True)) + frame > (
+        console.width
+    ):  # some cells must wrap: their parts that a wrap may not break are measured (only then)
+        unbreakable = [
+            max((longest_piece(row.cells[i]) for row in body), default=0) if c.wrap == "words" else 0
+            for i, c in enumerate(columns)
+        ]
+    widths = share_widths(content, columns, console.width, unbreakable)
     # A line of ASCII cells is one str.format call (the styled cell comes padded and styled).
     fields = [
         "{}" if c.styled else f"{{:{'>' if c.right else '<'}{w}}}"
@@ -227,7 +293,7 @@ def _row_lines(
 def _cell_lines(cell: str, size: int, wrap: str | None, width: int) -> Sequence[str]:
     if wrap is None or size <= width:
         return (cell,)
-    return wrap_words(cell, width) if wrap == "words" else fold(cell, width)
+    return wrap_words(cell, width, elide=True) if wrap == "words" else fold(cell, width)
 
 
 def _pad(text: str, width: int, right: bool, style: str, styles: Styles) -> str:

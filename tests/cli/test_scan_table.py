@@ -3,14 +3,27 @@
 from __future__ import annotations
 
 import io
+import json
 import re
 import time
+from pathlib import Path
 
 import pytest
 from rich.cells import cell_len
 from rich.console import Console
 
-from memwarm_cli.cli.scan_table import Column, Styles, draw_table, fold, share_widths, wrap_words
+from memwarm_cli.cli.scan_table import (
+    Column,
+    Styles,
+    draw_table,
+    elide_middle,
+    fold,
+    longest_piece,
+    pieces,
+    share_widths,
+    wrap_words,
+)
+from tests.conftest import RunCli, write_memory_note
 from tests.terminal_safety import HOSTILE, assert_safe_output
 
 COLUMNS = [
@@ -87,9 +100,24 @@ def test_a_fixed_column_header_wraps_before_the_table_overflows() -> None:
 
 def test_wrapping_counts_terminal_cells() -> None:
     assert wrap_words("outside the date window", 14) == ("outside the", "date window")
-    assert wrap_words("YYYY-MM-DD-<slug>.md", 8) == ("YYYY-MM-", "DD-<slug", ">.md")
     assert all(cell_len(piece) <= 5 for piece in fold("日本語のメモ.md", 5))
     assert "".join(fold("日本語のメモ.md", 5)) == "日本語のメモ.md"
+    assert cell_len(elide_middle("日本語のメモです.md", 7)) <= 7
+
+
+def test_words_break_after_dashes_and_slashes_never_inside_a_part() -> None:
+    assert wrap_words("2026-11-27-billing-export.md", 20) == ("2026-11-27-billing-", "export.md")
+    assert wrap_words("points to /home/user/very/long/path", 12) == (
+        "points to /",
+        "home/user/",
+        "very/long/",
+        "path",
+    )
+    # A part longer than a line: shortened in the middle in a table cell, folded in prose.
+    assert wrap_words("YYYY-MM-DD-<slug>.md", 8, elide=True) == ("YYYY-MM-", "DD-", "<slu….md")
+    assert wrap_words("YYYY-MM-DD-<slug>.md", 8) == ("YYYY-MM-", "DD-", "<slug>.m", "d")
+    assert pieces("2026-04-11-a/b.md") == ["2026-", "04-", "11-", "a/", "b.md"]
+    assert longest_piece("points to /home/averylongdirectory/x") == len("averylongdirectory/")
 
 
 def test_a_hundred_thousand_rows_cost_microseconds_each() -> None:
@@ -106,3 +134,99 @@ def test_a_hundred_thousand_rows_cost_microseconds_each() -> None:
     elapsed = time.perf_counter() - start
     assert len(lines) == 5 + 20_000
     assert elapsed < 2.0, f"{elapsed:.2f} s for 20k rows"  # about 0.1 s here; rich.table: 25 s
+
+
+# --- `memwarm scan` at 60, 80 and 120 columns ---------------------------------------------------------
+
+AT = (
+    "2026-04-12T02:00:00Z"  # 21:00 on the 11th in Chicago: the UTC day (the 12th) is outside the local window
+)
+LONG_SLUG = "2026-04-11-quarterly-planning-notes-with-the-whole-team.md"
+NO_SEPARATORS = "2026-04-11-averyveryverylongslugwithoutanyseparatorsatall.md"
+
+
+@pytest.fixture
+def scan_case(tmp_path: Path) -> list[str]:
+    ws, outside = tmp_path / "ws", tmp_path / "outside" / "a-rather-deep" / "directory-tree"
+    write_memory_note(ws, LONG_SLUG, "planning", mtime=1_775_900_000)
+    write_memory_note(ws, NO_SEPARATORS, "long", mtime=1_775_800_000)
+    write_memory_note(ws, "2026-04-10.md", "x" * 5000)  # truncated to maxFileChars
+    write_memory_note(ws, "2026-04-12.md", "utc")  # dated by the UTC day only
+    write_memory_note(ws, "notes-without-date.md", "misnamed")
+    outside.mkdir(parents=True)
+    (outside / "target.md").write_text("outside", encoding="utf-8")
+    (ws / "memory" / "2026-04-11.md").symlink_to(outside / "target.md")
+    config = tmp_path / "openclaw.json"
+    config.write_text(json.dumps({"agents": {"defaults": {"userTimezone": "America/Chicago"}}}))
+    return ["--config", str(config), "scan", "--all", "--at", AT, "-w", str(ws), "--format", "table"]
+
+
+def _rows(lines: list[str]) -> tuple[list[str], list[list[list[str]]]]:
+    """The header's cells, and per row the lines of each of its cells (a row's first line has its
+    bytes; the lines after it, with that cell empty, continue it)."""
+    body = [[cell.strip() for cell in line.strip("│┃").split("│")] for line in lines if line.startswith("│")]
+    header = [c.strip() for c in next(line for line in lines if line.startswith("┃")).strip("┃").split("┃")]
+    bytes_at = header.index("bytes")
+    rows: list[list[list[str]]] = []
+    for cells in body:
+        if cells[bytes_at]:
+            rows.append([[cell] if cell else [] for cell in cells])
+        else:
+            for parts, cell in zip(rows[-1], cells, strict=True):
+                if cell:
+                    parts.append(cell)
+    return header, rows
+
+
+def _joined(parts: list[str]) -> str:
+    """A wrapped cell's lines as one text: after `-` or `/` the line broke inside a word, else at a space."""
+    text = ""
+    for part in parts:
+        text += part if not text or text.endswith(("-", "/")) else " " + part
+    return text
+
+
+@pytest.mark.parametrize("width", [60, 80, 120])
+def test_scan_table_breaks_no_name_mid_token_at_any_width(
+    run_cli: RunCli, scan_case: list[str], width: int
+) -> None:
+    result = run_cli(scan_case, env={"COLUMNS": str(width)})
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert all(cell_len(line) <= width for line in lines), [line for line in lines if cell_len(line) > width]
+    header, rows = _rows(lines)
+    names = {_joined(row[header.index("file in memory/")]) for row in rows}
+    expected = {"2026-04-11.md", LONG_SLUG, "2026-04-10.md", "2026-04-12.md", "notes-without-date.md"}
+    assert expected <= names  # each whole: broken only after `-`, put back together exactly
+    (elided,) = names - expected  # a part too long for the column (if it is) loses its middle, only that
+    head, _, tail = elided.partition("…")
+    assert NO_SEPARATORS.startswith(head) and NO_SEPARATORS.endswith(tail) and len(head) >= 4
+    status_at = next(i for i, name in enumerate(header) if name.startswith("status"))
+    statuses = {_joined(row[header.index("file in memory/")]): _joined(row[status_at]) for row in rows}
+    link_target = str(Path(scan_case[-3]).parent / "outside" / "a-rather-deep" / "directory-tree")
+    if width >= 120:  # wide: every column, and each status described
+        assert header[:5] == ["date", "file in memory/", "kind", "bytes", "modified"]
+        assert statuses["2026-04-10.md"] == "included, truncated to maxFileChars"
+        assert statuses["2026-04-11.md"].startswith("symlink escaping the workspace (points to /")
+        assert "statuses:" not in result.stdout
+    else:  # narrow: no column the file name already says (date, kind), status codes and a legend
+        assert header == ["file in memory/", "bytes", "status", "block"]
+        assert statuses["2026-04-10.md"] == "truncated"
+        assert statuses["2026-04-12.md"] == "included (utc)"
+        assert statuses["notes-without-date.md"] == "name-mismatch"
+        # The detail is a path: it breaks after its `/`; one of pytest's long directory names may be
+        # too long for the column, and shortened in its middle.
+        shown = statuses["2026-04-11.md"]
+        full = f"symlink-escape (points to {link_target}/target.md)"
+        head, _, tail = shown.partition("…")
+        assert shown == full or (full.startswith(head) and full.endswith(tail) and len(shown) < len(full))
+        assert shown.startswith("symlink-escape (points to /") and shown.endswith("/target.md)")
+        legend = result.stdout.split("statuses:\n", 1)[1]
+        flat = " ".join(legend.split())
+        for code, meaning in [
+            ("truncated", "included, truncated to maxFileChars"),
+            ("symlink-escape", "symlink escaping the workspace"),
+            ("name-mismatch", "name is not YYYY-MM-DD.md or YYYY-MM-DD-<slug>.md"),
+            ("(utc)", "dated by the UTC day only, outside the local date window"),
+        ]:
+            assert f"{code} {meaning}" in flat
