@@ -35,14 +35,16 @@ tools/bin/qmd: toolchain/qmd $(TOOLS_STAMP)
 	chmod +x $@
 	$@ --version
 
-# The main job on sample_workspace/: the exact prelude a new session of the default agent would see at
-# DEMO_AT, then the scan that explains it, then `context`: the bootstrap files with the prelude. stamp_mtimes.py fixes the notes' mtimes (git does not keep them).
-# Then the cron job's view: init-backends with the real qmd from tools/, its state in build/demo-state
-# (never ~/.openclaw), run cold with a search probe and again to show the cheap "fresh" path.
+# The main job on sample_workspace/ first, within seconds of the venv: the exact prelude a new session of
+# the default agent would see at DEMO_AT, the scan that explains it, then `context`: the bootstrap files
+# with the prelude. stamp_mtimes.py fixes the notes' mtimes (git does not keep them). Only then Node.js
+# and qmd (`make tools`), for the cron job's view: init-backends with the real qmd from tools/, its state
+# in build/demo-state (never ~/.openclaw), run cold with a search probe and again to show the cheap
+# "fresh" path.
 DEMO_STATE := build/demo-state
 DEMO_MEMWARM := $(VENV)/bin/memwarm --config sample_workspace/openclaw.json5
 DEMO_QMD_ENV := PATH="$(CURDIR)/tools/bin:$$PATH" OPENCLAW_STATE_DIR="$(CURDIR)/$(DEMO_STATE)"
-demo: venv tools
+demo: venv
 	$(PY) sample_workspace/stamp_mtimes.py
 	$(DEMO_MEMWARM) prelude --at $(DEMO_AT)
 	@echo
@@ -56,6 +58,8 @@ demo: venv tools
 	$(DEMO_MEMWARM) context --at $(DEMO_AT) --only bootstrap --format text
 	@echo
 	@echo
+	@echo "---- Node.js 22 and qmd for init-backends (make tools; once) ----"
+	@$(MAKE) --no-print-directory tools
 	@echo "---- memwarm init-backends --probe (qmd index per agent, state in $(DEMO_STATE)) ----"
 	rm -rf $(DEMO_STATE)
 	$(DEMO_QMD_ENV) $(DEMO_MEMWARM) init-backends --probe

@@ -1,0 +1,236 @@
+"""Installing and scheduling memwarm as the README's Install section says: a fresh venv from a copy of the
+repository (no editable install, the copy deleted before memwarm runs), and the README's own crontab
+line and systemd units, run as cron and systemd would run them (their PATH, `$HOME` and `%h`).
+
+The fresh-venv install takes tens of seconds (pip builds and installs memwarm and its dependencies, from
+the local pip cache or PyPI); it carries the `install` marker: `make test` runs it, in parallel with the
+rest, and `-m "not install"` leaves it out while developing.
+"""
+
+from __future__ import annotations
+
+import configparser
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.backends.support import require_real_qmd
+from tests.conftest import MEMWARM, REPO_ROOT
+
+README = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+# What a copy of the repository leaves out: what `make` and the tools build, caches, git's own file.
+_NOT_SOURCES = shutil.ignore_patterns(
+    ".venv", "tools", ".git", "build", "*.egg-info", "__pycache__", ".*_cache", ".work"
+)
+
+
+def _blocks(language: str) -> list[str]:
+    return re.findall(rf"^```{language}\n(.*?)^```", README, flags=re.M | re.S)
+
+
+def _tiny_setup(home: Path, qmd_command: str | None = None) -> Path:
+    """`~/.openclaw/openclaw.json` with one agent whose workspace has a daily note; with `qmd_command`,
+    memory search on qmd with that command (the README's other fix for cron's PATH)."""
+    workspace = home / "ws"
+    (workspace / "memory").mkdir(parents=True)
+    (workspace / "memory" / "2026-04-11.md").write_text("Deploy the billing fix first.\n", encoding="utf-8")
+    config: dict[str, object] = {"agents": {"list": [{"id": "main", "workspace": str(workspace)}]}}
+    if qmd_command is not None:
+        config["memory"] = {"backend": "qmd", "qmd": {"command": qmd_command, "searchMode": "search"}}
+    (home / ".openclaw").mkdir(parents=True)
+    (home / ".openclaw" / "openclaw.json").write_text(json.dumps(config), encoding="utf-8")
+    return workspace
+
+
+@pytest.mark.install
+def test_a_fresh_venv_install_runs_without_the_repository(tmp_path: Path) -> None:
+    source, venv, elsewhere, home = (tmp_path / name for name in ("src", "venv", "elsewhere", "home"))
+    shutil.copytree(REPO_ROOT, source, ignore=_NOT_SOURCES)
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
+    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--disable-pip-version-check", "--quiet"]
+    installed = subprocess.run([*pip, str(source)], capture_output=True, text=True, timeout=600)
+    assert installed.returncode == 0, installed.stderr
+    shutil.rmtree(source)  # nothing of the repository is needed at run time
+    elsewhere.mkdir()
+    _tiny_setup(home)
+    env = {"HOME": str(home), "PATH": "/usr/bin:/bin", "TZ": "UTC", "LANG": "C.UTF-8"}
+    memwarm = str(venv / "bin" / "memwarm")
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [memwarm, *args], cwd=elsewhere, env=env, capture_output=True, text=True, timeout=60
+        )
+
+    version = run("--version")
+    assert (version.returncode, version.stderr) == (0, "") and version.stdout.startswith("memwarm ")
+    prelude = run("prelude", "--at", "2026-04-11T18:00:00Z")
+    assert prelude.returncode == 0, prelude.stderr
+    assert "Deploy the billing fix first." in prelude.stdout
+    scan = run("scan", "--at", "2026-04-11T18:00:00Z", "--format", "plain", "-q")
+    assert scan.returncode == 0 and "2026-04-11.md\tincluded" in scan.stdout
+    assert run("completion", "bash").stdout.startswith("_memwarm_completion()")
+    # memwarm's own console script (SIGINT-safe from its first line), and the package from this venv.
+    assert "_signal" in Path(memwarm).read_text(encoding="utf-8").split("from memwarm_cli", 1)[0]
+    where = subprocess.run(
+        [str(venv / "bin" / "python"), "-c", "import memwarm_cli; print(memwarm_cli.__file__)"],
+        cwd=elsewhere,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert where.stdout.startswith(str(venv))
+
+
+# --- the README's crontab line and systemd units ---------------------------------------------------
+
+
+def _crontab() -> tuple[dict[str, str], list[tuple[str, str]]]:
+    """The README's crontab: its variables, and each job as (schedule, command)."""
+    (block,) = _blocks("cron")  # one crontab in the README, the one tested here
+    variables: dict[str, str] = {}
+    jobs: list[tuple[str, str]] = []
+    for line in block.splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        if re.fullmatch(r"[A-Z_]+=\S*", line):
+            name, _, value = line.partition("=")
+            variables[name] = value
+            continue
+        fields = line.split(None, 5)
+        jobs.append((" ".join(fields[:5]), fields[5]))
+    return variables, jobs
+
+
+_CRON_FIELD = re.compile(r"(\*|\d+(-\d+)?)(/\d+)?(,(\*|\d+(-\d+)?)(/\d+)?)*")
+
+
+def _home_with_memwarm(tmp_path: Path) -> Path:
+    """A home whose ~/.local/bin/memwarm is this checkout's memwarm (where pipx puts it)."""
+    home = tmp_path / "home"
+    (home / ".local" / "bin").mkdir(parents=True)
+    (home / ".local" / "bin" / "memwarm").symlink_to(MEMWARM)
+    return home
+
+
+def test_the_crontab_is_one_valid_job() -> None:
+    variables, jobs = _crontab()
+    assert set(variables) == {"PATH"} and "/usr/bin" in variables["PATH"].split(":")
+    ((schedule, command),) = jobs
+    assert all(_CRON_FIELD.fullmatch(field) for field in schedule.split()), schedule
+    words = shlex.split(command)
+    assert words[0] == "$HOME/.local/bin/memwarm" and words[1:] == ["init-backends", "-q"]
+
+
+@pytest.mark.qmd
+def test_the_crontab_line_runs_as_cron_runs_it(tmp_path: Path) -> None:
+    """cron runs the command with /bin/sh, its own HOME and the crontab's PATH: silent when it works."""
+    qmd = require_real_qmd()
+    home = _home_with_memwarm(tmp_path)
+    _tiny_setup(home, qmd_command=str(qmd))  # qmd is not in /usr/local/bin here: pinned instead
+    variables, [(_, command)] = _crontab()
+    env = {"HOME": str(home), "LOGNAME": "cron", "SHELL": "/bin/sh", **variables}
+    done = subprocess.run(["/bin/sh", "-c", command], env=env, capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")  # nothing for cron to mail
+    index = home / ".openclaw" / "agents" / "main" / "qmd" / "xdg-cache" / "qmd" / "index.sqlite"
+    assert index.is_file()
+    # Without the pin, cron's PATH has no qmd, and the one line cron mails says where it looked.
+    (home / ".openclaw" / "openclaw.json").write_text(
+        json.dumps(
+            {
+                "agents": {"list": [{"id": "main", "workspace": str(home / "ws")}]},
+                "memory": {"backend": "qmd"},
+            }
+        ),
+        encoding="utf-8",
+    )
+    failed = subprocess.run(["/bin/sh", "-c", command], env=env, capture_output=True, text=True, timeout=120)
+    assert failed.returncode == 1 and failed.stdout == ""
+    assert f'looked for "qmd" on PATH={variables["PATH"]}; install qmd' in failed.stderr
+
+
+def _units() -> dict[str, configparser.ConfigParser]:
+    """The README's systemd units by file name (each block's first line names its file)."""
+    units: dict[str, configparser.ConfigParser] = {}
+    for block in _blocks("ini"):
+        first, _, body = block.partition("\n")
+        name = first.removeprefix("# ~/.config/systemd/user/")
+        parser = configparser.ConfigParser(interpolation=None, strict=True)
+        parser.optionxform = str  # type: ignore[assignment,method-assign]  # systemd keys are case-sensitive
+        parser.read_string(body)
+        units[name] = parser
+    return units
+
+
+def test_the_systemd_units_are_a_oneshot_service_and_its_timer() -> None:
+    units = _units()
+    assert set(units) == {"memwarm-init.service", "memwarm-init.timer"}  # the timer starts its namesake
+    service, timer = units["memwarm-init.service"], units["memwarm-init.timer"]
+    assert service["Service"]["Type"] == "oneshot"
+    assert shlex.split(service["Service"]["ExecStart"]) == ["%h/.local/bin/memwarm", "init-backends", "-q"]
+    assert service["Service"]["Environment"].startswith("PATH=")
+    assert timer["Timer"]["OnUnitActiveSec"] and timer["Install"]["WantedBy"] == "timers.target"
+
+
+def test_systemd_accepts_the_units(tmp_path: Path) -> None:
+    analyze = shutil.which("systemd-analyze")
+    if analyze is None:
+        pytest.skip("no systemd-analyze on this machine")
+    home = _home_with_memwarm(tmp_path)
+    units = tmp_path / "units"
+    units.mkdir()
+    for block in _blocks("ini"):
+        first, _, body = block.partition("\n")
+        (units / first.removeprefix("# ~/.config/systemd/user/")).write_text(body, encoding="utf-8")
+    done = subprocess.run(
+        [analyze, "verify", str(units / "memwarm-init.service"), str(units / "memwarm-init.timer")],
+        env={**os.environ, "HOME": str(home)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    if "Failed to initialize manager" in done.stderr:
+        pytest.skip(f"systemd-analyze cannot run here: {done.stderr.strip()}")
+    # It reports a unit it cannot parse (a bad Type=, a bad time span) on stderr, yet exits 0.
+    assert (done.returncode, done.stderr) == (0, "")
+
+
+@pytest.mark.qmd
+def test_the_services_exec_start_runs_as_systemd_runs_it(tmp_path: Path) -> None:
+    qmd = require_real_qmd()
+    home = _home_with_memwarm(tmp_path)
+    _tiny_setup(home, qmd_command=str(qmd))
+    service = _units()["memwarm-init.service"]["Service"]
+    name, _, value = service["Environment"].partition("=")
+    argv = [word.replace("%h", str(home)) for word in shlex.split(service["ExecStart"])]
+    done = subprocess.run(
+        argv, env={"HOME": str(home), name: value}, capture_output=True, text=True, timeout=120
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+
+
+def test_make_demo_shows_the_prelude_and_the_scan_before_it_installs_node_and_qmd(tmp_path: Path) -> None:
+    make = shutil.which("make")
+    if make is None:
+        pytest.skip("no make on this machine")
+    # Dry run, with the tools' stamp pointed somewhere that does not exist: as on a fresh checkout.
+    plan = subprocess.run(
+        [make, "-n", "demo", f"TOOLS_STAMP={tmp_path / 'never-installed'}"],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    ).stdout.splitlines()
+
+    def first(fragment: str) -> int:
+        return next(i for i, line in enumerate(plan) if fragment in line)
+
+    assert first(" prelude --at ") < first(" scan --all ") < first("npm ci") < first(" init-backends --probe")
