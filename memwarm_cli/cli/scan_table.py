@@ -71,8 +71,14 @@ def pieces(word: str) -> list[str]:
     return [piece for piece in _AFTER_SEPARATOR.split(word) if piece] or [""]
 
 
+_PART = re.compile(r"[^ /-]*[/-]?")  # a part of a line no wrap breaks: up to a space, or after `/`, `-`
+
+
+@lru_cache(maxsize=4096)  # a status column repeats a handful of texts on 100k rows
 def longest_piece(text: str) -> int:
     """The width of the widest part of `text` that no wrap may break (words, cut after `/` and `-`)."""
+    if text.isascii():
+        return max(map(len, _PART.findall(text)))
     return max(cell_width(piece) for word in text.split(" ") for piece in pieces(word))
 
 
@@ -119,7 +125,7 @@ def elide_middle(text: str, width: int) -> str:
         return text
     if width <= 1:
         return "…"[:width]
-    head_cells = (width - 1 + 1) // 2
+    head_cells = width // 2
     tail_cells = width - 1 - head_cells
     head = fold(text, head_cells)[0]
     tail = ""
