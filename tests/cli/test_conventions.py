@@ -101,7 +101,10 @@ def _examples(command: Any) -> list[list[str]]:
 @pytest.mark.parametrize(("path", "command"), COMMANDS, ids=_ids(COMMANDS))
 def test_every_help_ends_with_one_or_two_examples_that_parse(path: tuple[str, ...], command: Any) -> None:
     """A new command needs an epilog too: `epilog=examples(...)` where it is registered (cli/app.py)."""
-    assert (command.epilog or "").startswith("\b\nExamples:\n"), f"{' '.join(path)}: no examples"
+    name = " ".join(("memwarm", *path))
+    assert (command.epilog or "").startswith("\b\nExamples:\n"), (
+        f"`{name} --help` has no examples: register it with epilog=examples(...) (cli/app.py)"
+    )
     examples = _examples(command)
     assert 1 <= len(examples) <= 2
     for argv in examples:
