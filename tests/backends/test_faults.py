@@ -187,7 +187,9 @@ def test_agent_locked_by_another_run_is_busy(tmp_path: Path) -> None:
 def test_signal_mid_run_stops_children_releases_locks_and_leaves_no_fingerprint(
     tmp_path: Path, sig: int, code: int
 ) -> None:
-    body = 'touch "$FAKE_QMD_DIR/update-started"; sleep 60 & echo $! >> "$FAKE_QMD_DIR/children"; wait\n'
+    # The child's pid is on record before the test is told to signal: a loaded machine once let the
+    # signal in between the two, and the group died before it wrote `children`.
+    body = 'sleep 60 & echo $! >> "$FAKE_QMD_DIR/children"; touch "$FAKE_QMD_DIR/update-started"; wait\n'
     scenario, state = fake_scenario(tmp_path, {"update": body})
     proc = subprocess.Popen(
         [MEMWARM, "init-backends", "--json"],
