@@ -379,10 +379,7 @@ def _other_rows(names: list[str]) -> list[FileRow]:
 
 
 class _ListedRow(FileRow):
-    """A row known only from the listing (`--all`'s extras): the fields not set keep FileRow's defaults.
-
-    Half the cost of the dataclass's own __init__, which assigns all fourteen fields.
-    """
+    """A row known only from the listing (`--all`'s extras); half the cost of FileRow's own __init__."""
 
     def __init__(self, stamp: str, name: str, kind: Kind | None, status: Status) -> None:
         self.stamp, self.clock, self.name, self.kind, self.status = stamp, None, name, kind, status
