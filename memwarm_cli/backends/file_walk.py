@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import os
 import re
-import stat
 from collections.abc import Callable, Sequence
 from operator import itemgetter
+from stat import S_ISDIR
 
 from memwarm_cli.backends.qmd_collections import CollectionSpec
 
@@ -154,40 +154,120 @@ def path_test(patterns: Sequence[str]) -> tuple[PathTest, bool]:
     return test, recursive
 
 
+def name_suffix(patterns: Sequence[str]) -> str | None:
+    """The suffix when the patterns are one `**/*<literal>` (the default `**/*.md`), else None.
+
+    Such a collection is every non-hidden file below the root whose name ends so: path_test's own
+    answer for it (a name test, recursive), which walk_by_suffix inlines."""
+    if len(patterns) != 1:
+        return None
+    segments = patterns[0].removeprefix("./").split("/")
+    if len(segments) != 2 or segments[0] != "**" or not segments[1].startswith("*"):
+        return None
+    suffix = segments[1][1:]
+    if _SPECIAL.intersection(suffix) or glob_regex(patterns[0]) is None:
+        return None
+    return suffix
+
+
 def collection_files(spec: CollectionSpec) -> FileList:
     """(path, size, mtime_ns) of the files of a collection as qmd would index them, sorted.
 
     The non-hidden files under the root, pruning what qmd skips; a symlink to a directory is not
     followed. Only matching names are stat'ed, once each."""
-    matches, recursive = path_test(split_glob_mask(spec.pattern) or [spec.pattern])
+    patterns = split_glob_mask(spec.pattern) or [spec.pattern]
+    suffix = name_suffix(patterns)
+    if suffix is not None:
+        return walk_by_suffix(str(spec.path), suffix)
+    return walk_matching(str(spec.path), *path_test(patterns))
+
+
+# Each directory is opened once and its files stat'ed through that descriptor (fstatat): the kernel
+# resolves the file name alone, not the whole path again, which is most of a stat's cost on 100k notes.
+_DIRECTORY_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def _listing(directory: str) -> tuple[int, list[os.DirEntry[str]]] | None:
+    """An open descriptor of `directory` and its entries (their stat() goes through it), or None."""
+    try:
+        fd = os.open(directory, _DIRECTORY_FLAGS)
+    except OSError:
+        return None
+    try:
+        with os.scandir(fd) as entries:
+            return fd, list(entries)
+    except OSError:
+        os.close(fd)
+        return None
+
+
+def walk_matching(root: str, matches: PathTest, recursive: bool) -> FileList:
+    """The walk for any patterns: each non-hidden file's relative path and name go through `matches`."""
     files: FileList = []
     append = files.append
-    stack = [("", str(spec.path))]
+    stack = [("", root)]
     while stack:
         rel_dir, directory = stack.pop()
-        try:
-            entries = list(os.scandir(directory))
-        except OSError:
+        listing = _listing(directory)
+        if listing is None:
             continue
+        fd, entries = listing
         top = not rel_dir
-        for entry in entries:
-            name = entry.name
-            if name.startswith("."):
-                continue
-            rel = rel_dir + name
-            try:
-                if entry.is_dir(follow_symlinks=False):
-                    if recursive and name not in EXCLUDED_DIRS:
-                        stack.append((rel + "/", entry.path))
+        try:
+            for entry in entries:
+                name = entry.name
+                if name.startswith("."):
                     continue
-                if not matches(rel, name, top):
+                rel = rel_dir + name
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        if recursive and name not in EXCLUDED_DIRS:
+                            stack.append((rel + "/", os.path.join(directory, name)))
+                        continue
+                    if not matches(rel, name, top):
+                        continue
+                    info = entry.stat()
+                except OSError:
                     continue
-                info = entry.stat()
-            except OSError:
-                continue
-            if not stat.S_ISDIR(info.st_mode):  # a symlink to a directory: not followed
-                append((rel, info.st_size, info.st_mtime_ns))
+                if not S_ISDIR(info.st_mode):  # a symlink to a directory: not followed
+                    append((rel, info.st_size, info.st_mtime_ns))
+        finally:
+            os.close(fd)
     files.sort(key=_PATH)  # paths are unique: by path alone, a third of the cost of comparing tuples
+    return files
+
+
+def walk_by_suffix(root: str, suffix: str) -> FileList:
+    """walk_matching for the one pattern `**/*<suffix>`, with the name test inline: on 100k notes the
+    walk is nearly all of `status`, and every Python operation per file shows (a test holds the two
+    walks to the same result)."""
+    files: FileList = []
+    append = files.append
+    stack = [("", root)]
+    while stack:
+        rel_dir, directory = stack.pop()
+        listing = _listing(directory)
+        if listing is None:
+            continue
+        fd, entries = listing
+        try:
+            for entry in entries:
+                name = entry.name
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        if not name.startswith(".") and name not in EXCLUDED_DIRS:
+                            stack.append((rel_dir + name + "/", os.path.join(directory, name)))
+                        continue
+                    if not name.endswith(suffix) or name.startswith("."):
+                        continue
+                    info = entry.stat()
+                except OSError:
+                    continue
+                if not S_ISDIR(info.st_mode):  # a symlink to a directory: not followed
+                    append((rel_dir + name, info.st_size, info.st_mtime_ns))
+        finally:
+            os.close(fd)
+    files.sort(key=_PATH)
     return files
 
 
