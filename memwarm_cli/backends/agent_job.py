@@ -74,7 +74,14 @@ class RunContext:
 class AgentJob:
     """One agent's state while the steps run (or are planned, with `--dry-run`)."""
 
-    def __init__(self, context: RunContext, settings: AgentBackendSettings, qmd: QmdSettings) -> None:
+    def __init__(
+        self,
+        context: RunContext,
+        settings: AgentBackendSettings,
+        qmd: QmdSettings,
+        *,
+        walked: fp.Snapshot | None = None,
+    ) -> None:
         self.context = context
         self.options = context.options
         self.token = context.token
@@ -102,6 +109,7 @@ class AgentJob:
         self.ended: AgentOutcome | None = None  # an outcome that ends the pass early ("busy")
         self.version = ""
         self.stored: fp.StoredFingerprint | None = None  # the fingerprint of the last run, if any
+        self.walked = walked  # the files, walked before the run's thread pool started (init_run.py)
         self.snapshot: fp.Snapshot | None = None
         self.unchanged = False  # the fingerprint matched: nothing to index
         self.embed = EmbedState(vectors_current=False)

@@ -23,17 +23,16 @@ from memwarm_cli.backends.fingerprint import Snapshot
 from memwarm_cli.backends.forked_map import forked_map
 from memwarm_cli.backends.freshness import (
     Freshness,
-    agent_snapshot,
     file_list_path,
     judge_freshness,
     read_file_lists,
+    walked_snapshot,
 )
 from memwarm_cli.backends.index_stats import IndexView, index_view
 from memwarm_cli.backends.last_run import LastRun, last_run_path, read_last_run
 from memwarm_cli.backends.locks import agent_lock_path, flocked_inodes, lock_is_held
 from memwarm_cli.backends.qmd_diagnosis import unavailable_hint
 from memwarm_cli.backends.qmd_paths import qmd_child_env
-from memwarm_cli.backends.qmd_settings import QmdSettings
 from memwarm_cli.backends.state_files import StatePath
 from memwarm_cli.backends.version_cache import peek_version
 from memwarm_cli.config import LoadedConfig
@@ -169,7 +168,7 @@ def collect_status(
         for s in everyone
         if s.qmd is not None and s.skip_reason is None
     }
-    snapshots = dict(zip(jobs, forked_map(_snapshot, list(jobs.values())), strict=True))
+    snapshots = dict(zip(jobs, forked_map(walked_snapshot, list(jobs.values())), strict=True))
     agents = [
         _agent_status(
             loaded, s, options, now, held, note, versions.get(s.agent_id), snapshots.get(s.agent_id)
@@ -195,13 +194,6 @@ def _version(
     env = qmd_child_env(loaded.env, settings.paths)
     cwd = settings.workspace if settings.workspace.is_dir() else loaded.state_dir
     return peek_version(settings.qmd.command, env, cwd, loaded.state_dir, warn=warn)
-
-
-def _snapshot(job: tuple[QmdSettings, str, int]) -> Snapshot:
-    qmd, version, now_ms = job
-    snapshot = agent_snapshot(qmd, version, now_ms)
-    snapshot.parts(None)  # each file list's digest, computed in the worker that walked it
-    return snapshot
 
 
 def _agent_status(

@@ -135,7 +135,11 @@ class CompareFingerprint(_Always):
 
     def run(self, job: AgentJob) -> None:
         job.stored = stored = fp.read_fingerprint(job.fingerprint_path, job.warn)
-        job.snapshot = snapshot = agent_snapshot(job.qmd, job.version, job.now_ms)
+        walked = job.walked  # the run walked every agent's files before its threads started
+        if walked is not None:
+            job.snapshot = snapshot = walked.with_version(job.version)
+        else:
+            job.snapshot = snapshot = agent_snapshot(job.qmd, job.version, job.now_ms)
         if stored is not None and not job.options.force:
             index_present = job.paths.index_path.is_file()
             freshness = judge_freshness(

@@ -124,6 +124,11 @@ class Snapshot:
     def with_collection(self, name: str, files: FileList | None) -> Snapshot:
         return Snapshot(self.settings, self.qmd_version, {**self.files, name: files}, self.transcripts)
 
+    def with_version(self, qmd_version: str) -> Snapshot:
+        """The same files under the qmd version a run looked up: init-backends walks before it knows
+        each agent's version. The digests computed so far stay (none of them covers the version)."""
+        return Snapshot(self.settings, qmd_version, self.files, self.transcripts, self._digests)
+
     def parts(self, index_yml_digest: str | None) -> FingerprintParts:
         """The parts' digests (each file list hashed once per snapshot, however often this is asked)."""
         cache = self._digests

@@ -1,11 +1,12 @@
-"""Run one function over several items on every CPU memwarm may use, by fork, for `status`'s fingerprint
-walks: on 100k notes the walk is almost all of status's time and, being Python per file, holds the GIL
-(threads gave nothing). Each child takes every n-th item, sends its results back pickled through a
-pipe and exits; this process takes its own share meanwhile. A child that fails, or a platform without
-fork, costs nothing but time: its share is done here.
+"""Run one function over several items on every CPU memwarm may use, by fork, for the fingerprint walks
+of `status` and `init-backends`: on 100k notes the walk is almost all of their time when nothing changed
+and, being Python per file, holds the GIL (threads take turns). Each child takes every n-th item, sends
+its results back pickled through a pipe and exits; this process takes its own share meanwhile. A child
+that fails, or a platform without fork, costs nothing but time: its share is done here.
 
-Only for single-threaded callers (`status`): forking a process whose other threads hold locks is not
-safe, so `init-backends` (a thread pool) does not use it.
+Only while this process has one thread: a fork copies the calling thread alone, and a lock another
+thread held stays held in the child. `status` never starts one; `init-backends` walks before its thread
+pool starts. With other threads alive, everything runs here.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import contextlib
 import os
 import pickle
 import signal
+import sys
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
@@ -31,7 +33,7 @@ def usable_cpus() -> int:
 def forked_map(function: Callable[[T], R], items: Sequence[T], workers: int | None = None) -> list[R]:
     """`[function(item) for item in items]`, the work shared with up to `workers` - 1 forked children."""
     lanes = min(workers or usable_cpus(), len(items))
-    if lanes <= 1 or not hasattr(os, "fork"):
+    if lanes <= 1 or not hasattr(os, "fork") or not _only_thread():
         return [function(item) for item in items]
     children: list[tuple[int, int, list[int]]] = []  # (pid, read end, indexes)
     try:
@@ -55,6 +57,11 @@ def forked_map(function: Callable[[T], R], items: Sequence[T], workers: int | No
                 os.kill(pid, signal.SIGKILL)
                 os.close(read_end)
                 os.waitpid(pid, 0)
+
+
+def _only_thread() -> bool:
+    threading = sys.modules.get("threading")  # never imported: no thread was started through it
+    return threading is None or threading.active_count() <= 1
 
 
 def _child(function: Callable[[T], R], items: Sequence[T], indexes: list[int], write_end: int) -> None:

@@ -56,6 +56,15 @@ def agent_snapshot(qmd: QmdSettings, qmd_version: str, now_ms: int) -> Snapshot:
     return fp.take_snapshot(qmd.as_dict(), qmd_version, qmd.collections, transcripts)
 
 
+def walked_snapshot(job: tuple[QmdSettings, str, int]) -> Snapshot:
+    """agent_snapshot(qmd, version, now_ms) with its digests computed: what `status` and `init-backends`
+    hand each forked worker (forked_map), so a file list is hashed where it was walked."""
+    qmd, qmd_version, now_ms = job
+    snapshot = agent_snapshot(qmd, qmd_version, now_ms)
+    snapshot.parts(None)
+    return snapshot
+
+
 @dataclass(frozen=True)
 class FileChanges:
     """How a file list changed since the last successful run (paths relative to the collection)."""

@@ -1,9 +1,10 @@
 """`init-backends`: prepare every qmd agent's index the way the gateway's start-up does, on demand.
 
 The orchestrator: selects the agents, skips those whose memory search is off or not qmd (with the
-reason), and runs the others' steps (agent_steps.py) on a thread pool, one job per agent, in config
-order. The core reports through events and returns an `InitReport` (init_report.py); it never prints,
-never exits, and never installs signal handlers (the CLI wires SIGINT/SIGTERM to `CancelToken.cancel`).
+reason), walks the others' files (forked workers, before any thread starts) and runs their steps
+(agent_steps.py) on a thread pool, one job per agent, in config order. The core reports through events
+and returns an `InitReport` (init_report.py); it never prints, never exits, and never installs signal
+handlers (the CLI wires SIGINT/SIGTERM to `CancelToken.cancel`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,9 @@ from memwarm_cli.agents import resolve_agents
 from memwarm_cli.backends.agent_backend import AgentBackendSettings, resolve_agent_backend, select_agents
 from memwarm_cli.backends.agent_job import AgentFailed, AgentJob, RunContext
 from memwarm_cli.backends.agent_steps import plan_steps, run_steps
+from memwarm_cli.backends.fingerprint import Snapshot
+from memwarm_cli.backends.forked_map import forked_map
+from memwarm_cli.backends.freshness import walked_snapshot
 from memwarm_cli.backends.init_report import (
     AgentDoneEvent,
     AgentOutcome,
@@ -39,6 +43,7 @@ from memwarm_cli.backends.last_run import (
     write_last_run,
 )
 from memwarm_cli.backends.process import Cancelled, CancelToken
+from memwarm_cli.backends.qmd_settings import QmdSettings
 from memwarm_cli.config import LoadedConfig
 
 
@@ -149,6 +154,29 @@ class _Slot:
     settings: AgentBackendSettings
     outcome: AgentOutcome | None = None
     future: Future[AgentOutcome] | None = field(default=None)
+    walked: Snapshot | None = None  # the agent's files, walked before the pool started
+
+
+def _walk_files(context: RunContext, runnable: list[_Slot], workers: int) -> None:
+    """Every runnable agent's snapshot, taken now in up to `workers` forked workers; each agent's steps
+    then only add its qmd version and compare digests. The walk is Python per file and holds the GIL,
+    so in the pool's threads the agents' walks took turns; forking is safe only now, while this
+    process has one thread. Interrupted, it stops: the agents then end "interrupted before start"."""
+    if context.options.dry_run:  # a dry run compares nothing
+        return
+    token = context.token
+
+    def walk(job: tuple[QmdSettings, str, int]) -> Snapshot:
+        token.check()
+        return walked_snapshot(job)
+
+    jobs = [(slot.settings.qmd, "", context.now_ms) for slot in runnable if slot.settings.qmd is not None]
+    try:
+        snapshots = forked_map(walk, jobs, workers)
+    except Cancelled:
+        return
+    for slot, snapshot in zip(runnable, snapshots, strict=True):
+        slot.walked = snapshot
 
 
 def run_init_backends(
@@ -171,6 +199,7 @@ def run_init_backends(
     runnable = [slot for slot in slots if slot.settings.skip_reason is None]
     workers = options.concurrency or default_concurrency(len(runnable))
     workers = max(1, min(workers, len(runnable) or 1))
+    _walk_files(context, runnable, workers)
     on_event(
         RunStartEvent(
             agents=len(slots),
@@ -202,7 +231,8 @@ def run_init_backends(
             for slot in runnable:
                 qmd = slot.settings.qmd
                 assert qmd is not None
-                slot.future = executor.submit(prepare_agent, AgentJob(context, slot.settings, qmd))
+                job = AgentJob(context, slot.settings, qmd, walked=slot.walked)
+                slot.future = executor.submit(prepare_agent, job)
             pending = {slot.future for slot in runnable if slot.future is not None}
             while pending:
                 # Poll, so the main thread stays free to run signal handlers.

@@ -4,6 +4,7 @@ child's share."""
 from __future__ import annotations
 
 import os
+import threading
 
 from memwarm_cli.backends.forked_map import forked_map
 
@@ -32,3 +33,16 @@ def test_a_failing_child_costs_only_time() -> None:
 
 def test_one_lane_runs_here() -> None:
     assert forked_map(_square_with_worker, [2, 3], workers=1) == [(4, False), (9, False)]
+
+
+def test_with_another_thread_alive_everything_runs_here() -> None:
+    """A fork copies only the calling thread; a lock another thread holds would stay held in the child."""
+    release = threading.Event()
+    other = threading.Thread(target=release.wait, daemon=True)
+    other.start()
+    try:
+        results = forked_map(_square_with_worker, list(range(6)), workers=3)
+    finally:
+        release.set()
+        other.join()
+    assert results == [(n * n, False) for n in range(6)]
