@@ -16,22 +16,24 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memwarm_cli.backends import state_files
 from memwarm_cli.backends.agent_job import AgentFailed, AgentJob
 from memwarm_cli.backends.file_walk import snapshot_collection
 from memwarm_cli.backends.init_report import NamedNote, PlannedCommand, SessionExportOutcome
 from memwarm_cli.backends.qmd_collections import CollectionSpec
-from memwarm_cli.backends.session_export import (
-    SessionExportFailed,
-    SessionExportPlan,
-    SessionExportRefused,
-    SessionExportResult,
-    apply_session_export,
-    check_export_dir,
-    plan_session_export,
-)
 from memwarm_cli.backends.state_files import StatePath
+
+# session_export (its redaction rules, the transcript reader) is imported by the steps that run only when
+# the export is on: every init-backends run imports this module, most never export.
+if TYPE_CHECKING:
+    from memwarm_cli.backends.session_export import (
+        SessionExportFailed,
+        SessionExportPlan,
+        SessionExportRefused,
+        SessionExportResult,
+    )
 
 
 def sessions_collection(job: AgentJob) -> CollectionSpec:
@@ -59,6 +61,8 @@ def _check(job: AgentJob) -> bool:
     export_dir = job.qmd.sessions.export_dir
     sharing = job.context.export_dir_agents.get(os.path.realpath(export_dir), ())
     others = [agent for agent in sharing if agent != job.settings.agent_id]
+    from memwarm_cli.backends.session_export import SessionExportRefused, check_export_dir
+
     if others:
         names = ", ".join(f'"{agent}"' for agent in others)
         raise AgentFailed(
@@ -99,6 +103,12 @@ class ExportSessions(_WhenExporting):
     """One export pass, then the sessions collection's files taken again for the fingerprint."""
 
     def run(self, job: AgentJob) -> None:
+        from memwarm_cli.backends.session_export import (
+            SessionExportFailed,
+            SessionExportRefused,
+            apply_session_export,
+        )
+
         job.step("session export")
         plan = _plan(job)
         try:
@@ -132,6 +142,8 @@ class ExportSessions(_WhenExporting):
 
 
 def _plan(job: AgentJob) -> SessionExportPlan:
+    from memwarm_cli.backends.session_export import SessionExportRefused, plan_session_export
+
     sessions = job.qmd.sessions
     try:
         return plan_session_export(
