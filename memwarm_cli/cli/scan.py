@@ -80,7 +80,7 @@ def scan_command(
     from memwarm_cli.config import load_config
     from memwarm_cli.errors import UsageError
     from memwarm_cli.startup.clock import parse_instant
-    from memwarm_cli.startup.scan_record import file_record, file_record_json, scan_record
+    from memwarm_cli.startup.scan_record import file_record_lines, file_records, scan_record
     from memwarm_cli.startup.session import plan_for_agent
 
     if all_agents and agent is not None:
@@ -102,7 +102,7 @@ def scan_command(
         else [select_agent(loaded.data, loaded.env, agent)]
     )
     # JSON gets each file as its JSON text at once (file_record_json): 100k rows are not built twice.
-    files = file_record_json if fmt is ScanFormat.json else file_record
+    files = file_record_lines if fmt is ScanFormat.json else file_records
     records = [
         scan_record(
             plan_for_agent(loaded, chosen, at_ms, workspace_override=workspace, include_others=show_all),

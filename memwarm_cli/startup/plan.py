@@ -7,13 +7,12 @@ so they cannot disagree. Reference: OpenClaw `startup-context.ts` (V3; see the s
 from __future__ import annotations
 
 import os
-import re
 import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import date, tzinfo
+from datetime import tzinfo
 from enum import StrEnum
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from memwarm_cli.boundary_read import ReadFailure, read_workspace_file
 from memwarm_cli.jsstring import js_length, js_trim
@@ -30,6 +29,9 @@ from memwarm_cli.startup.text import (
     sanitize_label,
     trim_content,
 )
+
+if TYPE_CHECKING:
+    from memwarm_cli.startup.listed_notes import ListedRun
 
 Clock = Literal["local", "utc", "both"]
 Kind = Literal["daily", "slugged"]
@@ -135,12 +137,21 @@ class StartupPlan:
     local_date: str
     utc_date: str
     window: list[WindowDay]
-    rows: list[FileRow]
+    window_rows: list[FileRow]  # the window's files: candidates, past the cap, skipped
     sections: list[str] = field(default_factory=list)
     budget_used: int = 0
     marker_emitted: bool = False
     listing_error: str | None = None
     loaded_any: bool = False
+    listed: list[ListedRun] = field(default_factory=list)  # `--all`'s other notes (listed_notes.py)
+    _rows: list[FileRow] | None = field(default=None, init=False, repr=False, compare=False)
+
+    @property
+    def rows(self) -> list[FileRow]:
+        """Every row, the window's first, then `--all`'s in name order (made once, when asked for)."""
+        if self._rows is None:
+            self._rows = [*self.window_rows, *(row for run in self.listed for row in run.rows())]
+        return self._rows
 
     @property
     def prelude(self) -> str | None:
@@ -175,7 +186,7 @@ def build_window(at_ms: int, tz: tzinfo, days: int) -> tuple[str, str, list[Wind
 class _Listing:
     slugged: dict[str, list[tuple[str, float]]]  # stamp -> [(name, mtime_ms)], regular files that stat-ed
     ignored: dict[str, list[tuple[str, Status]]]  # stamp -> slugged-looking names the prelude skips
-    others: list[str]  # every other *.md name (for --all)
+    listed: list[ListedRun]  # every other *.md name (for --all)
     error: str | None
 
 
@@ -208,11 +219,9 @@ def _list_memory_dir(memory_dir: str, stamps: set[str], include_others: bool) ->
         listing.error = exc.strerror or str(exc)
         return listing
     prefix = os.path.join(memory_dir, "")  # join once; per-name os.path.join cost ~4 us x thousands
-    for name in [n for n in names if n[:10] in stamps]:
+    for name in [n for n in names if n[:10] in stamps]:  # in listing order, as upstream reads them
         stamp = name[:10]
         if not _is_slugged_name(name, stamp):
-            if include_others and name.endswith(".md") and name != stamp + ".md":
-                listing.others.append(name)
             continue
         if not _node_can_name(name):
             listing.ignored[stamp].append((name, Status.VANISHED))
@@ -228,7 +237,9 @@ def _list_memory_dir(memory_dir: str, stamps: set[str], include_others: bool) ->
             kind = Status.SLUG_SYMLINK if stat.S_ISLNK(st.st_mode) else Status.NOT_REGULAR
             listing.ignored[stamp].append((name, kind))
     if include_others:
-        listing.others += [n for n in names if n.endswith(".md") and n[:10] not in stamps]
+        from memwarm_cli.startup.listed_notes import listed_runs  # only `scan --all` lists the others
+
+        listing.listed = listed_runs(sorted(names), stamps)
     return listing
 
 
@@ -342,59 +353,16 @@ def build_plan(
             content = _read_row(workspace_dir, row, max_bytes, max_chars)
             if content is not None:
                 loaded.append((row, content))
-        plan.rows += candidates
-        plan.rows += [
+        plan.window_rows += candidates
+        plan.window_rows += [
             FileRow(day.stamp, day.clock, name, "slugged", Status.SLUG_CAP, mtime_ms=mtime, candidate=False)
             for name, mtime in ranked[SLUGGED_FILES_PER_DAY:]
         ]
-        plan.rows += [
+        plan.window_rows += [
             FileRow(day.stamp, day.clock, name, "slugged", status, candidate=False)
             for name, status in sorted(listing.ignored[day.stamp])
         ]
     plan.loaded_any = bool(loaded)
     _fit_all(plan, loaded)
-    if include_others:
-        plan.rows += _other_rows(sorted(listing.others))
+    plan.listed = listing.listed
     return plan
-
-
-def _other_rows(names: list[str]) -> list[FileRow]:
-    """`--all`'s rows for the `*.md` names outside the window. The prelude never reads them, so they hold
-    what its listing saw, a name and what the name says, and no stat: 100k of them must cost about a
-    microsecond each (a stat and a formatted mtime would triple `scan --all`; bench/bench_scan.py)."""
-    dated_stamps: dict[str, bool] = {}  # names share few stamps: validate each stamp once
-    rows: list[FileRow] = []
-    for name in names:
-        stamp = name[:10]
-        valid = dated_stamps.get(stamp)
-        if valid is None:
-            valid = dated_stamps[stamp] = _is_date_stamp(stamp)
-        if valid and name == stamp + ".md":
-            rows.append(_ListedRow(stamp, name, "daily", Status.OUTSIDE_WINDOW))
-        elif valid and name.startswith(stamp + "-"):
-            rows.append(_ListedRow(stamp, name, "slugged", Status.OUTSIDE_WINDOW))
-        else:
-            rows.append(_ListedRow("", name, None, Status.NAME_MISMATCH))
-    return rows
-
-
-class _ListedRow(FileRow):
-    """A row known only from the listing (`--all`'s extras); half the cost of FileRow's own __init__."""
-
-    def __init__(self, stamp: str, name: str, kind: Kind | None, status: Status) -> None:
-        self.stamp, self.clock, self.name, self.kind, self.status = stamp, None, name, kind, status
-        self.candidate = False
-
-
-_DATE_STAMP = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
-
-
-def _is_date_stamp(stamp: str) -> bool:
-    """A real `YYYY-MM-DD` date (date.fromisoformat alone also takes ISO week dates: `2026-W01-1`)."""
-    if not _DATE_STAMP.fullmatch(stamp):
-        return False
-    try:
-        date.fromisoformat(stamp)
-    except ValueError:
-        return False
-    return True

@@ -6,7 +6,7 @@ import re
 from collections import Counter
 from collections.abc import Callable
 from datetime import tzinfo
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memwarm_cli.jsstring import js_length
 from memwarm_cli.startup.clock import iso_utc, local_time
@@ -15,6 +15,9 @@ from memwarm_cli.startup.prelude_settings import ACTIONS, Limit, jsonable, shoul
 from memwarm_cli.startup.session import AgentPlan
 from memwarm_cli.startup.text import sanitize_label
 from memwarm_cli.textsafe import escape_text, json_string
+
+if TYPE_CHECKING:
+    from memwarm_cli.startup.listed_notes import ListedRun
 
 SCAN_SCHEMA_VERSION = 1
 
@@ -122,15 +125,41 @@ _BARE_TAILS = {
 }
 
 
+def listed_json_lines(run: ListedRun, tz: tzinfo) -> list[str]:
+    """file_record_json of each row of an `--all` run, from one template when every name is plain (the
+    usual case: one f-string per row, no row object); a test holds the two to the same text."""
+    if not _PLAIN_NAME.match("".join(run.names)):  # every name plain: their concatenation is
+        return [file_record_json(row, tz) for row in run.rows()]
+    head = f'{{"stamp": {_quoted(run.stamp or None)}, "clock": null, "path": "memory/'
+    tail = _BARE_TAILS[run.kind, run.status, False]
+    return [f'{head}{name}", "label": "memory/{name}", {tail}' for name in run.names]
+
+
+def file_records(plan: StartupPlan, tz: tzinfo) -> list[dict[str, Any]]:
+    """`files[]` as data: file_record of every row."""
+    return [file_record(row, tz) for row in plan.rows]
+
+
+def file_record_lines(plan: StartupPlan, tz: tzinfo) -> list[str]:
+    """`files[]` as JSON lines, one per row in the same order: the window's rows by file_record_json,
+    `--all`'s runs by listed_json_lines (100k rows are not built twice, nor built at all)."""
+    lines = [file_record_json(row, tz) for row in plan.window_rows]
+    for run in plan.listed:
+        lines += listed_json_lines(run, tz)
+    return lines
+
+
 def status_counts(plan: StartupPlan) -> dict[str, int]:
-    counts = Counter(row.status for row in plan.rows)  # by member: `.value` is a property call per row
+    counts = Counter(row.status for row in plan.window_rows)  # by member: `.value` is a property call
+    for run in plan.listed:
+        counts[run.status] += len(run.names)
     return {status.value: counts[status] for status in Status if counts[status]}
 
 
 def scan_record(
-    result: AgentPlan, cfg: Any, files: Callable[[FileRow, tzinfo], Any] = file_record
+    result: AgentPlan, cfg: Any, files: Callable[[StartupPlan, tzinfo], list[Any]] = file_records
 ) -> dict[str, Any]:
-    """The scan of one agent. `files` makes each entry of `files[]`: a dict, or its JSON text."""
+    """The scan of one agent. `files` makes `files[]`: dicts (file_records) or JSON lines."""
     plan = result.plan
     settings = plan.settings
     zone = settings.timezone
@@ -164,5 +193,5 @@ def scan_record(
         },
         "listingError": None if plan.listing_error is None else escape_text(plan.listing_error),
         "counts": status_counts(plan),
-        "files": [files(row, zone.tz) for row in plan.rows],
+        "files": files(plan, zone.tz),
     }

@@ -1,5 +1,5 @@
-"""scan's record: `file_record_json` (the hand-written JSON of `scan --json`) is exactly the stdlib's JSON
-of `file_record`, for every status and for hostile names and content."""
+"""scan's record: `file_record_json` and `file_record_lines` (the hand-written JSON of `scan --json`) are
+exactly the stdlib's JSON of `file_record`, for every status and for hostile names and content."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from memwarm_cli.startup.plan import Status, build_plan
-from memwarm_cli.startup.scan_record import file_record, file_record_json
+from memwarm_cli.startup.scan_record import file_record, file_record_json, file_record_lines
 from memwarm_cli.textsafe import json_safe
 from tests.cli.test_scan import AT_MS, STATUS_CASES, Builder
 from tests.conftest import write_memory_note
@@ -53,6 +53,8 @@ def test_file_record_json_is_the_stdlib_json_of_file_record(tmp_path: Path, case
     assert plan.rows
     for row in plan.rows:
         assert file_record_json(row, ZONE) == stdlib_json(file_record(row, ZONE)), row
+    # The lines `scan --json` writes (the `--all` rows by run, from one template): the same, in order.
+    assert file_record_lines(plan, ZONE) == [stdlib_json(file_record(row, ZONE)) for row in plan.rows]
 
 
 def test_every_status_is_covered() -> None:
