@@ -6,7 +6,8 @@ Measures whole processes, medians of alternating runs:
   any freshness check must at least do);
 - `memwarm status --format plain` (every agent: exit 0, all warm);
 - `memwarm init-backends -q` with nothing changed (every agent `fresh`);
-- how status grows with files: status on 1, 2, 4 and 8 agents (12.5k to 100k files).
+- how both grow with files: each on 1, 2, 4 and 8 agents (12.5k to 100k files) against the floor on
+  the same directories, and a least-squares line through the four sizes (fixed ms + ms per 1k files).
 
 Target: status and the no-change init-backends each within 1.5x the floor. The workspaces and the cold
 qmd run (minutes: qmd indexes 100k notes) are cached under bench/.work/status; figures on a shared
@@ -104,6 +105,15 @@ def timed(argv: Sequence[str], env: dict[str, str]) -> float:
     return elapsed
 
 
+def _line(xs: Sequence[float], ys: Sequence[float]) -> tuple[float, float]:
+    """Intercept and slope of the least-squares line through (xs, ys): fixed cost and cost per unit."""
+    mean_x, mean_y = sum(xs) / len(xs), sum(ys) / len(ys)
+    slope = sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys, strict=True)) / sum(
+        (x - mean_x) ** 2 for x in xs
+    )
+    return mean_y - slope * mean_x, slope
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
@@ -134,14 +144,32 @@ def main(argv: Sequence[str] | None = None) -> int:
         verdict = "" if name.startswith("floor") else (" ok" if ratio <= TARGET else f" OVER {TARGET}x")
         failed |= ratio > TARGET
         print(f"  {name:28} {median(values) * 1000:8.0f} ms  {ratio:5.2f}x floor{verdict}")
-    print("status by number of agents (growth with files):")
-    for count in (1, 2, 4, 8):
+    print("growth with files: 1, 2, 4 and 8 agents (medians; each against the floor on the same files)")
+    sizes = (1, 2, 4, 8)
+    growth: dict[str, list[float]] = {"floor": [], "status": [], "init-backends": []}
+    for count in sizes:
         selected = [arg for a in range(count) for arg in ("--agent", f"agent-{a}")]
-        values = [timed([MEMWARM, "status", "--format", "plain", *selected], env) for _ in range(args.runs)]
+        argvs = {
+            "floor": [sys.executable, "-c", FLOOR, *memories[:count]],
+            "status": [MEMWARM, "status", "--format", "plain", *selected],
+            "init-backends": [MEMWARM, "init-backends", "-q", *selected],
+        }
+        samples: dict[str, list[float]] = {name: [] for name in argvs}
+        for _ in range(args.runs):  # alternating, as above
+            for name, argv_ in argvs.items():
+                samples[name].append(timed(argv_, env))
+        for name, values in samples.items():
+            growth[name].append(median(values) * 1000)
         agent_files = count * (args.notes + 1)
-        per_k = median(values) * 1000 / (agent_files / 1000)
-        took = median(values) * 1000
-        print(f"  {count} agent(s), {agent_files:6d} files: {took:7.0f} ms ({per_k:.2f} ms per 1k files)")
+        cells = "  ".join(
+            f"{name} {growth[name][-1]:5.0f} ms ({growth[name][-1] / growth['floor'][-1]:.2f}x)"
+            for name in ("status", "init-backends")
+        )
+        print(f"  {count} agent(s), {agent_files:6d} files: floor {growth['floor'][-1]:5.0f} ms  {cells}")
+    thousands = [count * (args.notes + 1) / 1000 for count in sizes]
+    for name, values in growth.items():
+        fixed, per_k = _line(thousands, values)
+        print(f"  {name:14} ~ {fixed:4.0f} ms + {per_k:5.2f} ms per 1k files (least squares, four sizes)")
     return 1 if failed else 0
 
 
