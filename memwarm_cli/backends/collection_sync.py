@@ -55,11 +55,21 @@ def _outcome_for(spec: CollectionSpec) -> Outcome:
 
 
 def list_unchanged(job: AgentJob) -> None:
-    """The collections of an agent whose fingerprint matched: kept, or missing, as index.yml says."""
-    registered = output.read_index_yml(job.paths.index_yml)
+    """The collections of an agent whose fingerprint matched: kept, or missing (its directory is not
+    there and index.yml does not register it either).
+
+    index.yml is read only when a directory is missing: whether a collection is registered decides
+    nothing for one whose directory is there (kept either way), and parsing YAML (importing PyYAML
+    first) was the largest cost of a warm agent's pass after its walk."""
+    registered: dict[str, output.ListedCollection] | None = None
     job.collections = []
     for spec in job.qmd.collections:
-        missing = None if spec.name in registered else missing_path(spec)
+        missing = missing_path(spec)
+        if missing is not None:
+            if registered is None:
+                registered = output.read_index_yml(job.paths.index_yml)
+            if spec.name in registered:
+                missing = None
         action, detail = ("kept", "unchanged since the last run") if missing is None else ("missing", missing)
         job.collections.append(_outcome_for(spec)(action, detail))
 

@@ -1,6 +1,7 @@
 """init-backends walks every agent's files once, before its thread pool starts, in forked workers (the
 walk holds the GIL: in the pool's threads the agents' walks took turns); each agent's steps then only add
-the qmd version and compare digests, through the judgement `status` makes (freshness.py)."""
+the qmd version and compare digests, through the judgement `status` makes (freshness.py). A warm agent
+whose collection directories are all there does not read qmd's index.yml (no YAML at all)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from memwarm_cli.backends import agent_steps, init_run
+from memwarm_cli.backends import agent_steps, init_run, qmd_output
 from memwarm_cli.backends.fingerprint import Snapshot
 from memwarm_cli.backends.freshness import walked_snapshot
 from memwarm_cli.backends.qmd_settings import QmdSettings
@@ -54,12 +55,17 @@ def test_a_run_walks_each_agent_once_before_its_threads_start(
     def walk_again(*_args: Any) -> Snapshot:
         raise AssertionError("a step walked the agent's files again")
 
+    def read_yaml(*_args: Any) -> Any:
+        raise AssertionError("a warm agent's pass read index.yml")
+
     monkeypatch.setattr(init_run, "walked_snapshot", recording)
     monkeypatch.setattr(agent_steps, "agent_snapshot", walk_again)
+    monkeypatch.setattr(qmd_output, "read_index_yml", read_yaml)
     _only_this_thread_left()
     result, report = scenario.run_json(["--concurrency", "2"])
     assert result.returncode == 0, result.stderr
     assert [agent["status"] for agent in report["agents"]] == ["fresh"] * 3
+    assert {c["action"] for agent in report["agents"] for c in agent["collections"]} == {"kept"}
 
     lines = [line.split(" ", 2) for line in walks.read_text(encoding="utf-8").splitlines()]
     assert len(lines) == 3  # one walk per agent
