@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import errno
 import os
-import secrets
 import stat
 from contextlib import suppress
 from dataclasses import dataclass
@@ -131,7 +130,7 @@ class ExportDir:
         if existing is not None and stat.S_ISREG(existing.st_mode):
             mode = stat.S_IMODE(existing.st_mode)
         # Short and not `*.md`: within any name-length limit, and never indexed or cleaned up as an export.
-        temp = f".memwarm-{secrets.token_hex(8)}.tmp"
+        temp = f".memwarm-{os.urandom(8).hex()}.tmp"
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
         fd = os.open(temp, flags, _NEW_FILE_MODE, dir_fd=self.fd)
         try:

@@ -25,7 +25,6 @@ import errno
 import json
 import os
 import re
-import secrets
 import stat
 import time
 from collections.abc import Sequence
@@ -268,7 +267,8 @@ def _create_temp(dir_fd: int, target: StatePath) -> tuple[str, int]:
 
 def temp_name(name: str) -> str:
     """The name of a temp file for `name` (random: no two writers, nor a planted file, share it)."""
-    return f".{name}.{secrets.token_hex(8)}.tmp"
+    # secrets.token_hex(8) is exactly this; importing secrets (random, base64, hmac) costs every start.
+    return f".{name}.{os.urandom(8).hex()}.tmp"
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -143,7 +142,7 @@ def write_textfile(path: str, text: str) -> None:
     directory = target.parent
     if not directory.is_dir():
         raise OutputError(f"cannot write {path}: the directory {directory} does not exist")
-    temp = directory / f".{target.name}.{secrets.token_hex(8)}.tmp"
+    temp = directory / f".{target.name}.{os.urandom(8).hex()}.tmp"
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
     try:
         fd = os.open(temp, flags, 0o644)
