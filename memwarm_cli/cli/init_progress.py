@@ -27,6 +27,7 @@ from memwarm_cli.cli.invocation import current, is_terminal
 
 if TYPE_CHECKING:
     from rich.console import Console, ConsoleOptions, RenderResult
+    from rich.live import Live
 
     from memwarm_cli.backends.init_report import Event, InitReport
 
@@ -130,6 +131,7 @@ class InitRenderer:
         self._clock = clock
         self._lock = threading.Lock()
         self.display: ProgressDisplay | None = None
+        self._live: Live | None = None
         self._print: Callable[[str], None] = _plain_line
         self._order: list[str] = []  # agent ids in config order (unique: selection drops repeats)
         self._held: dict[str, list[str]] = {}  # per agent: lines not yet printed
@@ -154,10 +156,12 @@ class InitRenderer:
         def printer(line: str) -> None:
             console.print(line, markup=False, highlight=False, emoji=False, soft_wrap=True)
 
-        self.display, self._print = display, printer
-        with live:
-            yield
-        self.display, self._print = None, _plain_line
+        self.display, self._print, self._live = display, printer, live
+        try:
+            yield  # the display starts with the run (RunStartEvent), once the run's walks are done
+        finally:
+            live.stop()  # as leaving `with live:` does; nothing when it never started
+            self.display, self._print, self._live = None, _plain_line, None
 
     def handle(self, event: Event) -> None:
         from memwarm_cli.backends.init_report import (
@@ -176,6 +180,11 @@ class InitRenderer:
                 self._held = {agent: [] for agent in self._order}
                 if display is not None:
                     display.run_started(event.agent_ids)
+                if self._live is not None:
+                    # Rich redraws from a thread of its own: started only now, after the run walked its
+                    # agents' files in forked workers, which is safe only while this process has one
+                    # thread (backends/forked_map.py).
+                    self._live.start()
             elif isinstance(event, LogEvent):
                 if self.quiet:
                     return

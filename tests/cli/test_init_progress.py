@@ -5,6 +5,7 @@ and once for real on a pseudo-terminal."""
 from __future__ import annotations
 
 import io
+import threading
 from pathlib import Path
 
 import pytest
@@ -116,6 +117,20 @@ def test_log_lines_come_out_above_the_display_in_config_order() -> None:
         "[b] a warning of b's",
         'qmd memory startup initialization armed for agent "b"',
     ]
+
+
+def test_the_display_starts_its_thread_with_the_run_not_before() -> None:
+    """The run walks its agents' files in forked workers before its first event; a fork is safe only
+    while this process has one thread, and Rich redraws from a thread of its own."""
+    renderer = InitRenderer(quiet=False, clock=FakeClock())
+    before = set(threading.enumerate())
+    with renderer.live(terminal(), refresh=True):
+        assert set(threading.enumerate()) == before
+        renderer.handle(RunStartEvent(agents=1, agent_ids=("a",), runnable=1, concurrency=1))
+        (refresher,) = set(threading.enumerate()) - before
+        renderer.handle(AgentDoneEvent(outcome("a")))
+    refresher.join(5)  # told to stop when the run ends
+    assert not refresher.is_alive()
 
 
 def test_a_wide_agent_id_or_step_never_wraps_the_live_region() -> None:
