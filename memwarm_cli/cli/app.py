@@ -54,7 +54,7 @@ def root(
 
 
 def _register() -> None:
-    from memwarm_cli.cli import prelude, scan
+    from memwarm_cli.cli import prelude, scan_cmd
 
     app.command(
         "prelude",
@@ -68,7 +68,7 @@ def _register() -> None:
         "scan",
         short_help="Explain each memory note: in or out of the prelude, and why.",
         epilog=examples("memwarm scan --all", "memwarm scan --all-agents --format plain | grep truncated"),
-    )(scan.scan_command)
+    )(scan_cmd.scan_command)
     from memwarm_cli.cli.context_cmd import context_command
 
     app.command(
@@ -87,7 +87,7 @@ def _register() -> None:
         short_help="Find, check and show the OpenClaw config.",
         epilog=examples("memwarm config check --strict", "memwarm config show --agent main --format json"),
     )
-    from memwarm_cli.cli.init_backends import init_backends_command
+    from memwarm_cli.cli.init_backends_cmd import init_backends_command
 
     app.command(
         "init-backends",

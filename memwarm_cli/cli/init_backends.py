@@ -3,96 +3,42 @@
 Log lines go to stderr with OpenClaw's wording, then one summary line; `--json` prints the report on
 stdout; `--dry-run` prints the plan on stdout. The log's order and the progress display, shown only
 when stderr is a terminal, are cli/init_progress.py's. SIGINT/SIGTERM stop the children, release the
-locks and exit 130/143.
+locks and exit 130/143. Typer-free, so cli/fastpath.py can run it too; the Typer command is
+cli/init_backends_cmd.py.
 """
 
 from __future__ import annotations
 
 import math
 import signal
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from types import FrameType
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Any
 
-import typer
-
-from memwarm_cli.cli.global_options import global_options
 from memwarm_cli.cli.invocation import current
-from memwarm_cli.cli.options import AtOption, JsonOption
 
 if TYPE_CHECKING:
     from memwarm_cli.backends.init_report import AgentOutcome, InitReport, SessionExportOutcome
     from memwarm_cli.backends.process import CancelToken
 
 
-def init_backends_command(
-    ctx: typer.Context,
-    agent: Annotated[
-        list[str] | None,
-        typer.Option("--agent", "-a", metavar="ID", help="Only this agent (repeatable; default: all)."),
-    ] = None,
-    dry_run: Annotated[
-        bool, typer.Option("--dry-run", help="Print the commands, env and cwd per agent; touch nothing.")
-    ] = False,
-    force: Annotated[
-        bool, typer.Option("--force", help="Run qmd update even when nothing changed since the last run.")
-    ] = False,
-    embed: Annotated[
-        bool | None,
-        typer.Option(
-            "--embed/--no-embed", help="Run qmd embed (default: when memory.qmd.searchMode is not search)."
-        ),
-    ] = None,
-    probe: Annotated[
-        bool,
-        typer.Option(
-            "--probe", help="Run the agent's own search (its searchMode) once: answered? how fast? hits?"
-        ),
-    ] = False,
-    probe_query: Annotated[
-        str | None,
-        typer.Option(
-            "--probe-query",
-            metavar="TEXT",
-            help="The probe's query (implies --probe; default: a word from the agent's newest note).",
-        ),
-    ] = None,
-    probe_timeout: Annotated[
-        float | None,
-        typer.Option(
-            "--probe-timeout",
-            metavar="SECONDS",
-            min=0.001,
-            help="The probe's timeout (implies --probe; default: --timeout, else 120: models may load).",
-        ),
-    ] = None,
-    concurrency: Annotated[
-        int | None,
-        typer.Option(
-            "--concurrency",
-            metavar="N",
-            min=1,
-            help="Agents prepared at once (default: the CPUs memwarm may run on).",
-        ),
-    ] = None,
-    timeout: Annotated[
-        float | None,
-        typer.Option(
-            "--timeout",
-            metavar="SECONDS",
-            min=0.001,
-            help="Timeout for every qmd command (default: memory.qmd.update.*TimeoutMs; at most 2**31-1 ms).",
-        ),
-    ] = None,
-    at: AtOption = None,
-    json_output: JsonOption = False,
-    quiet: Annotated[
-        bool,
-        typer.Option("--quiet", "-q", help="Only failures and errors on stderr: no progress or summary."),
-    ] = False,
-) -> None:
-    """Prepare each agent's qmd index where the gateway looks for it (collections, update, embed)."""
+def run_init_backends_command(
+    config_path: str | None,
+    agent: Sequence[str] | None = None,
+    dry_run: bool = False,
+    force: bool = False,
+    embed: bool | None = None,
+    probe: bool = False,
+    probe_query: str | None = None,
+    probe_timeout: float | None = None,
+    concurrency: int | None = None,
+    timeout: float | None = None,
+    at: str | None = None,
+    json_output: bool = False,
+    quiet: bool = False,
+) -> int:
+    """Prepare each agent's qmd index where the gateway looks for it; returns the exit code."""
     from memwarm_cli.backends.init_report import InitOptions
     from memwarm_cli.backends.init_run import run_init_backends
     from memwarm_cli.backends.process import CancelToken, timeout_ms_from_seconds
@@ -109,7 +55,7 @@ def init_backends_command(
     if probe_query is not None and not js_trim(probe_query):
         raise UsageError("--probe-query: the query is empty")
     at_ms = parse_instant(at)
-    loaded = load_config(global_options(ctx).config_path, current().env)
+    loaded = load_config(config_path, current().env)
     if not quiet:
         for warning in loaded.warnings:
             warn(warning.message)
@@ -136,7 +82,7 @@ def init_backends_command(
         _print_plan(report)
     if json_output:
         write_json(report.to_json())
-    raise typer.Exit(int(report.exit_code))
+    return int(report.exit_code)
 
 
 @contextmanager

@@ -2,20 +2,18 @@
 
 Views over the same plan the prelude prints: a table on a terminal (cli/scan_table.py), tab-separated
 lines in a pipe, or JSON (one line per file). The plain view's columns are fixed (PLAIN_COLUMNS) and
-documented in the README.
+documented in the README. Typer-free, so cli/fastpath.py can run it too; the Typer command is
+cli/scan_cmd.py.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from enum import StrEnum
-from typing import TYPE_CHECKING, Annotated, Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-import typer
-
-from memwarm_cli.cli.global_options import global_options
 from memwarm_cli.cli.invocation import current
-from memwarm_cli.cli.options import AgentOption, AtOption, JsonAliasOption, QuietOption, WorkspaceOption
 from memwarm_cli.textsafe import escape_text
 
 if TYPE_CHECKING:
@@ -49,29 +47,16 @@ class ScanFormat(StrEnum):
 SCAN_FORMATS = tuple(ScanFormat)
 
 
-def scan_command(
-    ctx: typer.Context,
-    agent: AgentOption = None,
-    all_agents: Annotated[
-        bool, typer.Option("--all-agents", help="One section per configured agent.")
-    ] = False,
-    workspace: WorkspaceOption = None,
-    at: AtOption = None,
-    show_all: Annotated[
-        bool,
-        typer.Option("--all", help="Also list every other *.md in memory/ (outside the window, misnamed)."),
-    ] = False,
-    json_output: JsonAliasOption = False,
-    output_format: Annotated[
-        str | None,
-        typer.Option(
-            "--format",
-            "-f",
-            metavar="|".join(SCAN_FORMATS),
-            help="table (default on a terminal), plain (default in a pipe) or json.",
-        ),
-    ] = None,
-    quiet: QuietOption = False,
+def run_scan(
+    config_path: str | None,
+    agent: str | None = None,
+    all_agents: bool = False,
+    workspace: Path | None = None,
+    at: str | None = None,
+    show_all: bool = False,
+    json_output: bool = False,
+    output_format: str | None = None,
+    quiet: bool = False,
 ) -> None:
     """Explain every candidate memory file and where the character budget went."""
     from memwarm_cli.agents import resolve_agents, select_agent
@@ -92,7 +77,7 @@ def scan_command(
         fmt = ScanFormat(chosen)
 
     at_ms = parse_instant(at)
-    loaded = load_config(global_options(ctx).config_path, current().env)
+    loaded = load_config(config_path, current().env)
     if not quiet:
         for warning in loaded.warnings:
             warn(warning.message)
@@ -101,7 +86,7 @@ def scan_command(
         if all_agents
         else [select_agent(loaded.data, loaded.env, agent)]
     )
-    # JSON gets each file as its JSON text at once (file_record_json): 100k rows are not built twice.
+    # JSON gets each file as its JSON text at once (file_record_lines): 100k rows are not built twice.
     files = file_record_lines if fmt is ScanFormat.json else file_records
     records = [
         scan_record(

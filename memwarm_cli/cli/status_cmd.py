@@ -1,29 +1,15 @@
-"""`memwarm status`: is each agent's qmd index warm? Read-only (backends/agent_status.py).
-
-Views: a table on a terminal, tab-separated lines in a pipe, versioned JSON, and the node_exporter
-textfile format (`--format prometheus`; `--textfile PATH` writes it atomically). With `--textfile` and no
-`--format`/`--json`, stdout stays empty: a cron line prints nothing unless something fails to run.
-"""
+"""`memwarm status`'s Typer command. The work is in cli/status_run.py (Typer-free, so cli/fastpath.py can
+run it too); option values are checked there, so both routes report a bad value with the same line."""
 
 from __future__ import annotations
 
-from enum import StrEnum
 from typing import Annotated
 
 import typer
 
 from memwarm_cli.cli.global_options import global_options
 from memwarm_cli.cli.options import JsonAliasOption
-
-
-class StatusFormat(StrEnum):
-    table = "table"
-    plain = "plain"
-    json = "json"
-    prometheus = "prometheus"
-
-
-STATUS_FORMATS = tuple(StatusFormat)
+from memwarm_cli.cli.status_run import STATUS_FORMATS
 
 
 def status_command(
@@ -69,48 +55,16 @@ def status_command(
     ] = False,
 ) -> None:
     """Show whether each agent's qmd index is warm, and why not (read-only)."""
-    from memwarm_cli.backends.agent_status import StatusOptions, collect_status
-    from memwarm_cli.cli.invocation import current
-    from memwarm_cli.cli.output import stdout_is_terminal, warn, write_json
-    from memwarm_cli.cli.status_metrics import prometheus_text
-    from memwarm_cli.cli.status_views import write_plain, write_table, write_textfile
-    from memwarm_cli.cli.view_format import chosen_format
-    from memwarm_cli.config import load_config
-    from memwarm_cli.durations import parse_duration_ms
-    from memwarm_cli.errors import UsageError
+    from memwarm_cli.cli.status_run import run_status
 
-    if all_agents and agent:
-        raise UsageError("--agent and --all-agents exclude each other")
-    max_age_seconds: float | None = None
-    if max_age is not None:
-        try:
-            max_age_seconds = parse_duration_ms(max_age, "m") / 1000
-        except ValueError as exc:
-            raise UsageError(f"--max-age: {exc}") from None
-    chosen = chosen_format(json_output, output_format, STATUS_FORMATS)
-    fmt = StatusFormat(chosen) if chosen is not None else None
-    if fmt is None and textfile is None:
-        fmt = StatusFormat.table if stdout_is_terminal() else StatusFormat.plain
-
-    loaded = load_config(global_options(ctx).config_path, current().env)
-    if not quiet:
-        for warning in loaded.warnings:
-            warn(warning.message)
-    report = collect_status(
-        loaded,
-        StatusOptions(agents=tuple(agent or ()), max_age_seconds=max_age_seconds),
-        warn=None if quiet else warn,
+    code = run_status(
+        global_options(ctx).config_path,
+        agent,
+        all_agents,
+        json_output,
+        output_format,
+        textfile,
+        max_age,
+        quiet,
     )
-    if textfile is not None:
-        write_textfile(textfile, prometheus_text(report))
-    if fmt is StatusFormat.json:
-        write_json(report.to_json())
-    elif fmt is StatusFormat.prometheus:
-        from memwarm_cli.cli.output import write_stdout
-
-        write_stdout(prometheus_text(report))
-    elif fmt is StatusFormat.plain:
-        write_plain(report, quiet=quiet)
-    elif fmt is StatusFormat.table:
-        write_table(report, quiet=quiet)
-    raise typer.Exit(int(report.exit_code))
+    raise typer.Exit(code)
