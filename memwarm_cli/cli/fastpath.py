@@ -1,19 +1,24 @@
-"""A Typer-free route for `memwarm prelude` and `memwarm context`, which scripts and benchmarks run most.
+"""A Typer-free route for the commands scripts, cron jobs and benchmarks run most: `prelude`, `context`,
+`scan`, `status` and `init-backends`.
 
-Importing Typer costs ~45 ms, a quarter of a `prelude` run on 100k notes (bench/bench_prelude.py), and
-more than `context`'s 1.2x allowance over `prelude` (bench/bench_context.py). This module recognises only
-the plain spellings of `[--config PATH] prelude|context [options]` (`--config` may also come among the
-options, as every command accepts it: cli/global_options.py) and returns the parameters, which
-`run_prelude`/`run_context` turn into output exactly as the Typer commands do (option values are
-checked there, not by Typer). Anything else (help, unknown or attached short options, a missing value)
-returns None and goes through the Typer app, which owns every usage message. tests/cli/test_fastpath.py
-checks this parse against Typer's own parse of the same arguments, and that both know the same options.
+Importing Typer and building its command tree costs ~50-80 ms, a quarter of a `prelude` run on 100k notes
+(bench/bench_prelude.py), more than `context`'s 1.2x allowance over `prelude` (bench/bench_context.py),
+and a large share of `status`'s and `init-backends`' 1.5x allowance over a bare walk of the notes
+(bench/bench_status.py). This module recognises only the plain spellings of `[--config PATH] COMMAND
+[options]` (`--config` may also come among the options, as every command accepts it:
+cli/global_options.py) and returns the parameters, which `run_fast` hands to the function the Typer
+command calls (option values are checked there, not by Typer; numbers are converted as click converts
+them, and one click would refuse goes to Typer). Anything else (help, unknown or attached short options,
+a missing value, an argument) returns None and goes through the Typer app, which owns every usage
+message. tests/cli/test_fastpath.py checks this parse against Typer's own parse of the same arguments,
+and that both know the same options.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, NamedTuple
 
 GLOBAL_VALUE_OPTIONS = {"--config": "config_path", "-c": "config_path"}
@@ -37,19 +42,23 @@ _SHARED_DEFAULTS: dict[str, Any] = {
 }
 
 
+_NONE: Mapping[str, Any] = MappingProxyType({})
+
+
 class FastCommand(NamedTuple):
     name: str
     value_options: dict[str, str]  # option spelling -> parameter
-    flag_options: dict[str, str]
+    flag_options: dict[str, str]  # spelling -> parameter set to True
     defaults: dict[str, Any]  # every parameter, config_path included
+    off_flags: Mapping[str, str] = _NONE  # spelling -> parameter set to False (`--no-embed`)
+    repeated: frozenset[str] = frozenset()  # parameters whose option may be repeated: a list
+    # parameter -> (int or float, minimum): converted as click converts (int() or float()), and a
+    # value click would refuse (not a number, below the minimum) goes through Typer for its message
+    numbers: Mapping[str, tuple[type[int] | type[float], float]] = _NONE
 
 
-PRELUDE = FastCommand(
-    "prelude",
-    _SHARED_VALUE_OPTIONS,
-    {"--json": "json_output", "--quiet": "quiet", "-q": "quiet"},
-    _SHARED_DEFAULTS,
-)
+_FLAGS = {"--json": "json_output", "--quiet": "quiet", "-q": "quiet"}
+PRELUDE = FastCommand("prelude", _SHARED_VALUE_OPTIONS, _FLAGS, _SHARED_DEFAULTS)
 CONTEXT = FastCommand(
     "context",
     {
@@ -60,10 +69,91 @@ CONTEXT = FastCommand(
         "--format": "output_format",
         "-f": "output_format",
     },
-    {"--json": "json_output", "--quiet": "quiet", "-q": "quiet"},
+    _FLAGS,
     {**_SHARED_DEFAULTS, "session_key": None, "only": None, "output_format": None},
 )
-FAST_COMMANDS = {command.name: command for command in (PRELUDE, CONTEXT)}
+SCAN = FastCommand(
+    "scan",
+    {
+        **GLOBAL_VALUE_OPTIONS,
+        "--agent": "agent",
+        "-a": "agent",
+        "--workspace": "workspace",
+        "-w": "workspace",
+        "--at": "at",
+        "--format": "output_format",
+        "-f": "output_format",
+    },
+    {**_FLAGS, "--all-agents": "all_agents", "--all": "show_all"},
+    {
+        "config_path": None,
+        "agent": None,
+        "all_agents": False,
+        "workspace": None,
+        "at": None,
+        "show_all": False,
+        "json_output": False,
+        "output_format": None,
+        "quiet": False,
+    },
+)
+STATUS = FastCommand(
+    "status",
+    {
+        **GLOBAL_VALUE_OPTIONS,
+        "--agent": "agent",
+        "-a": "agent",
+        "--format": "output_format",
+        "-f": "output_format",
+        "--textfile": "textfile",
+        "--max-age": "max_age",
+    },
+    {**_FLAGS, "--all-agents": "all_agents"},
+    {
+        "config_path": None,
+        "agent": None,
+        "all_agents": False,
+        "json_output": False,
+        "output_format": None,
+        "textfile": None,
+        "max_age": None,
+        "quiet": False,
+    },
+    repeated=frozenset({"agent"}),
+)
+INIT_BACKENDS = FastCommand(
+    "init-backends",
+    {
+        **GLOBAL_VALUE_OPTIONS,
+        "--agent": "agent",
+        "-a": "agent",
+        "--probe-query": "probe_query",
+        "--probe-timeout": "probe_timeout",
+        "--concurrency": "concurrency",
+        "--timeout": "timeout",
+        "--at": "at",
+    },
+    {**_FLAGS, "--dry-run": "dry_run", "--force": "force", "--embed": "embed", "--probe": "probe"},
+    {
+        "config_path": None,
+        "agent": None,
+        "dry_run": False,
+        "force": False,
+        "embed": None,
+        "probe": False,
+        "probe_query": None,
+        "probe_timeout": None,
+        "concurrency": None,
+        "timeout": None,
+        "at": None,
+        "json_output": False,
+        "quiet": False,
+    },
+    off_flags={"--no-embed": "embed"},
+    repeated=frozenset({"agent"}),
+    numbers={"probe_timeout": (float, 0.001), "concurrency": (int, 1), "timeout": (float, 0.001)},
+)
+FAST_COMMANDS = {command.name: command for command in (PRELUDE, CONTEXT, SCAN, STATUS, INIT_BACKENDS)}
 
 
 def _take_value(argv: Sequence[str], index: int, options: dict[str, str]) -> tuple[str, str, int] | None:
@@ -93,15 +183,25 @@ def parse_fast_argv(argv: Sequence[str]) -> tuple[FastCommand, dict[str, Any]] |
     index += 1
     while index < len(argv):
         arg = argv[index]
-        if arg in command.flag_options:
-            params[command.flag_options[arg]] = True
+        if arg in command.flag_options or arg in command.off_flags:
+            on = arg in command.flag_options
+            params[(command.flag_options if on else command.off_flags)[arg]] = on
             index += 1
             continue
         taken = _take_value(argv, index, command.value_options)
         if taken is None:
             return None
-        params[taken[0]], index = taken[1], taken[2]
-    if params["workspace"] is not None:
+        name, value, index = taken
+        params[name] = [*(params[name] or ()), value] if name in command.repeated else value
+    for name, (kind, minimum) in command.numbers.items():
+        if params[name] is not None:
+            try:
+                params[name] = kind(params[name])
+            except ValueError:
+                return None
+            if params[name] < minimum:
+                return None
+    if params.get("workspace") is not None:
         params["workspace"] = Path(params["workspace"])
     return command, params
 
@@ -110,3 +210,28 @@ def parse_prelude_argv(argv: Sequence[str]) -> dict[str, Any] | None:
     """The `run_prelude` keyword arguments for a plain `prelude` invocation, or None."""
     parsed = parse_fast_argv(argv)
     return parsed[1] if parsed is not None and parsed[0] is PRELUDE else None
+
+
+def run_fast(command: FastCommand, params: dict[str, Any]) -> int:
+    """Run a parsed invocation through the function its Typer command calls; the exit code."""
+    if command is PRELUDE:
+        from memwarm_cli.cli.prelude_run import run_prelude
+
+        run_prelude(**params)
+    elif command is CONTEXT:
+        from memwarm_cli.cli.context_run import run_context
+
+        run_context(**params)
+    elif command is SCAN:
+        from memwarm_cli.cli.scan import run_scan
+
+        run_scan(**params)
+    elif command is STATUS:
+        from memwarm_cli.cli.status_run import run_status
+
+        return run_status(**params)
+    else:
+        from memwarm_cli.cli.init_backends import run_init_backends_command
+
+        return run_init_backends_command(**params)
+    return 0

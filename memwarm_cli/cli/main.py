@@ -128,20 +128,12 @@ def _dispatch(argv: list[str], invocation: Invocation) -> int:
         instruction = invocation.env.get(_COMPLETE_VAR)
         if instruction:
             return _complete(instruction)
-        from memwarm_cli.cli.fastpath import CONTEXT, parse_fast_argv
+        from memwarm_cli.cli.fastpath import parse_fast_argv, run_fast
 
         fast = parse_fast_argv(argv)
         if fast is None:
             return _run_app(argv)
-        if fast[0] is CONTEXT:
-            from memwarm_cli.cli.context_run import run_context
-
-            run_context(**fast[1])
-        else:
-            from memwarm_cli.cli.prelude_run import run_prelude
-
-            run_prelude(**fast[1])
-        return ExitCode.OK
+        return run_fast(*fast)
     except KeyboardInterrupt:
         return ExitCode.INTERRUPTED
     except MemwarmError as exc:
