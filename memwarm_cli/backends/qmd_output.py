@@ -13,10 +13,14 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from memwarm_cli.config.regularfile import FileTooLargeError, NotRegularFileError, read_regular_file
+
 _LIST_HEADER = re.compile(r"^\s*([a-z0-9._-]+)\s+\(qmd://[^)]+\)\s*$", re.IGNORECASE)
 _LIST_FIELD = re.compile(r"^\s*(pattern|mask|path)\s*:\s*(.*?)\s*$", re.IGNORECASE)
 _CONFLICT_NAME = re.compile(r"^\s*Name:\s*(\S+)", re.MULTILINE)
 
+# qmd writes a few lines per collection; a bigger file is not qmd's and is not parsed.
+MAX_INDEX_YML_BYTES = 4 * 1024 * 1024
 RETRYABLE_UPDATE_ERRORS = ("sqlite_busy", "database is locked", "timed out")
 
 
@@ -48,13 +52,17 @@ def parse_collection_list(text: str) -> dict[str, ListedCollection]:
 
 
 def read_index_yml(path: Path) -> dict[str, ListedCollection]:
-    """Collections recorded in qmd's `index.yml`; empty when the file is missing or unreadable."""
+    """Collections recorded in qmd's `index.yml`; empty when the file is missing, unreadable, not a
+    regular file (a FIFO there never blocks the run), too large, or not YAML that names collections."""
     import yaml
 
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        raw, _ = read_regular_file(path, MAX_INDEX_YML_BYTES)
+        data = yaml.load(raw.decode("utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except (OSError, NotRegularFileError, FileTooLargeError, UnicodeDecodeError, yaml.YAMLError):
         return {}
+    except (ValueError, TypeError, OverflowError, RecursionError):
+        return {}  # scalars SafeLoader cannot build (`!!timestamp 2026-02-30`), or nesting too deep
     collections = data.get("collections") if isinstance(data, dict) else None
     if not isinstance(collections, dict):
         return {}

@@ -10,6 +10,7 @@ import json
 import os
 from typing import Any, NamedTuple
 
+from memwarm_cli.config.regularfile import FileTooLargeError, NotRegularFileError, read_regular_file
 from memwarm_cli.jsstring import js_trim
 
 STATE_FILE = "openclaw-workspace-state.json"
@@ -34,12 +35,12 @@ def _reject_constant(name: str) -> Any:
 
 def _load(path: str) -> Any:
     try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_STATE_BYTES + 1)
+        # A FIFO or device planted there is refused from its stat, never opened for a blocking read.
+        data, _ = read_regular_file(path, MAX_STATE_BYTES)
     except FileNotFoundError as exc:
         raise _Unusable from exc
-    if len(data) > MAX_STATE_BYTES:
-        raise OSError("state file too large")
+    except (NotRegularFileError, FileTooLargeError) as exc:
+        raise OSError(str(exc)) from exc  # a read error: setup counts as not completed
     try:
         value = json.loads(data.decode("utf-8", "replace"), parse_constant=_reject_constant)
     except ValueError as exc:

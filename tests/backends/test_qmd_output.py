@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from memwarm_cli.backends import qmd_output
@@ -56,3 +57,22 @@ def test_error_classification() -> None:
     assert qmd_output.is_retryable_update_error("qmd update timed out after 120000ms")
     assert not qmd_output.is_retryable_update_error("qmd update failed (code 1): boom")
     assert qmd_output.parse_version("qmd 2.8.3 (facd35e)\n") == "qmd 2.8.3 (facd35e)"
+
+
+def test_index_yml_that_is_not_qmds_is_ignored_without_blocking(tmp_path: Path) -> None:
+    """A FIFO at index.yml never blocks (a plain read would wait for a writer forever); an oversized
+    file, bad scalars and deep nesting read as "nothing recorded", never an exception."""
+    fifo = tmp_path / "fifo.yml"
+    os.mkfifo(fifo)
+    assert qmd_output.read_index_yml(fifo) == {}
+    assert qmd_output.read_index_yml(tmp_path) == {}  # a directory
+    big = tmp_path / "big.yml"
+    big.write_text("collections:\n  c:\n    path: /p\n" + "#" * qmd_output.MAX_INDEX_YML_BYTES)
+    assert qmd_output.read_index_yml(big) == {}
+    for name, text in {
+        "date.yml": "collections: !!timestamp 2026-02-30\n",
+        "deep.yml": "collections: " + "[" * 100_000 + "]" * 100_000 + "\n",
+        "latin1.yml": "collections:\n  c:\n    path: /caf\xe9\n",
+    }.items():
+        (tmp_path / name).write_bytes(text.encode("latin-1"))
+        assert qmd_output.read_index_yml(tmp_path / name) == {}, name
