@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import errno
 import os
-import shutil
 import signal
 import subprocess
 import threading
@@ -177,6 +176,8 @@ def resolve_executable(command: str, env: Mapping[str, str], cwd: Path) -> str |
     if "/" in command:
         path = _command_path(command, cwd)
         return path if os.path.isfile(path) and os.access(path, os.X_OK) else None
+    import shutil  # here: shutil imports bz2, lzma and zlib, a cost every fresh run would pay at start
+
     return shutil.which(command, path=env.get("PATH", os.defpath))
 
 

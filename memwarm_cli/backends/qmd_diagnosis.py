@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import signal
 import subprocess
 import threading
@@ -77,6 +76,8 @@ def node_requirement(env: Mapping[str, str]) -> str:
 
 def node_on_path(env: Mapping[str, str]) -> tuple[str, str | None] | None:
     """The `node` a `#!/usr/bin/env node` script would run with this env, and its `--version`."""
+    import shutil  # only when qmd failed: see process.resolve_executable
+
     executable = shutil.which("node", path=lookup_path(env))
     if executable is None:
         return None
