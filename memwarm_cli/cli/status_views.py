@@ -142,6 +142,7 @@ def write_textfile(path: str, text: str) -> None:
     directory = target.parent
     if not directory.is_dir():
         raise OutputError(f"cannot write {path}: the directory {directory} does not exist")
+    _refuse_unless_regular_or_absent(path)
     temp = directory / f".{target.name}.{os.urandom(8).hex()}.tmp"
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
     try:
@@ -155,6 +156,7 @@ def write_textfile(path: str, text: str) -> None:
                 view = view[os.write(fd, view) :]
         finally:
             os.close(fd)
+        _refuse_unless_regular_or_absent(path)  # again: what stood there may have been swapped meanwhile
         os.rename(temp, target)
     except BaseException as failure:
         with contextlib.suppress(OSError):
@@ -162,3 +164,22 @@ def write_textfile(path: str, text: str) -> None:
         if isinstance(failure, OSError):
             raise OutputError(f"cannot write {path}: {failure.strerror or failure}") from None
         raise
+
+
+def _refuse_unless_regular_or_absent(path: str) -> None:
+    """The rename replaces whatever has the target's name: only a regular file of ours may be there. A
+    device, FIFO or socket (`--textfile /dev/null`) or a symlink is the user's, never replaced."""
+    import stat
+
+    from memwarm_cli.config.regularfile import not_regular_kind
+    from memwarm_cli.errors import OutputError
+
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
+    kind = "a symbolic link" if stat.S_ISLNK(info.st_mode) else not_regular_kind(info)
+    if kind is not None:
+        raise OutputError(f"cannot write {path}: it is {kind}, and memwarm replaces only a regular file there")

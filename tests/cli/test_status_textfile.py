@@ -1,0 +1,60 @@
+"""`status --textfile` replaces only a regular file: a device, FIFO, socket, symlink or directory at the
+target's name is the user's and stays as it was (a rename used to put a regular file in place of
+`--textfile /dev/null`)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import stat
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from memwarm_cli.cli.status_views import write_textfile
+from memwarm_cli.errors import OutputError
+
+
+def _fifo(path: Path) -> None:
+    os.mkfifo(path)
+
+
+def _socket(path: Path) -> None:
+    with socket.socket(socket.AF_UNIX) as sock:
+        sock.bind(str(path))
+
+
+def _symlink(path: Path) -> None:
+    (path.parent / "elsewhere.prom").write_text("the user's\n")
+    path.symlink_to(path.parent / "elsewhere.prom")
+
+
+def _directory(path: Path) -> None:
+    path.mkdir()
+
+
+@pytest.mark.parametrize(
+    ("make", "kind"),
+    [(_fifo, "a FIFO"), (_socket, "a socket"), (_symlink, "a symbolic link"), (_directory, "a directory")],
+)
+def test_a_target_that_is_not_a_regular_file_is_refused_and_left_alone(
+    tmp_path: Path, make: Callable[[Path], None], kind: str
+) -> None:
+    target = tmp_path / "memwarm.prom"
+    make(target)
+    before = os.lstat(target)
+    with pytest.raises(OutputError, match=f"^cannot write {target}: it is {kind}, "):
+        write_textfile(str(target), "memwarm_agent_warm 1\n")
+    after = os.lstat(target)
+    assert (stat.S_IFMT(after.st_mode), after.st_ino) == (stat.S_IFMT(before.st_mode), before.st_ino)
+    assert not [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")]  # no temp file left
+    if kind == "a symbolic link":
+        assert (tmp_path / "elsewhere.prom").read_text() == "the user's\n"
+
+
+def test_a_regular_file_or_no_file_is_written(tmp_path: Path) -> None:
+    target = tmp_path / "memwarm.prom"
+    write_textfile(str(target), "one\n")
+    write_textfile(str(target), "two\n")
+    assert target.read_text() == "two\n" and sorted(os.listdir(tmp_path)) == ["memwarm.prom"]
