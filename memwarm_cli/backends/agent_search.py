@@ -107,9 +107,16 @@ class SearchResult:
 
 
 def search_agent_memory(
-    loaded: LoadedConfig, agent: str | None, query: str, *, mode: str | None = None, limit: int | None = None
+    loaded: LoadedConfig,
+    agent: str | None,
+    query: str,
+    *,
+    mode: str | None = None,
+    limit: int | None = None,
+    token: CancelToken | None = None,
 ) -> SearchResult:
-    """Run the agent's memory search. Raises UnknownAgentError (exit 2), SearchFailed (exit 1)."""
+    """Run the agent's memory search. Raises UnknownAgentError (exit 2), SearchFailed (exit 1), and
+    Cancelled when `token` is cancelled (once qmd's process group is gone)."""
     chosen = select_agent(loaded.data, loaded.env, agent)
     settings = resolve_agent_backend(
         loaded.data, chosen.id, chosen.entry, chosen.workspace, loaded.state_dir, loaded.env
@@ -133,7 +140,7 @@ def search_agent_memory(
         env=env,
         cwd=cwd,
         timeout_ms=qmd.limits.timeout_ms,
-        token=CancelToken(),
+        token=token or CancelToken(),
     )
     if result.timed_out:
         raise SearchFailed(

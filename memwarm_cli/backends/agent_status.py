@@ -31,6 +31,7 @@ from memwarm_cli.backends.freshness import (
 from memwarm_cli.backends.index_stats import IndexView, index_view
 from memwarm_cli.backends.last_run import LastRun, last_run_path, read_last_run
 from memwarm_cli.backends.locks import agent_lock_path, flocked_inodes, lock_is_held
+from memwarm_cli.backends.process import CancelToken
 from memwarm_cli.backends.qmd_diagnosis import unavailable_hint
 from memwarm_cli.backends.qmd_paths import qmd_child_env
 from memwarm_cli.backends.state_files import StatePath
@@ -143,9 +144,15 @@ class StatusReport:
 
 
 def collect_status(
-    loaded: LoadedConfig, options: StatusOptions, *, warn: Callable[[str], None] | None = None
+    loaded: LoadedConfig,
+    options: StatusOptions,
+    *,
+    warn: Callable[[str], None] | None = None,
+    token: CancelToken | None = None,
 ) -> StatusReport:
-    """Every selected agent's status. Raises UnknownAgentError for an unknown `--agent`."""
+    """Every selected agent's status. Raises UnknownAgentError for an unknown `--agent`, Cancelled when
+    `token` is cancelled (a `qmd --version` it asks is stopped first)."""
+    token = token or CancelToken()
     now = options.now if options.now is not None else time.time()
     warnings: list[str] = []
 
@@ -160,7 +167,8 @@ def collect_status(
         resolve_agent_backend(loaded.data, a.id, a.entry, a.workspace, loaded.state_dir, loaded.env)
         for a in select_agents(loaded, options.agents)
     ]
-    versions = {s.agent_id: _version(loaded, s, note) for s in everyone if s.skip_reason is None}
+    versions = {s.agent_id: _version(loaded, s, note, token) for s in everyone if s.skip_reason is None}
+    token.check()
     # The walks (nearly all of status's time on many notes) on every usable CPU; the same snapshot
     # function init-backends calls.
     jobs = {
@@ -187,13 +195,13 @@ def collect_status(
 
 
 def _version(
-    loaded: LoadedConfig, settings: AgentBackendSettings, warn: Callable[[str], None]
+    loaded: LoadedConfig, settings: AgentBackendSettings, warn: Callable[[str], None], token: CancelToken
 ) -> tuple[str, str]:
     """The qmd version the agent's next run would use, and its source (version_cache.peek_version)."""
     assert settings.qmd is not None
     env = qmd_child_env(loaded.env, settings.paths)
     cwd = settings.workspace if settings.workspace.is_dir() else loaded.state_dir
-    return peek_version(settings.qmd.command, env, cwd, loaded.state_dir, warn=warn)
+    return peek_version(settings.qmd.command, env, cwd, loaded.state_dir, warn=warn, token=token)
 
 
 def _agent_status(

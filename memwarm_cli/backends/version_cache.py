@@ -174,6 +174,7 @@ def peek_version(
     state_dir: Path,
     *,
     warn: Callable[[str], None] | None = None,
+    token: CancelToken | None = None,
 ) -> tuple[str, str]:
     """The version init-backends would use for `command` now, and where it came from, writing nothing:
     the cached version of this executable (`cache`), else qmd's own answer (`asked`: `qmd --version`,
@@ -195,7 +196,7 @@ def peek_version(
         env=env,
         cwd=cwd,
         timeout_ms=VERSION_TIMEOUT_MS,
-        token=CancelToken(),
+        token=token or CancelToken(),  # cancelled by a signal: Cancelled, once qmd's group is gone
     )
     if result.spawn_error is not None:
         return UNKNOWN_VERSION, "unavailable"

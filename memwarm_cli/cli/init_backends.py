@@ -10,17 +10,13 @@ cli/init_backends_cmd.py.
 from __future__ import annotations
 
 import math
-import signal
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from types import FrameType
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from memwarm_cli.cli.invocation import current
 
 if TYPE_CHECKING:
     from memwarm_cli.backends.init_report import AgentOutcome, InitReport, SessionExportOutcome
-    from memwarm_cli.backends.process import CancelToken
 
 
 def run_init_backends_command(
@@ -43,6 +39,7 @@ def run_init_backends_command(
     from memwarm_cli.backends.init_run import run_init_backends
     from memwarm_cli.backends.process import CancelToken, timeout_ms_from_seconds
     from memwarm_cli.cli.init_progress import InitRenderer
+    from memwarm_cli.cli.interrupts import signals_cancel
     from memwarm_cli.cli.output import warn, write_json
     from memwarm_cli.config import load_config
     from memwarm_cli.errors import UsageError
@@ -74,7 +71,7 @@ def run_init_backends_command(
     )
     token = CancelToken()
     renderer = InitRenderer(quiet=quiet)
-    with _signals_cancel(token), renderer.live():
+    with signals_cancel(token), renderer.live():
         report = run_init_backends(loaded, options, token=token, on_event=renderer.handle)
 
     renderer.finish(report)  # the summary line first: it still reaches stderr if stdout cannot be written
@@ -83,24 +80,6 @@ def run_init_backends_command(
     if json_output:
         write_json(report.to_json())
     return int(report.exit_code)
-
-
-@contextmanager
-def _signals_cancel(token: CancelToken) -> Iterator[None]:
-    """SIGINT/SIGTERM → stop the children (the run then winds down and reports); restored afterwards."""
-
-    def handler(signum: int, _frame: FrameType | None) -> None:
-        token.cancel(signum)
-
-    previous: dict[int, Any] = {}
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        if signal.getsignal(sig) is not signal.SIG_IGN:  # ignored from the start (a background job): stays so
-            previous[sig] = signal.signal(sig, handler)
-    try:
-        yield
-    finally:
-        for signum, old in previous.items():
-            signal.signal(signum, old)
 
 
 def _print_plan(report: InitReport) -> None:

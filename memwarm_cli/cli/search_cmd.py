@@ -41,6 +41,8 @@ def search_command(
 ) -> None:
     """Search an agent's memory the way its memory_search tool would, with the real qmd."""
     from memwarm_cli.backends.agent_search import search_agent_memory
+    from memwarm_cli.backends.process import Cancelled, CancelToken
+    from memwarm_cli.cli.interrupts import interrupted_exit, signals_cancel
     from memwarm_cli.cli.invocation import current
     from memwarm_cli.cli.output import warn, write_json, write_lines
     from memwarm_cli.config import load_config
@@ -54,9 +56,18 @@ def search_command(
     if not quiet:
         for warning in loaded.warnings:
             warn(warning.message)
-    result = search_agent_memory(
-        loaded, agent, query, mode=mode.value if mode is not None else None, limit=max_results
-    )
+    with signals_cancel(CancelToken()) as token:  # a signal stops qmd's group before memwarm ends
+        try:
+            result = search_agent_memory(
+                loaded,
+                agent,
+                query,
+                mode=mode.value if mode is not None else None,
+                limit=max_results,
+                token=token,
+            )
+        except Cancelled as stop:
+            raise typer.Exit(interrupted_exit(stop.signum)) from None
     if json_output:
         write_json(result.to_json())
         return

@@ -34,6 +34,8 @@ def run_status(
 ) -> int:
     """Show whether each agent's qmd index is warm, and why not; returns the exit code."""
     from memwarm_cli.backends.agent_status import StatusOptions, collect_status
+    from memwarm_cli.backends.process import Cancelled, CancelToken
+    from memwarm_cli.cli.interrupts import interrupted_exit, signals_cancel
     from memwarm_cli.cli.invocation import current
     from memwarm_cli.cli.output import stdout_is_terminal, warn, write_json
     from memwarm_cli.cli.status_metrics import prometheus_text
@@ -60,11 +62,18 @@ def run_status(
     if not quiet:
         for warning in loaded.warnings:
             warn(warning.message)
-    report = collect_status(
-        loaded,
-        StatusOptions(agents=tuple(agent or ()), max_age_seconds=max_age_seconds),
-        warn=None if quiet else warn,
-    )
+    with signals_cancel(CancelToken()) as token:
+        try:
+            report = collect_status(
+                loaded,
+                StatusOptions(agents=tuple(agent or ()), max_age_seconds=max_age_seconds),
+                warn=None if quiet else warn,
+                token=token,
+            )
+        except Cancelled as stop:
+            return interrupted_exit(stop.signum)
+    if token.signum is not None:  # also a signal during the walks, which do not stop for it
+        return interrupted_exit(token.signum)
     if textfile is not None:
         write_textfile(textfile, prometheus_text(report))
     if fmt is StatusFormat.json:

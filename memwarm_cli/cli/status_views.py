@@ -182,4 +182,6 @@ def _refuse_unless_regular_or_absent(path: str) -> None:
         raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
     kind = "a symbolic link" if stat.S_ISLNK(info.st_mode) else not_regular_kind(info)
     if kind is not None:
-        raise OutputError(f"cannot write {path}: it is {kind}, and memwarm replaces only a regular file there")
+        raise OutputError(
+            f"cannot write {path}: it is {kind}, and memwarm replaces only a regular file there"
+        )

@@ -1,0 +1,123 @@
+"""SIGINT/SIGTERM while `status` asks `qmd --version` or `search` runs qmd: memwarm stops qmd's process
+group (its own group, which a terminal's Ctrl-C does not reach) before it ends with 130/143. Ending at once
+orphaned the qmd and everything under it, still running, with no timeout left to stop it."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.backends.support import Scenario, install_fake_qmd, make_scenario
+from tests.conftest import MEMWARM
+
+NOTES = {"MEMORY.md": "# M\nnotes\n", "memory/a.md": "# A\n"}
+# The fake qmd records itself and a grandchild, says it started, and waits for the grandchild.
+HANG = 'sleep 300 & echo "$$ $!" >> "$FAKE_QMD_DIR/children"; touch "$FAKE_QMD_DIR/started"; wait\n'
+
+
+def _scenario(tmp_path: Path, behaviours: dict[str, str]) -> tuple[Scenario, Path]:
+    # A generous search timeout: only the signal may end the search.
+    qmd = {"limits": {"timeoutMs": 600_000}}
+    scenario = make_scenario(tmp_path, {"main": NOTES}, {"memory": {"backend": "qmd", "qmd": qmd}})
+    state = install_fake_qmd(tmp_path / "fakebin", behaviours)
+    scenario.path_dirs = [tmp_path / "fakebin"]
+    return scenario, state
+
+
+def _index_holding(path: Path) -> None:
+    """The fake leaves an empty file; search first checks the index holds the agent's collections, in the
+    table qmd 2.8.3 keeps them in (backends/index_stats.py)."""
+    path.unlink()
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE documents (collection TEXT, path TEXT, hash TEXT, active INTEGER)")
+        db.executemany(
+            "INSERT INTO documents VALUES (?, ?, 'h', 1)",
+            [("memory-root-main", "MEMORY.md"), ("memory-dir-main", "a.md")],
+        )
+    db.close()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def _signal_once_started(
+    scenario: Scenario, state: Path, args: list[str], sig: int
+) -> tuple[int, str, float]:
+    proc = subprocess.Popen(
+        [MEMWARM, *args],
+        env=scenario.env({"FAKE_QMD_DIR": str(state)}),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while not (state / "started").exists():
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "qmd never started"
+            time.sleep(0.02)
+        signalled = time.monotonic()
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=20)
+        return proc.returncode, err, time.monotonic() - signalled
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+@pytest.mark.parametrize("command", ["status", "search"])
+def test_a_signal_stops_qmd_and_everything_under_it_first(
+    tmp_path: Path, command: str, sig: int, code: int
+) -> None:
+    if command == "status":  # no version cache yet: status asks `qmd --version`
+        scenario, state = _scenario(tmp_path, {"version": HANG})
+        args = ["status", "--format", "plain"]
+    else:
+        scenario, state = _scenario(tmp_path, {"search": HANG})
+        warmed = scenario.run_json([], extra_env={"FAKE_QMD_DIR": str(state)})[0]
+        assert warmed.returncode == 0, warmed.stderr
+        _index_holding(scenario.qmd_dir("main") / "xdg-cache" / "qmd" / "index.sqlite")
+        args = ["search", "notes"]
+    returncode, stderr, took = _signal_once_started(scenario, state, args, sig)
+    assert returncode == code, stderr
+    assert "Traceback" not in stderr and stderr.count("\n") <= 1, stderr
+    assert took < 10
+    pids = [int(pid) for pid in (state / "children").read_text().split()]
+    assert len(pids) == 2
+    deadline = time.monotonic() + 5  # reaped by memwarm; the grandchild, now init's, soon after
+    while any(_alive(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not [pid for pid in pids if _alive(pid)], "qmd or its child outlived memwarm"
+
+
+def test_the_fake_really_hangs_without_a_signal(tmp_path: Path) -> None:
+    """The test above stands on this: left alone, status waits for the fake's `--version`."""
+    scenario, state = _scenario(tmp_path, {"version": HANG})
+    proc = subprocess.Popen(
+        [MEMWARM, "status"],
+        env=scenario.env({"FAKE_QMD_DIR": str(state)}),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        time.sleep(1.5)
+        assert proc.poll() is None
+    finally:
+        proc.kill()
+        proc.wait()
+        for pid in (state / "children").read_text().split():
+            os.kill(int(pid), signal.SIGKILL)
