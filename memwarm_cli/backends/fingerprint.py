@@ -28,7 +28,7 @@ from typing import Any
 from memwarm_cli.backends import state_files
 from memwarm_cli.backends.file_walk import FileList, snapshot_collection
 from memwarm_cli.backends.qmd_collections import CollectionSpec
-from memwarm_cli.backends.state_files import StatePath
+from memwarm_cli.backends.state_files import InvalidStateFile, StatePath, write_json_atomically
 
 FINGERPRINT_NAME = "memwarm-fingerprint.json"
 FILE_LIST_NAME = "memwarm-files.json"
@@ -196,10 +196,6 @@ _MAX_NAME_CHARS = 1024
 _DIGEST_RE = re.compile(r"[0-9a-f]{64}\Z")
 
 
-class InvalidStateFile(ValueError):
-    """A state file whose content memwarm did not write: it is discarded (the message says why)."""
-
-
 def read_fingerprint(path: StatePath, warn: Callable[[str], None] | None = None) -> StoredFingerprint | None:
     """The fingerprint of the last run, or None when there is none or it cannot be used.
 
@@ -207,16 +203,7 @@ def read_fingerprint(path: StatePath, warn: Callable[[str], None] | None = None)
     treated as absent, so the run does a full pass and writes a good one. Absurd numbers are clamped:
     `embedFailures` to MAX_EMBED_FAILURES, timestamps in the future to now.
     """
-    read = state_files.read_json(path, max_bytes=FINGERPRINT_MAX_BYTES)
-    problem = read.problem
-    if read.found and problem is None:
-        try:
-            return parse_fingerprint(read.data)
-        except InvalidStateFile as exc:
-            problem = str(exc)
-    if problem is not None and warn is not None:
-        warn(state_files.discarded_warning(path, problem))
-    return None
+    return state_files.read_record(path, parse_fingerprint, max_bytes=FINGERPRINT_MAX_BYTES, warn=warn)
 
 
 def parse_fingerprint(data: Any) -> StoredFingerprint | None:
@@ -324,11 +311,6 @@ def write_fingerprint(path: StatePath, stored: StoredFingerprint) -> None:
     if stored.parts is not None:
         data["parts"] = stored.parts.to_json()
     write_json_atomically(path, data)
-
-
-def write_json_atomically(path: StatePath, data: Any) -> None:
-    """JSON (2-space indent, one trailing newline) through state_files.write_atomically."""
-    state_files.write_atomically(path, (json.dumps(data, indent=2) + "\n").encode("utf-8"))
 
 
 def remove_fingerprint(path: StatePath) -> None:

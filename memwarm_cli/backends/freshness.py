@@ -18,9 +18,9 @@ from typing import Any, Literal
 from memwarm_cli.backends import fingerprint as fp
 from memwarm_cli.backends import state_files
 from memwarm_cli.backends.file_walk import FileList
-from memwarm_cli.backends.fingerprint import FingerprintParts, InvalidStateFile, Snapshot, StoredFingerprint
+from memwarm_cli.backends.fingerprint import FingerprintParts, Snapshot, StoredFingerprint
 from memwarm_cli.backends.qmd_settings import QmdSettings
-from memwarm_cli.backends.state_files import StatePath
+from memwarm_cli.backends.state_files import InvalidStateFile, StatePath
 
 EXAMPLE_PATHS = 3  # the first few paths named per kind of change
 

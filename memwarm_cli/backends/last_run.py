@@ -18,8 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from memwarm_cli.backends import state_files
-from memwarm_cli.backends.fingerprint import InvalidStateFile, write_json_atomically
-from memwarm_cli.backends.state_files import StatePath
+from memwarm_cli.backends.state_files import InvalidStateFile, StatePath, write_json_atomically
 
 LAST_RUN_NAME = "memwarm-last-run.json"
 LAST_RUN_VERSION = 1
@@ -58,16 +57,7 @@ def last_run_path(state_dir: Path, qmd_dir: Path) -> StatePath:
 
 
 def read_last_run(path: StatePath, warn: Callable[[str], None] | None = None) -> LastRun | None:
-    read = state_files.read_json(path, max_bytes=LAST_RUN_MAX_BYTES)
-    problem = read.problem
-    if read.found and problem is None:
-        try:
-            return parse_last_run(read.data)
-        except InvalidStateFile as exc:
-            problem = str(exc)
-    if problem is not None and warn is not None:
-        warn(state_files.discarded_warning(path, problem))
-    return None
+    return state_files.read_record(path, parse_last_run, max_bytes=LAST_RUN_MAX_BYTES, warn=warn)
 
 
 def parse_last_run(data: Any) -> LastRun | None:

@@ -15,10 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from memwarm_cli.backends import qmd_commands, state_files
-from memwarm_cli.backends.fingerprint import InvalidStateFile, write_json_atomically
 from memwarm_cli.backends.process import CancelToken, CommandResult, resolve_executable, run_command
 from memwarm_cli.backends.qmd_output import parse_version
-from memwarm_cli.backends.state_files import StatePath
+from memwarm_cli.backends.state_files import InvalidStateFile, StatePath, write_json_atomically
 
 VERSION_CACHE_NAME = "qmd-versions.json"
 # `qmd --version` answers in well under a second; a qmd that hangs on it must not stall every run.
@@ -70,16 +69,8 @@ def parse_version_cache(data: Any) -> dict[str, str]:
 
 def read_version_cache(path: StatePath, warn: Callable[[str], None] | None = None) -> dict[str, str]:
     """The cached versions; an unusable cache is reported through `warn` and read as empty."""
-    read = state_files.read_json(path, max_bytes=VERSION_CACHE_MAX_BYTES)
-    problem = read.problem
-    if read.found and problem is None:
-        try:
-            return parse_version_cache(read.data)
-        except InvalidStateFile as exc:
-            problem = str(exc)
-    if problem is not None and warn is not None:
-        warn(state_files.discarded_warning(path, problem))
-    return {}
+    entries = state_files.read_record(path, parse_version_cache, max_bytes=VERSION_CACHE_MAX_BYTES, warn=warn)
+    return {} if entries is None else entries
 
 
 def write_version_cache(path: StatePath, entries: Mapping[str, str]) -> None:

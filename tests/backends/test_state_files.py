@@ -12,6 +12,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -165,6 +166,34 @@ def test_reads_say_why_a_file_cannot_be_used(state: Path, outside: Path) -> None
     (state / "s.json").unlink()
     (state / "s.json").write_text(json.dumps({"ok": [1, 2.5]}))
     assert _read(state) == state_files.StateRead(found=True, data={"ok": [1, 2.5]})
+
+
+def _parse_counter(data: Any) -> int | None:
+    if not isinstance(data, dict) or type(data.get("count")) is not int:
+        raise state_files.InvalidStateFile("count is not an integer")
+    return None if data["count"] < 0 else data["count"]
+
+
+def test_a_record_read_warns_once_about_an_unusable_file_and_reads_it_as_absent(state: Path) -> None:
+    target = StatePath.of(state, state / "r.json")
+    warnings: list[str] = []
+
+    def read() -> int | None:
+        return state_files.read_record(target, _parse_counter, max_bytes=64, warn=warnings.append)
+
+    assert read() is None and warnings == []  # absent: nothing to say
+    state_files.write_json_atomically(target, {"count": 3})
+    assert target.path.read_text() == '{\n  "count": 3\n}\n'
+    assert read() == 3 and warnings == []
+    state_files.write_json_atomically(target, {"count": -1})  # parse's None: another format, no warning
+    assert read() is None and warnings == []
+    state_files.write_json_atomically(target, {"count": "3"})
+    assert read() is None
+    assert warnings == [f"ignoring {target}: count is not an integer; continuing as if it were absent"]
+    target.path.write_bytes(b" " * 65)
+    assert state_files.read_record(target, _parse_counter, max_bytes=64, warn=None) is None
+    assert read() is None
+    assert warnings[1:] == [f"ignoring {target}: it is larger than 64 bytes; continuing as if it were absent"]
 
 
 @pytest.mark.parametrize("planted", ["symlink", "fifo"])
