@@ -25,17 +25,14 @@ from memwarm_cli.backends.qmd_collections import (
 )
 from memwarm_cli.jsstring import JS_WHITESPACE, js_trim
 from tests.conftest import SHARED_DIR
+from tests.parity.case_files import load_json_cases
 
 SESSIONS_CASES_DIR = SHARED_DIR / "parity" / "sessions"
 DEFAULT_COLLECTION_BASES = ("memory-root", "memory-alt", "memory-dir")
 
 
 def load_session_cases() -> list[dict[str, Any]]:
-    cases = []
-    for path in sorted(SESSIONS_CASES_DIR.glob("*.json")):
-        with path.open(encoding="utf-8") as handle:
-            cases.append(json.load(handle))
-    return cases
+    return load_json_cases(SESSIONS_CASES_DIR)
 
 
 def case_agent_id(case: dict[str, Any]) -> str:
