@@ -28,49 +28,28 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.common import MEMWARM, REPO_ROOT, WORK_DIR, compile_package, median
+from bench.common import MEMWARM, TOOLS_BIN, WORK_DIR, build_agents, compile_package, median, qmd_env
 from memwarm_cli.backends import qmd_commands
 
 AGENTS = 8
 NOTES = 200
-TOOLS_BIN = REPO_ROOT / "tools" / "bin"
 ROOT = WORK_DIR / "init-backends"
 WORDS = ("alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet", "kilo")
 
 
+def _note(agent: int, note: int) -> tuple[str, str]:
+    words = " ".join(WORDS[(note + i) % len(WORDS)] for i in range(40))
+    text = f"# Note {note} of agent {agent}\n\n{words}\n\n- agent-{agent}-note-{note}\n"
+    return f"2026-01-{note % 28 + 1:02d}-note-{note:03d}.md", text
+
+
 def build() -> Path:
     """Workspaces ws-0..ws-7, each with MEMORY.md and memory/ holding NOTES notes (cached), and a config."""
-    marker = ROOT / f".complete-{AGENTS}x{NOTES}"
-    if not marker.exists():
-        shutil.rmtree(ROOT, ignore_errors=True)
-        for agent in range(AGENTS):
-            workspace = ROOT / f"ws-{agent}"
-            memory = workspace / "memory"
-            memory.mkdir(parents=True)
-            (workspace / "MEMORY.md").write_text(f"# Agent {agent}\nLong-term memory.\n", encoding="utf-8")
-            for note in range(NOTES):
-                words = " ".join(WORDS[(note + i) % len(WORDS)] for i in range(40))
-                text = f"# Note {note} of agent {agent}\n\n{words}\n\n- agent-{agent}-note-{note}\n"
-                (memory / f"2026-01-{note % 28 + 1:02d}-note-{note:03d}.md").write_text(
-                    text, encoding="utf-8"
-                )
-        marker.touch()
-    state = ROOT / "state"
-    state.mkdir(exist_ok=True)
-    config = {
-        "memory": {"backend": "qmd"},
-        "agents": {"list": [{"id": f"agent-{a}", "workspace": str(ROOT / f"ws-{a}")} for a in range(AGENTS)]},
-    }
-    (state / "openclaw.json").write_text(json.dumps(config, indent=2), encoding="utf-8")
-    return state
+    return build_agents(ROOT, AGENTS, NOTES, _note)
 
 
 def env_for(state: Path) -> dict[str, str]:
-    env = dict(os.environ)
-    env["OPENCLAW_STATE_DIR"] = str(state)
-    env["PATH"] = f"{TOOLS_BIN}{os.pathsep}{env.get('PATH', '')}"
-    env["XDG_CACHE_HOME"] = str(ROOT / "home-cache")
-    return env
+    return qmd_env(state, ROOT)
 
 
 def _children_cpu() -> float:

@@ -17,21 +17,17 @@ machine are noisy, the lead measures on a quiet one.
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import shutil
 import subprocess
 import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from bench.common import MEMWARM, REPO_ROOT, WORK_DIR, compile_package, median
+from bench.common import MEMWARM, WORK_DIR, build_agents, compile_package, median, qmd_env
 
 AGENTS = 8
 NOTES = 12_500
 TARGET = 1.5
-TOOLS_BIN = REPO_ROOT / "tools" / "bin"
 ROOT = WORK_DIR / "status"
 WORDS = ("alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet")
 
@@ -48,39 +44,19 @@ for root in sys.argv[1:]:
 """
 
 
+def _note(agent: int, note: int) -> tuple[str, str]:
+    words = " ".join(WORDS[(note + i) % len(WORDS)] for i in range(12))
+    name = f"2026-{note % 12 + 1:02d}-{note % 28 + 1:02d}-note-{note:05d}.md"
+    return name, f"# Note {note}\n\n{words} agent{agent}n{note}\n"
+
+
 def build(notes: int) -> Path:
     """ws-0..ws-7, each MEMORY.md and `notes` small notes in memory/ (cached), and the config."""
-    marker = ROOT / f".complete-{AGENTS}x{notes}"
-    if not marker.exists():
-        shutil.rmtree(ROOT, ignore_errors=True)
-        for agent in range(AGENTS):
-            workspace = ROOT / f"ws-{agent}"
-            memory = workspace / "memory"
-            memory.mkdir(parents=True)
-            (workspace / "MEMORY.md").write_text(f"# Agent {agent}\nLong-term memory.\n", encoding="utf-8")
-            for note in range(notes):
-                words = " ".join(WORDS[(note + i) % len(WORDS)] for i in range(12))
-                name = f"2026-{note % 12 + 1:02d}-{note % 28 + 1:02d}-note-{note:05d}.md"
-                (memory / name).write_text(
-                    f"# Note {note}\n\n{words} agent{agent}n{note}\n", encoding="utf-8"
-                )
-        marker.touch()
-    state = ROOT / "state"
-    state.mkdir(exist_ok=True)
-    config = {
-        "memory": {"backend": "qmd"},
-        "agents": {"list": [{"id": f"agent-{a}", "workspace": str(ROOT / f"ws-{a}")} for a in range(AGENTS)]},
-    }
-    (state / "openclaw.json").write_text(json.dumps(config, indent=2), encoding="utf-8")
-    return state
+    return build_agents(ROOT, AGENTS, notes, _note)
 
 
 def env_for(state: Path) -> dict[str, str]:
-    env = dict(os.environ)
-    env["OPENCLAW_STATE_DIR"] = str(state)
-    env["PATH"] = f"{TOOLS_BIN}{os.pathsep}{env.get('PATH', '')}"
-    env["XDG_CACHE_HOME"] = str(ROOT / "home-cache")
-    return env
+    return qmd_env(state, ROOT)
 
 
 def warm_up(env: dict[str, str]) -> None:

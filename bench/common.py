@@ -1,17 +1,22 @@
-"""Helpers shared by the benchmarks: timing whole processes and reporting medians."""
+"""Helpers shared by the benchmarks: timing whole processes, reporting medians, and the multi-agent
+workspaces with a qmd config that the init-backends and status benchmarks run on."""
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
 import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 WORK_DIR = REPO_ROOT / "bench" / ".work"
 MEMWARM = str(Path(sys.executable).with_name("memwarm"))
+TOOLS_BIN = REPO_ROOT / "tools" / "bin"
 
 
 def time_process(
@@ -47,3 +52,39 @@ def compile_package() -> None:
 
 def median(values: Sequence[float]) -> float:
     return statistics.median(values)
+
+
+def build_agents(root: Path, agents: int, notes: int, note: Callable[[int, int], tuple[str, str]]) -> Path:
+    """Workspaces root/ws-0.., each with MEMORY.md and memory/ holding `notes` notes (`note(agent, n)`
+    gives a note's file name and text), built once and cached; and the state dir with an OpenClaw
+    config of `agents` qmd agents (agent-0..), returned."""
+    marker = root / f".complete-{agents}x{notes}"
+    if not marker.exists():
+        shutil.rmtree(root, ignore_errors=True)
+        for agent in range(agents):
+            workspace = root / f"ws-{agent}"
+            memory = workspace / "memory"
+            memory.mkdir(parents=True)
+            (workspace / "MEMORY.md").write_text(f"# Agent {agent}\nLong-term memory.\n", encoding="utf-8")
+            for number in range(notes):
+                name, text = note(agent, number)
+                (memory / name).write_text(text, encoding="utf-8")
+        marker.touch()
+    state = root / "state"
+    state.mkdir(exist_ok=True)
+    config = {
+        "memory": {"backend": "qmd"},
+        "agents": {"list": [{"id": f"agent-{a}", "workspace": str(root / f"ws-{a}")} for a in range(agents)]},
+    }
+    (state / "openclaw.json").write_text(json.dumps(config, indent=2), encoding="utf-8")
+    return state
+
+
+def qmd_env(state: Path, root: Path) -> dict[str, str]:
+    """This environment with the state dir `state`, tools/bin's qmd first on PATH and qmd's cache in
+    root/home-cache."""
+    env = dict(os.environ)
+    env["OPENCLAW_STATE_DIR"] = str(state)
+    env["PATH"] = f"{TOOLS_BIN}{os.pathsep}{env.get('PATH', '')}"
+    env["XDG_CACHE_HOME"] = str(root / "home-cache")
+    return env
