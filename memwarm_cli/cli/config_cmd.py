@@ -9,7 +9,7 @@ import typer
 
 from memwarm_cli.cli.global_options import global_options
 from memwarm_cli.cli.invocation import current
-from memwarm_cli.cli.options import JsonAliasOption, JsonOption, QuietOption, examples
+from memwarm_cli.cli.options import JsonAliasOption, JsonOption, QuietOption, examples, format_option
 
 config_app = typer.Typer(
     name="config",
@@ -131,10 +131,7 @@ def show_command(
         str | None, typer.Option("--agent", "-a", metavar="ID", help="Only this agent (default: all agents).")
     ] = None,
     output_format: Annotated[
-        str | None,
-        typer.Option(
-            "--format", "-f", metavar="|".join(SHOW_FORMATS), help="yaml (the default), json or toml."
-        ),
+        str | None, format_option(SHOW_FORMATS, "yaml (the default), json or toml.")
     ] = None,
     json_output: JsonAliasOption = False,
     quiet: QuietOption = False,

@@ -10,8 +10,16 @@ from typing import Annotated
 
 import typer
 
+from memwarm_cli.cli.context_run import FORMATS
 from memwarm_cli.cli.global_options import global_options
-from memwarm_cli.cli.options import AgentOption, AtOption, JsonAliasOption, QuietOption, WorkspaceOption
+from memwarm_cli.cli.options import (
+    AgentOption,
+    AtOption,
+    JsonAliasOption,
+    QuietOption,
+    WorkspaceOption,
+    format_option,
+)
 
 
 def context_command(
@@ -44,11 +52,9 @@ def context_command(
     json_output: JsonAliasOption = False,
     output_format: Annotated[
         str | None,
-        typer.Option(
-            "--format",
-            "-f",
-            metavar="text|table|plain|json",
-            help="text (default in a pipe: the exact bytes), table (default on a terminal), plain or json.",
+        format_option(
+            FORMATS,
+            "text (default in a pipe: the exact bytes), table (default on a terminal), plain or json.",
         ),
     ] = None,
     quiet: QuietOption = False,

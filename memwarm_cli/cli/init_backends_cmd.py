@@ -9,15 +9,12 @@ from typing import Annotated
 import typer
 
 from memwarm_cli.cli.global_options import global_options
-from memwarm_cli.cli.options import AtOption, JsonOption
+from memwarm_cli.cli.options import AgentsOption, AtOption, JsonOption
 
 
 def init_backends_command(
     ctx: typer.Context,
-    agent: Annotated[
-        list[str] | None,
-        typer.Option("--agent", "-a", metavar="ID", help="Only this agent (repeatable; default: all)."),
-    ] = None,
+    agent: AgentsOption = None,
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Print the commands, env and cwd per agent; touch nothing.")
     ] = False,

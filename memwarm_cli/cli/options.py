@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 AgentOption = Annotated[
     str | None, typer.Option("--agent", "-a", metavar="ID", help="Agent id (default: the default agent).")
+]
+AgentsOption = Annotated[
+    list[str] | None,
+    typer.Option("--agent", "-a", metavar="ID", help="Only this agent (repeatable; default: all)."),
 ]
 WorkspaceOption = Annotated[
     Path | None,
@@ -27,6 +32,12 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of 
 QuietOption = Annotated[
     bool, typer.Option("--quiet", "-q", help="Only errors on stderr: no warnings, notes or summary.")
 ]
+
+
+def format_option(formats: Sequence[str], help_text: str) -> Any:
+    """The `--format`/`-f` option of a command whose views are `formats` (its metavar lists them), for
+    `Annotated[str | None, format_option(...)]`."""
+    return typer.Option("--format", "-f", metavar="|".join(formats), help=help_text)
 
 
 def examples(*command_lines: str) -> str:

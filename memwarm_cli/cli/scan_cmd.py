@@ -8,7 +8,14 @@ from typing import Annotated
 import typer
 
 from memwarm_cli.cli.global_options import global_options
-from memwarm_cli.cli.options import AgentOption, AtOption, JsonAliasOption, QuietOption, WorkspaceOption
+from memwarm_cli.cli.options import (
+    AgentOption,
+    AtOption,
+    JsonAliasOption,
+    QuietOption,
+    WorkspaceOption,
+    format_option,
+)
 from memwarm_cli.cli.scan import SCAN_FORMATS
 
 
@@ -27,12 +34,7 @@ def scan_command(
     json_output: JsonAliasOption = False,
     output_format: Annotated[
         str | None,
-        typer.Option(
-            "--format",
-            "-f",
-            metavar="|".join(SCAN_FORMATS),
-            help="table (default on a terminal), plain (default in a pipe) or json.",
-        ),
+        format_option(SCAN_FORMATS, "table (default on a terminal), plain (default in a pipe) or json."),
     ] = None,
     quiet: QuietOption = False,
 ) -> None:

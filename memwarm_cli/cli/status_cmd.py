@@ -8,27 +8,21 @@ from typing import Annotated
 import typer
 
 from memwarm_cli.cli.global_options import global_options
-from memwarm_cli.cli.options import JsonAliasOption
+from memwarm_cli.cli.options import AgentsOption, JsonAliasOption, format_option
 from memwarm_cli.cli.status_run import STATUS_FORMATS
 
 
 def status_command(
     ctx: typer.Context,
-    agent: Annotated[
-        list[str] | None,
-        typer.Option("--agent", "-a", metavar="ID", help="Only this agent (repeatable; default: all)."),
-    ] = None,
+    agent: AgentsOption = None,
     all_agents: Annotated[
         bool, typer.Option("--all-agents", help="Every configured agent (the default).")
     ] = False,
     json_output: JsonAliasOption = False,
     output_format: Annotated[
         str | None,
-        typer.Option(
-            "--format",
-            "-f",
-            metavar="|".join(STATUS_FORMATS),
-            help="table (default on a terminal), plain (default in a pipe), json or prometheus.",
+        format_option(
+            STATUS_FORMATS, "table (default on a terminal), plain (default in a pipe), json or prometheus."
         ),
     ] = None,
     textfile: Annotated[
