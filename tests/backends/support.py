@@ -198,6 +198,25 @@ ENDLESS_STDERR = "while :; do head -c 1000000 /dev/zero | tr '\\0' e >&2; sleep 
 RECORD_STDOUT = 'readlink /proc/$$/fd/1 > "$FAKE_QMD_DIR/stdout-of-$1"\n'
 
 
+def process_alive(pid: int) -> bool:
+    """Whether process `pid` still runs; a zombie (dead, not yet reaped) does not."""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().split(") ", 1)[1][0] != "Z"
+    except OSError:
+        return False
+
+
+def wait_for_marker(proc: subprocess.Popen[Any], marker: Path, what: str, timeout: float = 30) -> None:
+    """Wait until the fake qmd has touched `marker`; fail, with memwarm's output, if memwarm ended first
+    or `what` has not started within `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while not marker.exists():
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, f"{what} never started"
+        time.sleep(0.02)
+
+
 def kill_escaped(state: Path) -> None:
     """Kill what ESCAPED_GRANDCHILD set loose (memwarm cannot: it left memwarm's process groups)."""
     escaped = state / "escaped"

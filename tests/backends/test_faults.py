@@ -21,6 +21,8 @@ from tests.backends.support import (
     fake_log,
     install_fake_qmd,
     make_scenario,
+    process_alive,
+    wait_for_marker,
 )
 from tests.conftest import MEMWARM, run_memwarm
 
@@ -129,7 +131,7 @@ def test_hang_is_killed_by_the_timeout_with_its_process_group(tmp_path: Path) ->
     assert "qmd update retry 1/2 after failure (boot): qmd update timed out after 300ms" in result.stderr
     assert elapsed < 20
     for pid in (state / "children").read_text().split():
-        assert not _alive(int(pid)), f"grandchild {pid} survived the timeout"
+        assert not process_alive(int(pid)), f"grandchild {pid} survived the timeout"
     assert not scenario.fingerprint("main").exists()
 
 
@@ -199,11 +201,7 @@ def test_signal_mid_run_stops_children_releases_locks_and_leaves_no_fingerprint(
         stdin=subprocess.DEVNULL,
     )
     try:
-        deadline = time.monotonic() + 30
-        while not (state / "update-started").exists():
-            assert proc.poll() is None, proc.communicate()
-            assert time.monotonic() < deadline, "qmd update never started"
-            time.sleep(0.05)
+        wait_for_marker(proc, state / "update-started", "qmd update")
         started = time.monotonic()
         proc.send_signal(sig)
         out, err = proc.communicate(timeout=20)
@@ -217,7 +215,7 @@ def test_signal_mid_run_stops_children_releases_locks_and_leaves_no_fingerprint(
     assert report["agents"][0]["status"] == "failed"
     assert "interrupted" in report["agents"][0]["reason"]
     for pid in (state / "children").read_text().split():
-        assert not _alive(int(pid))
+        assert not process_alive(int(pid))
     assert not scenario.fingerprint("main").exists()
     with open(scenario.qmd_dir("main") / "memwarm-init.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)  # released
@@ -348,19 +346,6 @@ def test_quiet_prints_failures_only(tmp_path: Path) -> None:
         'qmd memory startup initialization failed for agent "main": '
         "qmd boot update failed: Error: qmd update failed (code 9): broken"
     ]
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    # A zombie still "exists" until reaped; its state tells.
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            return handle.read().split(") ", 1)[1][0] != "Z"
-    except OSError:
-        return False
 
 
 def test_failed_embed_backs_off_even_when_notes_change(tmp_path: Path) -> None:

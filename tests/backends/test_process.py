@@ -15,6 +15,7 @@ import pytest
 
 from memwarm_cli.backends import child_watch, process
 from memwarm_cli.backends.capped_output import MAX_OUTPUT_CHARS
+from tests.backends.support import process_alive
 
 ENV = {"PATH": "/usr/bin:/bin"}
 
@@ -112,7 +113,7 @@ def test_cancellation_ends_a_child_that_ignores_sigterm_within_the_grace(
     assert isinstance(outcome[0], process.Cancelled) and outcome[0].signum == signal.SIGTERM
     bound = child_watch.TERM_GRACE_SECONDS + child_watch.PIPE_GRACE_SECONDS + 0.75
     assert elapsed < bound, elapsed
-    assert not _alive(int(in_group.read_text()))  # the sleep in the child's own group
+    assert not process_alive(int(in_group.read_text()))  # the sleep in the child's own group
 
 
 def test_captured_output_past_the_cap_fails_with_openclaws_message(tmp_path: Path) -> None:
@@ -149,11 +150,3 @@ def test_discarded_stdout_goes_to_dev_null_and_stderr_keeps_its_tail(tmp_path: P
     assert result.ok and not result.too_much_output
     assert result.stdout == ""
     assert len(result.stderr) == MAX_OUTPUT_CHARS and result.stderr.endswith("eeeEND\n")
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            return handle.read().split(") ", 1)[1][0] != "Z"
-    except OSError:
-        return False

@@ -25,7 +25,9 @@ from tests.backends.support import (
     install_fake_qmd,
     kill_escaped,
     make_scenario,
+    process_alive,
     run_measured,
+    wait_for_marker,
 )
 from tests.conftest import MEMWARM
 
@@ -100,11 +102,7 @@ def test_signal_ends_the_run_in_bounded_time_whatever_the_child_does(
         stdin=subprocess.DEVNULL,
     )
     try:
-        deadline = time.monotonic() + 30
-        while not (state / "update-started").exists():
-            assert proc.poll() is None, proc.communicate()
-            assert time.monotonic() < deadline, "qmd update never started"
-            time.sleep(0.02)
+        wait_for_marker(proc, state / "update-started", "qmd update")
         signalled = time.monotonic()
         proc.send_signal(sig)
         out, err = proc.communicate(timeout=30)
@@ -118,7 +116,7 @@ def test_signal_ends_the_run_in_bounded_time_whatever_the_child_does(
     report = json.loads(out)
     assert report["interrupted"] == signal.Signals(sig).name
     for pid in (state / "children").read_text().split():
-        assert not _alive(int(pid)), f"{pid} of qmd's process group survived"
+        assert not process_alive(int(pid)), f"{pid} of qmd's process group survived"
     assert not scenario.fingerprint("main").exists()
     with open(scenario.qmd_dir("main") / "memwarm-init.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)  # released
@@ -181,11 +179,3 @@ def test_endless_stderr_of_update_is_held_in_bounded_memory_until_the_timeout(
     assert agent["reason"] == "qmd boot update failed: Error: qmd update timed out after 1000ms"
     assert [c["timedOut"] for c in agent["commands"] if c["argv"][1:] == ["update"]] == [True] * 3
     assert run.max_rss_kib - baseline.max_rss_kib < FLOOD_RSS_ALLOWANCE_KIB
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            return handle.read().split(") ", 1)[1][0] != "Z"
-    except OSError:
-        return False

@@ -25,6 +25,7 @@ from tests.backends.support import (
     install_fake_qmd,
     make_scenario,
     require_real_qmd,
+    wait_for_marker,
 )
 from tests.conftest import MEMWARM, TOOLS_BIN, CliResult, run_memwarm
 
@@ -281,12 +282,7 @@ def test_status_during_a_running_init_backends_says_running_and_does_not_wait(
         stderr=subprocess.PIPE,
     )
     try:
-        deadline = time.monotonic() + 30
-        while not (state / "updating").exists():
-            assert run.poll() is None and time.monotonic() < deadline, (
-                "init-backends never reached qmd update"
-            )
-            time.sleep(0.05)
+        wait_for_marker(run, state / "updating", "qmd update")
         started = time.monotonic()
         result, report = run_json_status(scenario, env)
         assert time.monotonic() - started < 5  # the lock is looked at, never waited for

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.backends.support import install_fake_qmd, make_scenario
+from tests.backends.support import install_fake_qmd, make_scenario, wait_for_marker
 from tests.conftest import MEMWARM, REPO_ROOT, isolated_env, write_memory_note
 
 AT = "2026-04-11T18:00:00Z"
@@ -170,10 +170,7 @@ def test_init_backends_leaves_an_ignored_sigint_ignored(tmp_path: Path) -> None:
         text=True,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
     )
-    deadline = time.monotonic() + 30
-    while not (state / "update-started").exists():
-        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
-        time.sleep(0.02)
+    wait_for_marker(proc, state / "update-started", "qmd update")
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err
