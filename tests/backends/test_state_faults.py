@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,19 +24,7 @@ from tests.backends.support import (
 )
 
 NOTES = {"MEMORY.md": "# M\nnotes\n", "memory/a.md": "# A\n"}
-OUTSIDE_TEXT = "precious user data\n"
 SYMLINK = "it is a symbolic link (memwarm does not follow symlinks below the state dir)"
-
-
-@pytest.fixture
-def outside(tmp_path: Path) -> Iterator[Path]:
-    """A user's file outside the state dir, where planted symlinks point: it must stay as it is."""
-    path = tmp_path / "outside" / "user-file"
-    path.parent.mkdir()
-    path.write_text(OUTSIDE_TEXT)
-    yield path
-    assert path.read_text() == OUTSIDE_TEXT
-    assert [p.name for p in path.parent.iterdir()] == ["user-file"], "memwarm created a file outside"
 
 
 def fake_scenario(tmp_path: Path, agents: tuple[str, ...] = ("main",), **qmd: Any) -> tuple[Scenario, Path]:

@@ -10,7 +10,6 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,25 +20,12 @@ from memwarm_cli.backends import state_files
 from memwarm_cli.backends.locks import FileLock, agent_lock_path
 from memwarm_cli.backends.state_files import StatePath
 
-OUTSIDE_TEXT = "precious user data\n"
-
 
 @pytest.fixture
 def state(tmp_path: Path) -> Path:
     path = tmp_path / "state"
     path.mkdir()
     return path
-
-
-@pytest.fixture
-def outside(tmp_path: Path) -> Iterator[Path]:
-    """A user file outside the state dir that a planted symlink points at: it must never change."""
-    path = tmp_path / "outside" / "user-file"
-    path.parent.mkdir()
-    path.write_text(OUTSIDE_TEXT)
-    yield path
-    assert path.read_text() == OUTSIDE_TEXT
-    assert sorted(p.name for p in path.parent.iterdir()) == ["user-file"], "a file was created outside"
 
 
 def test_state_paths_stay_below_the_state_dir(state: Path) -> None:
