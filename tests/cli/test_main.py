@@ -224,21 +224,39 @@ def _assert_one_output_error_line(returncode: int, stderr: str) -> str:
     return stderr
 
 
-@pytest.mark.parametrize("args", _PRINTING_COMMANDS)
-def test_a_full_disk_on_stdout_is_one_line_with_exit_code_5(
-    args: list[str], state_env: dict[str, str]
-) -> None:
+def _assert_full_disk_on_stdout_is_one_error_line(args: list[str], env: dict[str, str]) -> None:
     with open("/dev/full", "wb") as full:
-        returncode, stderr = _run_with_stdout(args, state_env, full.fileno())
+        returncode, stderr = _run_with_stdout(args, env, full.fileno())
     line = _assert_one_output_error_line(returncode, stderr)
     assert line == "memwarm: error: cannot write to stdout: No space left on device\n"
 
 
-@pytest.mark.parametrize("args", _PRINTING_COMMANDS)
-def test_a_closed_stdout_is_one_line_with_exit_code_5(args: list[str], state_env: dict[str, str]) -> None:
-    returncode, stderr = _run_with_stdout(args, state_env, subprocess.DEVNULL, close_stdout=True)
+def _assert_closed_stdout_is_one_error_line(args: list[str], env: dict[str, str]) -> None:
+    returncode, stderr = _run_with_stdout(args, env, subprocess.DEVNULL, close_stdout=True)
     line = _assert_one_output_error_line(returncode, stderr)
     assert line == "memwarm: error: cannot write to stdout: it is closed\n"
+
+
+def _run_into_a_gone_reader(args: list[str], env: dict[str, str]) -> tuple[int, str]:
+    """`memwarm ... | head -c0`: the pipe's read end is closed before memwarm writes."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        return _run_with_stdout(args, env, write_end)
+    finally:
+        os.close(write_end)
+
+
+@pytest.mark.parametrize("args", _PRINTING_COMMANDS)
+def test_a_full_disk_on_stdout_is_one_line_with_exit_code_5(
+    args: list[str], state_env: dict[str, str]
+) -> None:
+    _assert_full_disk_on_stdout_is_one_error_line(args, state_env)
+
+
+@pytest.mark.parametrize("args", _PRINTING_COMMANDS)
+def test_a_closed_stdout_is_one_line_with_exit_code_5(args: list[str], state_env: dict[str, str]) -> None:
+    _assert_closed_stdout_is_one_error_line(args, state_env)
 
 
 def test_a_write_cut_short_midway_is_reported_not_truncated_silently(
@@ -268,14 +286,7 @@ def test_a_write_cut_short_midway_is_reported_not_truncated_silently(
     ],
 )
 def test_a_reader_that_went_away_is_a_quiet_exit_0(state_env: dict[str, str], args: list[str]) -> None:
-    # `memwarm ... | head -c0`: the pipe's read end is closed before memwarm writes.
-    read_end, write_end = os.pipe()
-    os.close(read_end)
-    try:
-        returncode, stderr = _run_with_stdout(args, state_env, write_end)
-    finally:
-        os.close(write_end)
-    assert (returncode, stderr) == (ExitCode.OK, "")
+    assert _run_into_a_gone_reader(args, state_env) == (ExitCode.OK, "")
 
 
 # --- --help and -h write through the same stdout writer as everything else ---
@@ -292,26 +303,15 @@ def test_help_into_a_full_or_closed_stdout_is_one_line_with_exit_code_5(
     args: list[str], state_env: dict[str, str]
 ) -> None:
     # It was a traceback (full disk, buffered), a silent exit 0 (unbuffered) or "Exception ignored".
-    with open("/dev/full", "wb") as full:
-        returncode, stderr = _run_with_stdout(args, state_env, full.fileno())
-    line = _assert_one_output_error_line(returncode, stderr)
-    assert line == "memwarm: error: cannot write to stdout: No space left on device\n"
-    returncode, stderr = _run_with_stdout(args, state_env, subprocess.DEVNULL, close_stdout=True)
-    line = _assert_one_output_error_line(returncode, stderr)
-    assert line == "memwarm: error: cannot write to stdout: it is closed\n"
+    _assert_full_disk_on_stdout_is_one_error_line(args, state_env)
+    _assert_closed_stdout_is_one_error_line(args, state_env)
 
 
 @pytest.mark.parametrize("args", _HELP_COMMANDS)
 def test_help_to_a_reader_that_went_away_is_a_quiet_exit_0(
     args: list[str], state_env: dict[str, str]
 ) -> None:
-    read_end, write_end = os.pipe()
-    os.close(read_end)
-    try:
-        returncode, stderr = _run_with_stdout(args, state_env, write_end)
-    finally:
-        os.close(write_end)
-    assert (returncode, stderr) == (ExitCode.OK, "")  # was exit 1
+    assert _run_into_a_gone_reader(args, state_env) == (ExitCode.OK, "")  # was exit 1
 
 
 def test_short_help_is_the_help(run_cli: RunCli) -> None:
