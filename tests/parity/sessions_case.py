@@ -105,6 +105,23 @@ def build_sessions_case(case: dict[str, Any], base: Path) -> SessionsCaseTree:
     return SessionsCaseTree(base, workspace, outside, state_dir, sessions_dir, export_dir, agent_id)
 
 
+def snapshot(directory: Path) -> dict[str, tuple[bytes, int]]:
+    """Every entry under `directory` (symlinks by their own lstat): content and mtime in ns."""
+    found: dict[str, tuple[bytes, int]] = {}
+    for root, dirs, files in os.walk(directory):
+        for name in files + dirs:
+            path = Path(root, name)
+            info = path.lstat()
+            data = path.read_bytes() if path.is_file() and not path.is_symlink() else b""
+            found[str(path)] = (data, info.st_mtime_ns)
+    return found
+
+
+def sources_snapshot(tree: SessionsCaseTree) -> dict[str, tuple[bytes, int]]:
+    """The transcripts and the symlink targets in `outside`: what an export must leave as they are."""
+    return {**snapshot(tree.sessions_dir), **snapshot(tree.outside)}
+
+
 @dataclass(frozen=True)
 class ExportListing:
     files: dict[str, str]  # top-level regular files: name -> UTF-8 text

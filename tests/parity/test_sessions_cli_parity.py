@@ -34,6 +34,7 @@ from tests.parity.sessions_case import (
     load_session_cases,
     read_export_dir,
     redacted_secrets,
+    sources_snapshot,
     write_case_config,
 )
 
@@ -79,18 +80,6 @@ def _env(base: Path, state_dir: Path) -> dict[str, str]:
     )
 
 
-def _files_under(directory: Path) -> dict[str, tuple[bytes, int]]:
-    """Every entry under `directory` (symlinks by their own lstat): content and mtime in ns."""
-    found: dict[str, tuple[bytes, int]] = {}
-    for root, dirs, files in os.walk(directory):
-        for name in dirs + files:
-            path = Path(root, name)
-            info = path.lstat()
-            data = path.read_bytes() if path.is_file() and not path.is_symlink() else b""
-            found[str(path)] = (data, info.st_mtime_ns)
-    return found
-
-
 @dataclass
 class CliCase:
     case: dict[str, Any]
@@ -107,7 +96,7 @@ def _run_case(name: str, base: Path, version_cache: Path) -> tuple[CliCase, dict
     seeded = tree.state_dir / "memwarm" / "qmd-versions.json"
     seeded.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(version_cache, seeded)
-    sources = {**_files_under(tree.sessions_dir), **_files_under(tree.outside)}
+    sources = sources_snapshot(tree)
     args = ["--config", str(config), "init-backends", "--json", "--at", str(case["nowMs"])]
     result = run_memwarm(args, {**_env(base, tree.state_dir), **tree.env()})
     report = json.loads(result.stdout)
@@ -154,7 +143,7 @@ def test_golden_case_through_init_backends(name: str, tmp_path: Path, qmd_versio
         assert sessions["errorCode"] == expected["error"]
         assert f"qmd session export failed ({expected['error']})" in agent["reason"]
         assert ["update"] not in argvs  # as upstream: a failed pass stops that run's qmd update
-    assert {**_files_under(tree.sessions_dir), **_files_under(tree.outside)} == sources_before
+    assert sources_snapshot(tree) == sources_before
 
     secrets = redacted_secrets(case)
     if secrets:

@@ -36,6 +36,8 @@ from tests.parity.sessions_case import (
     load_session_cases,
     read_export_dir,
     redacted_secrets,
+    snapshot,
+    sources_snapshot,
     write_case_config,
 )
 
@@ -53,18 +55,6 @@ class CaseRun:
     before: dict[str, str]  # the export dir's regular files before the pass
     sources_before: dict[str, tuple[bytes, int]]  # transcripts, and symlink targets in `outside`
     sources_after: dict[str, tuple[bytes, int]]
-
-
-def _snapshot(directory: Path) -> dict[str, tuple[bytes, int]]:
-    """Every entry under `directory` (symlinks by their own lstat): content and mtime in ns."""
-    snapshot: dict[str, tuple[bytes, int]] = {}
-    for root, dirs, files in os.walk(directory):
-        for name in files + dirs:
-            path = Path(root, name)
-            info = path.lstat()
-            data = path.read_bytes() if path.is_file() and not path.is_symlink() else b""
-            snapshot[str(path)] = (data, info.st_mtime_ns)
-    return snapshot
 
 
 def _pass(tree: SessionsCaseTree, case: dict[str, Any]) -> tuple[SessionExportPlan, SessionExportResult, Any]:
@@ -103,9 +93,9 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, CaseRun
         base = Path(os.path.realpath(tmp_path_factory.mktemp(case["name"])))
         tree = build_sessions_case(case, base)
         before = read_export_dir(tree.export_dir).files
-        sources_before = {**_snapshot(tree.sessions_dir), **_snapshot(tree.outside)}
+        sources_before = sources_snapshot(tree)
         plan, result, failure = _pass(tree, case)
-        sources_after = {**_snapshot(tree.sessions_dir), **_snapshot(tree.outside)}
+        sources_after = sources_snapshot(tree)
         done[case["name"]] = CaseRun(case, tree, plan, result, failure, before, sources_before, sources_after)
     yield done
 
@@ -161,12 +151,12 @@ def test_dry_run_plan_is_what_the_pass_did(runs: dict[str, CaseRun], name: str) 
 @pytest.mark.parametrize("name", CASE_IDS)
 def test_second_pass_changes_nothing(runs: dict[str, CaseRun], name: str) -> None:
     run = runs[name]
-    before = _snapshot(run.tree.export_dir)
+    before = snapshot(run.tree.export_dir)
     plan, result, failure = _pass(run.tree, run.case)
     assert (plan.writes, plan.deletes) == ((), ())
     assert (result.written, result.deleted) == ((), ())
     assert (failure is None) == (run.case["expected"]["error"] is None)
-    assert _snapshot(run.tree.export_dir) == before  # same bytes and the same mtimes
+    assert snapshot(run.tree.export_dir) == before  # same bytes and the same mtimes
 
 
 @pytest.mark.parametrize("name", CASE_IDS)
