@@ -173,6 +173,16 @@ def make_scenario(root: Path, agents: Mapping[str, Mapping[str, str]], config: d
     return scenario
 
 
+def real_qmd_scenario(
+    root: Path, agents: Mapping[str, Mapping[str, str]], config: dict[str, Any]
+) -> Scenario:
+    """make_scenario, run with the real qmd (tools/bin first on PATH); skipped without it (failed in CI)."""
+    require_real_qmd()
+    scenario = make_scenario(root, agents, config)
+    scenario.path_dirs = [TOOLS_BIN]
+    return scenario
+
+
 def by_agent(report: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     return {agent["agentId"]: agent for agent in report["agents"]}
 

@@ -17,8 +17,7 @@ from memwarm_cli.backends import agent_steps, init_run, qmd_output
 from memwarm_cli.backends.fingerprint import Snapshot
 from memwarm_cli.backends.freshness import walked_snapshot
 from memwarm_cli.backends.qmd_settings import QmdSettings
-from tests.backends.support import by_agent, make_scenario, require_real_qmd
-from tests.conftest import TOOLS_BIN
+from tests.backends.support import by_agent, real_qmd_scenario
 
 pytestmark = pytest.mark.qmd
 
@@ -38,9 +37,9 @@ def _only_this_thread_left(timeout: float = 15.0) -> None:
 def test_a_run_walks_each_agent_once_before_its_threads_start(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    require_real_qmd()
-    scenario = make_scenario(tmp_path, {"a": NOTES, "b": NOTES, "c": NOTES}, {"memory": {"backend": "qmd"}})
-    scenario.path_dirs = [TOOLS_BIN]
+    scenario = real_qmd_scenario(
+        tmp_path, {"a": NOTES, "b": NOTES, "c": NOTES}, {"memory": {"backend": "qmd"}}
+    )
     cold, cold_report = scenario.run_json(["--concurrency", "2"])
     assert cold.returncode == 0, cold.stderr
     assert [agent["status"] for agent in cold_report["agents"]] == ["armed"] * 3
@@ -89,9 +88,7 @@ def test_a_run_walks_each_agent_once_before_its_threads_start(
 def test_one_lane_walks_here_and_a_dry_run_walks_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    require_real_qmd()
-    scenario = make_scenario(tmp_path, {"a": NOTES, "b": NOTES}, {"memory": {"backend": "qmd"}})
-    scenario.path_dirs = [TOOLS_BIN]
+    scenario = real_qmd_scenario(tmp_path, {"a": NOTES, "b": NOTES}, {"memory": {"backend": "qmd"}})
     pids: list[int] = []
 
     def recording(job: tuple[QmdSettings, str, int]) -> Snapshot:

@@ -19,6 +19,7 @@ from tests.backends.support import (
     Scenario,
     by_agent,
     make_scenario,
+    real_qmd_scenario,
     require_real_qmd,
     search_files,
 )
@@ -29,12 +30,11 @@ pytestmark = pytest.mark.qmd
 
 @pytest.fixture(scope="module")
 def two_agents(tmp_path_factory: pytest.TempPathFactory) -> tuple[Scenario, CliResult, dict[str, Any]]:
-    require_real_qmd()
     root = tmp_path_factory.mktemp("real-qmd")
     extra = root / "ops-extra"
     extra.mkdir()
     (extra / "runbook.md").write_text("# Runbook\nRestart the walrus scheduler nightly.\n", encoding="utf-8")
-    scenario = make_scenario(
+    scenario = real_qmd_scenario(
         root,
         {
             "main": {
@@ -51,7 +51,6 @@ def two_agents(tmp_path_factory: pytest.TempPathFactory) -> tuple[Scenario, CliR
             "agents": {"list": [{"id": "ops", "memorySearch": {"extraPaths": [str(extra)]}}]},
         },
     )
-    scenario.path_dirs = [TOOLS_BIN]
     result, report = scenario.run_json()
     return scenario, result, report
 
@@ -183,11 +182,9 @@ def test_edited_note_is_found_after_the_next_run(
 
 def test_missing_memory_dir_is_not_created_and_is_added_once_it_appears(tmp_path: Path) -> None:
     """memwarm never writes into a workspace: no memory/ means no memory-dir collection yet, not a failure."""
-    require_real_qmd()
-    scenario = make_scenario(
+    scenario = real_qmd_scenario(
         tmp_path, {"main": {"MEMORY.md": "# M\nPelican.\n"}}, {"memory": {"backend": "qmd"}}
     )
-    scenario.path_dirs = [TOOLS_BIN]
     memory = scenario.workspace("main") / "memory"
 
     def actions(report: dict[str, Any]) -> dict[str, str]:
@@ -225,11 +222,9 @@ def test_missing_memory_dir_is_not_created_and_is_added_once_it_appears(tmp_path
 
 def test_note_in_a_memory_dir_created_later_is_searchable(tmp_path: Path) -> None:
     """Run, then create memory/ with a note, run again: collection added, the note searchable."""
-    require_real_qmd()
-    scenario = make_scenario(
+    scenario = real_qmd_scenario(
         tmp_path, {"main": {"MEMORY.md": "# M\nPelican.\n"}}, {"memory": {"backend": "qmd"}}
     )
-    scenario.path_dirs = [TOOLS_BIN]
     first, _ = scenario.run_json()
     assert first.returncode == 0, first.stderr
     memory = scenario.workspace("main") / "memory"
@@ -307,11 +302,10 @@ def test_conflicts_unmanaged_collections_are_never_removed(tmp_path: Path) -> No
 
 
 def test_a_collection_no_longer_configured_is_kept_with_a_warning_once(tmp_path: Path) -> None:
-    require_real_qmd()
     extra = tmp_path / "extra"
     extra.mkdir()
     (extra / "old.md").write_text("# Old\nThe axolotl archive moved.\n", encoding="utf-8")
-    scenario = make_scenario(
+    scenario = real_qmd_scenario(
         tmp_path,
         {"main": {"memory/a.md": "# A\n"}},
         {
@@ -319,7 +313,6 @@ def test_a_collection_no_longer_configured_is_kept_with_a_warning_once(tmp_path:
             "agents": {"list": [{"id": "main", "memorySearch": {"extraPaths": [str(extra)]}}]},
         },
     )
-    scenario.path_dirs = [TOOLS_BIN]
     result, report = scenario.run_json()
     assert result.returncode == 0, result.stderr
     (dropped,) = [c["name"] for c in report["agents"][0]["collections"] if c["kind"] != "default"]
@@ -372,9 +365,7 @@ def test_offline_embed_times_out_and_degrades(tmp_path: Path) -> None:
 
 
 def test_dry_run_touches_nothing(tmp_path: Path) -> None:
-    require_real_qmd()
-    scenario = make_scenario(tmp_path, {"main": {"MEMORY.md": "m"}}, {"memory": {"backend": "qmd"}})
-    scenario.path_dirs = [TOOLS_BIN]
+    scenario = real_qmd_scenario(tmp_path, {"main": {"MEMORY.md": "m"}}, {"memory": {"backend": "qmd"}})
     before = sorted(str(p) for p in tmp_path.rglob("*"))
     result = scenario.run(["--dry-run", "--embed", "--probe"])
     assert result.returncode == 0, result.stderr
@@ -430,7 +421,6 @@ def test_toolchain_runs_qmd_on_node_22_whatever_node_is_on_path() -> None:
 def test_dry_run_plans_exactly_the_commands_a_cold_run_runs(tmp_path: Path) -> None:
     """One list of steps: the plan's argv are the run's, in order, down to the probe's collections
     (a collection whose directory is missing is not added, so it is not searched either)."""
-    require_real_qmd()
     extra = tmp_path / "extra"
     extra.mkdir()
     (extra / "n.md").write_text("# N\nMarmot.\n", encoding="utf-8")
@@ -438,8 +428,7 @@ def test_dry_run_plans_exactly_the_commands_a_cold_run_runs(tmp_path: Path) -> N
         "memory": {"backend": "qmd"},
         "agents": {"defaults": {"memorySearch": {"extraPaths": [str(extra), str(tmp_path / "gone")]}}},
     }
-    scenario = make_scenario(tmp_path, {"main": {"MEMORY.md": "# M\nPelican.\n"}}, config)
-    scenario.path_dirs = [TOOLS_BIN]
+    scenario = real_qmd_scenario(tmp_path, {"main": {"MEMORY.md": "# M\nPelican.\n"}}, config)
     planned, plan = scenario.run_json(["--dry-run", "--probe"])
     assert planned.returncode == 0, planned.stderr
     result, report = scenario.run_json(["--probe"])

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from tests.backends.support import Scenario, make_scenario, require_real_qmd, search_files
-from tests.conftest import TOOLS_BIN, CliResult
+from tests.backends.support import Scenario, real_qmd_scenario, search_files
+from tests.conftest import CliResult
 
 pytestmark = pytest.mark.qmd
 
@@ -29,14 +29,12 @@ def message(role: str, text: str) -> str:
 
 @pytest.fixture(scope="module")
 def agent(tmp_path_factory: pytest.TempPathFactory) -> Run:
-    require_real_qmd()
     root = tmp_path_factory.mktemp("real-qmd-sessions")
-    scenario = make_scenario(
+    scenario = real_qmd_scenario(
         root,
         {"main": {"memory/2026-04-10.md": "# Day\nThe quokka committee approved the budget.\n"}},
         {"memory": {"backend": "qmd", "qmd": {"sessions": {"enabled": True}}}},
     )
-    scenario.path_dirs = [TOOLS_BIN]
     sessions = scenario.state / "agents" / "main" / "sessions"
     sessions.mkdir(parents=True)
     (sessions / "trip.jsonl").write_text(

@@ -24,7 +24,7 @@ from tests.backends.support import (
     Scenario,
     install_fake_qmd,
     make_scenario,
-    require_real_qmd,
+    real_qmd_scenario,
     wait_for_marker,
 )
 from tests.conftest import MEMWARM, TOOLS_BIN, CliResult, run_memwarm
@@ -69,9 +69,8 @@ def tree(root: Path) -> dict[str, tuple[int, int]]:
 
 @pytest.fixture(scope="module")
 def warm(tmp_path_factory: pytest.TempPathFactory) -> Scenario:
-    require_real_qmd()
     root = tmp_path_factory.mktemp("status-real-qmd")
-    scenario = make_scenario(
+    scenario = real_qmd_scenario(
         root,
         {"main": NOTES, "off": {"memory/x.md": "x\n"}},
         {
@@ -79,7 +78,6 @@ def warm(tmp_path_factory: pytest.TempPathFactory) -> Scenario:
             "agents": {"list": [{"id": "off", "memorySearch": {"enabled": False}}]},
         },
     )
-    scenario.path_dirs = [TOOLS_BIN]
     result, _ = scenario.run_json()
     assert result.returncode == 0, result.stderr
     return scenario

@@ -15,8 +15,8 @@ import pytest
 
 from memwarm_cli.config import load_config
 from memwarm_cli.configview.check import check_config
-from tests.backends.support import make_scenario, require_real_qmd
-from tests.conftest import TOOLS_BIN, RunCli
+from tests.backends.support import real_qmd_scenario
+from tests.conftest import RunCli
 
 LONE = "\ud800"
 REPLACED = "\ufffd"
@@ -149,8 +149,7 @@ def test_surrogate_pairs_still_form_one_character(tmp_path: Path) -> None:
 
 @pytest.mark.qmd
 def test_real_qmd_gets_the_replaced_pattern_and_env(tmp_path: Path) -> None:
-    require_real_qmd()
-    scenario = make_scenario(
+    scenario = real_qmd_scenario(
         tmp_path,
         {"main": {"memory/2026-01-01.md": "# Day\nQuokka notes.\n", f"notes/a{REPLACED}.md": "# A\nx\n"}},
         {
@@ -161,7 +160,6 @@ def test_real_qmd_gets_the_replaced_pattern_and_env(tmp_path: Path) -> None:
             },
         },
     )
-    scenario.path_dirs = [TOOLS_BIN]
     result, report = scenario.run_json(["--no-embed"])
     assert result.returncode == 0, result.stderr
     (agent,) = report["agents"]
