@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import os
 import re
 import stat
@@ -28,7 +27,13 @@ from typing import Any
 from memwarm_cli.backends import state_files
 from memwarm_cli.backends.file_walk import FileList, snapshot_collection
 from memwarm_cli.backends.qmd_collections import CollectionSpec
-from memwarm_cli.backends.state_files import InvalidStateFile, StatePath, write_json_atomically
+from memwarm_cli.backends.state_files import StatePath
+from memwarm_cli.backends.state_records import (
+    InvalidStateFile,
+    read_record,
+    record_number,
+    write_json_atomically,
+)
 
 FINGERPRINT_NAME = "memwarm-fingerprint.json"
 FILE_LIST_NAME = "memwarm-files.json"
@@ -203,7 +208,7 @@ def read_fingerprint(path: StatePath, warn: Callable[[str], None] | None = None)
     treated as absent, so the run does a full pass and writes a good one. Absurd numbers are clamped:
     `embedFailures` to MAX_EMBED_FAILURES, timestamps in the future to now.
     """
-    return state_files.read_record(path, parse_fingerprint, max_bytes=FINGERPRINT_MAX_BYTES, warn=warn)
+    return read_record(path, parse_fingerprint, max_bytes=FINGERPRINT_MAX_BYTES, warn=warn)
 
 
 def parse_fingerprint(data: Any) -> StoredFingerprint | None:
@@ -275,16 +280,7 @@ def _parts(value: Any) -> FingerprintParts | None:
 
 def _number(data: dict[str, Any], key: str) -> float:
     """A finite number >= 0 (missing: 0); anything else makes the file invalid."""
-    value = data.get(key, 0)
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise InvalidStateFile(f"{key} is not a number")
-    try:
-        number = float(value)
-    except OverflowError:
-        raise InvalidStateFile(f"{key} is not a finite number") from None
-    if not math.isfinite(number) or number < 0:
-        raise InvalidStateFile(f"{key} is not a finite number >= 0")
-    return number
+    return record_number(data.get(key, 0), key)
 
 
 def _count(data: dict[str, Any], key: str, maximum: int) -> int:

@@ -20,7 +20,8 @@ from memwarm_cli.backends import state_files
 from memwarm_cli.backends.file_walk import FileList
 from memwarm_cli.backends.fingerprint import FingerprintParts, Snapshot, StoredFingerprint
 from memwarm_cli.backends.qmd_settings import QmdSettings
-from memwarm_cli.backends.state_files import InvalidStateFile, StatePath
+from memwarm_cli.backends.state_files import StatePath
+from memwarm_cli.backends.state_records import InvalidStateFile
 
 EXAMPLE_PATHS = 3  # the first few paths named per kind of change
 

@@ -11,14 +11,18 @@ atomic, no symlink followed, validated on read (an unusable record reads as abse
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memwarm_cli.backends import state_files
-from memwarm_cli.backends.state_files import InvalidStateFile, StatePath, write_json_atomically
+from memwarm_cli.backends.state_files import StatePath
+from memwarm_cli.backends.state_records import (
+    InvalidStateFile,
+    read_record,
+    record_number,
+    write_json_atomically,
+)
 
 LAST_RUN_NAME = "memwarm-last-run.json"
 LAST_RUN_VERSION = 1
@@ -57,7 +61,7 @@ def last_run_path(state_dir: Path, qmd_dir: Path) -> StatePath:
 
 
 def read_last_run(path: StatePath, warn: Callable[[str], None] | None = None) -> LastRun | None:
-    return state_files.read_record(path, parse_last_run, max_bytes=LAST_RUN_MAX_BYTES, warn=warn)
+    return read_record(path, parse_last_run, max_bytes=LAST_RUN_MAX_BYTES, warn=warn)
 
 
 def parse_last_run(data: Any) -> LastRun | None:
@@ -89,16 +93,7 @@ def parse_last_run(data: Any) -> LastRun | None:
 
 
 def _number(data: dict[str, Any], key: str) -> float:
-    value = data.get(key)
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise InvalidStateFile(f"{key} is not a number")
-    try:
-        number = float(value)
-    except OverflowError:
-        raise InvalidStateFile(f"{key} is not a finite number") from None
-    if not math.isfinite(number) or number < 0 or number > 2**53:
-        raise InvalidStateFile(f"{key} is not a finite number >= 0")
-    return number
+    return record_number(data.get(key), key, maximum=2**53)
 
 
 def _optional(data: dict[str, Any], key: str) -> float | None:

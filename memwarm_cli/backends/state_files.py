@@ -15,8 +15,7 @@ validation on read and discarded.
 
 Reads return the file's JSON or why it cannot be used (`StateRead`): a symlink, not a regular file,
 larger than the caller's cap, not UTF-8, not JSON (NaN and Infinity are not JSON either), nested too
-deeply. `read_record` adds the caller's schema check on top (fingerprint.py, last_run.py,
-version_cache.py): an unusable record is reported once and read as absent.
+deeply. state_records.py checks a record's schema on top.
 """
 
 from __future__ import annotations
@@ -28,12 +27,10 @@ import os
 import re
 import stat
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
-
-_Record = TypeVar("_Record")
+from typing import Any
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
 # NONBLOCK: a FIFO planted at a state file's name never blocks the open or the read.
@@ -42,10 +39,6 @@ _NEW_FILE_MODE = 0o666  # minus the umask, as a plain open() would create it
 _TEMP_NAME_ATTEMPTS = 8
 STALE_TEMP_SECONDS = 600  # a temp file this old belongs to no live writer
 SYMLINK_REFUSED = "it is a symbolic link (memwarm does not follow symlinks below the state dir)"
-
-
-class InvalidStateFile(ValueError):
-    """A state file whose content memwarm did not write: it is discarded (the message says why)."""
 
 
 @dataclass(frozen=True)
@@ -364,30 +357,3 @@ def _why(exc: OSError, target: StatePath) -> str:
 def discarded_warning(target: StatePath, problem: str) -> str:
     """The one warning for a state file that is unusable: the run goes on as if it were absent."""
     return f"ignoring {target}: {problem}; continuing as if it were absent"
-
-
-def read_record(
-    target: StatePath,
-    parse: Callable[[Any], _Record | None],
-    *,
-    max_bytes: int,
-    warn: Callable[[str], None] | None,
-) -> _Record | None:
-    """`parse` of the JSON in `target`; None when the file is absent, `parse` returns None (another
-    format version) or it is unusable: a read problem or `parse`'s InvalidStateFile, reported through
-    `warn` with `discarded_warning`."""
-    read = read_json(target, max_bytes=max_bytes)
-    problem = read.problem
-    if read.found and problem is None:
-        try:
-            return parse(read.data)
-        except InvalidStateFile as exc:
-            problem = str(exc)
-    if problem is not None and warn is not None:
-        warn(discarded_warning(target, problem))
-    return None
-
-
-def write_json_atomically(target: StatePath, data: Any) -> None:
-    """JSON (2-space indent, one trailing newline) through write_atomically."""
-    write_atomically(target, (json.dumps(data, indent=2) + "\n").encode("utf-8"))

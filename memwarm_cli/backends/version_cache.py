@@ -14,10 +14,15 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from memwarm_cli.backends import qmd_commands, state_files
+from memwarm_cli.backends import qmd_commands
 from memwarm_cli.backends.process import CancelToken, CommandResult, resolve_executable, run_command
 from memwarm_cli.backends.qmd_output import parse_version
-from memwarm_cli.backends.state_files import InvalidStateFile, StatePath, write_json_atomically
+from memwarm_cli.backends.state_files import StatePath
+from memwarm_cli.backends.state_records import (
+    InvalidStateFile,
+    read_record,
+    write_json_atomically,
+)
 
 VERSION_CACHE_NAME = "qmd-versions.json"
 # `qmd --version` answers in well under a second; a qmd that hangs on it must not stall every run.
@@ -69,7 +74,7 @@ def parse_version_cache(data: Any) -> dict[str, str]:
 
 def read_version_cache(path: StatePath, warn: Callable[[str], None] | None = None) -> dict[str, str]:
     """The cached versions; an unusable cache is reported through `warn` and read as empty."""
-    entries = state_files.read_record(path, parse_version_cache, max_bytes=VERSION_CACHE_MAX_BYTES, warn=warn)
+    entries = read_record(path, parse_version_cache, max_bytes=VERSION_CACHE_MAX_BYTES, warn=warn)
     return {} if entries is None else entries
 
 

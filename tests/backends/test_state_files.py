@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from memwarm_cli.backends import fingerprint as fp
-from memwarm_cli.backends import state_files
+from memwarm_cli.backends import state_files, state_records
 from memwarm_cli.backends.locks import FileLock, agent_lock_path
 from memwarm_cli.backends.state_files import StatePath
 
@@ -91,7 +91,7 @@ def test_fingerprint_temp_names_cannot_be_predicted(state: Path, outside: Path) 
 FULL_DISK_WRITER = """
 import resource, sys
 from pathlib import Path
-from memwarm_cli.backends import state_files
+from memwarm_cli.backends import state_files, state_records
 resource.setrlimit(resource.RLIMIT_FSIZE, (16, 16))
 state = Path(sys.argv[1])
 try:
@@ -156,7 +156,7 @@ def test_reads_say_why_a_file_cannot_be_used(state: Path, outside: Path) -> None
 
 def _parse_counter(data: Any) -> int | None:
     if not isinstance(data, dict) or type(data.get("count")) is not int:
-        raise state_files.InvalidStateFile("count is not an integer")
+        raise state_records.InvalidStateFile("count is not an integer")
     return None if data["count"] < 0 else data["count"]
 
 
@@ -165,19 +165,19 @@ def test_a_record_read_warns_once_about_an_unusable_file_and_reads_it_as_absent(
     warnings: list[str] = []
 
     def read() -> int | None:
-        return state_files.read_record(target, _parse_counter, max_bytes=64, warn=warnings.append)
+        return state_records.read_record(target, _parse_counter, max_bytes=64, warn=warnings.append)
 
     assert read() is None and warnings == []  # absent: nothing to say
-    state_files.write_json_atomically(target, {"count": 3})
+    state_records.write_json_atomically(target, {"count": 3})
     assert target.path.read_text() == '{\n  "count": 3\n}\n'
     assert read() == 3 and warnings == []
-    state_files.write_json_atomically(target, {"count": -1})  # parse's None: another format, no warning
+    state_records.write_json_atomically(target, {"count": -1})  # parse's None: another format, no warning
     assert read() is None and warnings == []
-    state_files.write_json_atomically(target, {"count": "3"})
+    state_records.write_json_atomically(target, {"count": "3"})
     assert read() is None
     assert warnings == [f"ignoring {target}: count is not an integer; continuing as if it were absent"]
     target.path.write_bytes(b" " * 65)
-    assert state_files.read_record(target, _parse_counter, max_bytes=64, warn=None) is None
+    assert state_records.read_record(target, _parse_counter, max_bytes=64, warn=None) is None
     assert read() is None
     assert warnings[1:] == [f"ignoring {target}: it is larger than 64 bytes; continuing as if it were absent"]
 
