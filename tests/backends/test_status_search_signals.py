@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.backends.support import Scenario, install_fake_qmd, make_scenario
+from tests.backends.support import Scenario, install_fake_qmd, make_scenario, process_alive, wait_for_marker
 from tests.conftest import MEMWARM
 
 NOTES = {"MEMORY.md": "# M\nnotes\n", "memory/a.md": "# A\n"}
@@ -43,14 +43,6 @@ def _index_holding(path: Path) -> None:
     db.close()
 
 
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
-
-
 def _signal_once_started(
     scenario: Scenario, state: Path, args: list[str], sig: int
 ) -> tuple[int, str, float]:
@@ -63,11 +55,7 @@ def _signal_once_started(
         text=True,
     )
     try:
-        deadline = time.monotonic() + 30
-        while not (state / "started").exists():
-            assert proc.poll() is None, proc.communicate()
-            assert time.monotonic() < deadline, "qmd never started"
-            time.sleep(0.02)
+        wait_for_marker(proc, state / "started", "qmd")
         signalled = time.monotonic()
         proc.send_signal(sig)
         _, err = proc.communicate(timeout=20)
@@ -98,9 +86,9 @@ def test_a_signal_stops_qmd_and_everything_under_it_first(
     pids = [int(pid) for pid in (state / "children").read_text().split()]
     assert len(pids) == 2
     deadline = time.monotonic() + 5  # reaped by memwarm; the grandchild, now init's, soon after
-    while any(_alive(pid) for pid in pids) and time.monotonic() < deadline:
+    while any(process_alive(pid) for pid in pids) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not [pid for pid in pids if _alive(pid)], "qmd or its child outlived memwarm"
+    assert not [pid for pid in pids if process_alive(pid)], "qmd or its child outlived memwarm"
 
 
 def test_the_fake_really_hangs_without_a_signal(tmp_path: Path) -> None:
