@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import pickle
 import time
 from pathlib import Path
 
@@ -136,3 +137,17 @@ def test_another_format_version_is_ignored_quietly(tmp_path: Path) -> None:
     warnings: list[str] = []
     assert fp.read_fingerprint(path, warnings.append) is None
     assert warnings == []
+
+
+def test_a_snapshot_crosses_a_fork_packed_and_comes_back_equal() -> None:
+    """forked_map pickles each walked snapshot: file lists travel as flat columns and are unpacked only
+    when read; the digests computed in the walker come along, so a fresh run never unpacks a list."""
+    files = [("a.md", 3, 1_700_000_000_000_000_000), ("caf\udce9.md", 0, -5), ("sub/b.md", 2**40, 0)]
+    snapshot = fp.Snapshot({"searchMode": "search"}, "qmd 2.8.3", {"dir": files, "gone": None, "empty": []})
+    parts = snapshot.parts(None)
+    back = pickle.loads(pickle.dumps(snapshot))
+    assert back._digests == snapshot._digests
+    assert not back.files._lists  # type: ignore[attr-defined]  # nothing unpacked yet
+    assert back.parts(None) == parts
+    assert back == snapshot and dict(back.files) == {"dir": files, "gone": None, "empty": []}
+    assert back.file_count == 3 and back.with_version("v2").files["dir"] == files
