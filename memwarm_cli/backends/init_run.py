@@ -56,7 +56,9 @@ def export_dir_agents(loaded: LoadedConfig) -> dict[str, tuple[str, ...]]:
             loaded.data, agent.id, agent.entry, agent.workspace, loaded.state_dir, loaded.env
         )
         if settings.skip_reason is None and settings.qmd is not None and settings.qmd.sessions.enabled:
-            key = os.path.realpath(settings.qmd.sessions.export_dir)
+            export_dir = str(settings.qmd.sessions.export_dir)
+            # A NUL (JSON5 "\u0000") makes realpath raise; the export step fails that agent in words.
+            key = export_dir if "\0" in export_dir else os.path.realpath(export_dir)
             owners.setdefault(key, []).append(agent.id)
     return {key: tuple(ids) for key, ids in owners.items()}
 

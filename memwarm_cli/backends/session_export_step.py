@@ -59,6 +59,11 @@ class _WhenExporting:
 def _check(job: AgentJob) -> bool:
     """The export dir may be used (True: it exists); AgentFailed otherwise."""
     export_dir = job.qmd.sessions.export_dir
+    if "\0" in str(export_dir):  # valid JSON5 ("\u0000"), and no file system call takes it
+        raise AgentFailed(
+            f"qmd session export refused: export dir {export_dir} holds a NUL character "
+            "(memory.qmd.sessions.exportDir)"
+        )
     sharing = job.context.export_dir_agents.get(os.path.realpath(export_dir), ())
     others = [agent for agent in sharing if agent != job.settings.agent_id]
     from memwarm_cli.backends.session_export import SessionExportRefused, check_export_dir

@@ -215,3 +215,20 @@ def test_a_session_export_dir_below_the_state_dir_is_not_made_through_a_symlink(
     result, report = run(scenario, state)
     assert result.returncode == ExitCode.FINDINGS, result.stderr
     assert report["agents"][0]["reason"] == f"cannot prepare {scenario.state / 'exports'}: {SYMLINK}"
+
+
+@pytest.mark.parametrize("dry_run", [False, True])
+def test_a_nul_in_the_export_dir_fails_the_agent_in_words(tmp_path: Path, dry_run: bool) -> None:
+    """`exportDir: "a\\u0000b"` is valid JSON5; realpath raised on it, a traceback before any agent ran."""
+    scenario, state = fake_scenario(tmp_path)
+    scenario.config["memory"]["qmd"]["sessions"] = {"enabled": True, "exportDir": "a\0b"}
+    scenario.write_config()
+    result, report = run(scenario, state, *(["--dry-run"] if dry_run else []))
+    assert result.returncode == ExitCode.FINDINGS, result.stderr
+    reason = report["agents"][0]["reason"]
+    assert (
+        reason
+        == f"qmd session export refused: export dir {scenario.root / 'ws-main'}/a\0b holds a NUL "
+        + ("character (memory.qmd.sessions.exportDir)")
+    )
+    assert not (scenario.root / "ws-main" / "a").exists()
