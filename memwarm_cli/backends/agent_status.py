@@ -34,6 +34,7 @@ from memwarm_cli.backends.locks import agent_lock_path, flocked_inodes, lock_is_
 from memwarm_cli.backends.process import CancelToken
 from memwarm_cli.backends.qmd_diagnosis import unavailable_hint
 from memwarm_cli.backends.qmd_paths import qmd_child_env
+from memwarm_cli.backends.qmd_settings import QmdSettings
 from memwarm_cli.backends.state_files import StatePath
 from memwarm_cli.backends.version_cache import peek_version
 from memwarm_cli.config import LoadedConfig
@@ -176,7 +177,12 @@ def collect_status(
         for s in everyone
         if s.qmd is not None and s.skip_reason is None
     }
-    snapshots = dict(zip(jobs, forked_map(walked_snapshot, list(jobs.values())), strict=True))
+
+    def walk(job: tuple[QmdSettings, str, int]) -> Snapshot:
+        token.check()  # a signal ends the walks between agents, and forked_map stops its children
+        return walked_snapshot(job)
+
+    snapshots = dict(zip(jobs, forked_map(walk, list(jobs.values())), strict=True))
     agents = [
         _agent_status(
             loaded, s, options, now, held, note, versions.get(s.agent_id), snapshots.get(s.agent_id)
