@@ -147,8 +147,15 @@ def show_command(
     if not quiet:
         for warning in loaded.warnings:
             warn(warning.message)
-    data = show_data(loaded, agent)
-    write_stdout(render(data, fmt))
+    try:
+        text = render(show_data(loaded, agent), fmt)
+    except RecursionError:  # the writers recurse deeper per level than the reader does
+        from memwarm_cli.errors import ConfigError
+
+        raise ConfigError(
+            str(loaded.source.path), f"the config is nested too deeply to write as {fmt.upper()}"
+        ) from None
+    write_stdout(text)
 
 
 def render(data: dict[str, Any], fmt: str) -> str:

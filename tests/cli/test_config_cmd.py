@@ -517,3 +517,16 @@ def test_path_backend_per_agent(run_cli: RunCli, home_dir: Path) -> None:
     assert backends == {"main": "qmd", "off": "none (memory search disabled)", "b": "builtin"}
     text = run_cli(["--config", str(cfg), "config", "path"]).stdout
     assert "  backend:    none (memory search disabled)\n" in text
+
+
+def test_a_config_too_deep_for_the_toml_writer_is_one_error_line(tmp_path: Path, run_cli: RunCli) -> None:
+    """The reader takes a few hundred levels; tomli_w recursed deeper per level and ended in a traceback."""
+    depth = 280
+    config = tmp_path / "deep.json5"
+    config.write_text("{memory: {qmd: {update: {interval: " + "{a:" * depth + "1" + "}" * depth + "}}}}")
+    result = run_cli(["--config", str(config), "config", "show", "--format", "toml"])
+    assert result.returncode == 3, result.stderr
+    assert result.stderr == f"memwarm: error: {config}: the config is nested too deeply to write as TOML\n"
+    assert result.stdout == ""
+    shown = run_cli(["--config", str(config), "config", "show", "--json"])
+    assert shown.returncode == 0 and json.loads(shown.stdout), shown.stderr
