@@ -8,13 +8,13 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from memwarm_cli.config.paths import resolve_home_dir, resolve_state_dir, resolve_user_path
 from memwarm_cli.errors import UnknownAgentError
 from memwarm_cli.jsstring import js_trim, js_trimmed_string, js_truthy
+from memwarm_cli.records import record
 
 DEFAULT_AGENT_ID = "main"
 MAX_AGENT_ID_LENGTH = 64
@@ -119,7 +119,7 @@ def resolve_default_workspace_dir(env: Mapping[str, str]) -> Path:
     return home / ".openclaw" / "workspace"
 
 
-@dataclass(frozen=True)
+@record
 class Agent:
     id: str
     is_default: bool
@@ -127,7 +127,7 @@ class Agent:
     entry: Mapping[str, Any] | None
 
 
-@dataclass(frozen=True)
+@record
 class _AgentIndex:
     """What every per-agent lookup needs, computed once per config: lookups in a loop over 10,000
     agents must not rescan (and re-normalise) the whole list each time."""

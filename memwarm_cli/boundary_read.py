@@ -13,8 +13,9 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from dataclasses import dataclass
 from enum import StrEnum
+
+from memwarm_cli.records import record
 
 
 class ReadFailure(StrEnum):
@@ -26,7 +27,7 @@ class ReadFailure(StrEnum):
     UNREADABLE = "unreadable"
 
 
-@dataclass(frozen=True)
+@record
 class ReadOutcome:
     content: str | None  # decoded text (U+FFFD for invalid UTF-8), None when the file was skipped
     failure: ReadFailure | None

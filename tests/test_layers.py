@@ -17,7 +17,8 @@ PACKAGE = Path(__file__).resolve().parent.parent / "memwarm_cli"
 # share a layer are siblings and must not import each other. A unit is a subpackage or a top-level
 # module of memwarm_cli (`""` is the package's own __init__).
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("", "exitcodes", "errors", "jsstring", "textsafe", "durations", "boundary_read"),  # base: one unit
+    # base: one unit
+    ("", "exitcodes", "errors", "jsstring", "textsafe", "durations", "boundary_read", "records"),
     ("config",),  # reading a config: discovery, formats, includes, ${VAR}, positions
     ("agents",),
     ("startup", "backends", "bootstrap"),

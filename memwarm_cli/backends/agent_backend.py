@@ -5,7 +5,6 @@ per-agent qmd paths (§5.1), resolved together for `init-backends`, `config show
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -15,13 +14,14 @@ from memwarm_cli.backends.qmd_paths import AgentQmdPaths, agent_qmd_paths
 from memwarm_cli.backends.qmd_settings import QmdSettings, resolve_qmd_settings
 from memwarm_cli.backends.setting_use import ConfiguredSetting, configured_settings
 from memwarm_cli.config.lookup import lookup
+from memwarm_cli.records import record
 
 if TYPE_CHECKING:
     from memwarm_cli.agents import Agent
     from memwarm_cli.config import LoadedConfig
 
 
-@dataclass(frozen=True)
+@record
 class AgentBackendSettings:
     """The memory backend picture of one agent, as `init-backends` and `config show` need it.
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Literal
 
 from memwarm_cli.backends import fingerprint as fp
@@ -34,6 +33,7 @@ from memwarm_cli.backends.qmd_settings import QmdSettings
 from memwarm_cli.backends.state_files import StatePath
 from memwarm_cli.backends.version_cache import QmdVersions
 from memwarm_cli.config import LoadedConfig
+from memwarm_cli.records import record
 
 
 class AgentFailed(Exception):
@@ -44,7 +44,7 @@ class AgentFailed(Exception):
         self.reason = reason
 
 
-@dataclass(frozen=True)
+@record
 class EmbedState:
     vectors_current: bool
     failures: int = 0

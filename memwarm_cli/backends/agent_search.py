@@ -23,7 +23,6 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +38,7 @@ from memwarm_cli.backends.qmd_settings import QmdLimits
 from memwarm_cli.config import LoadedConfig
 from memwarm_cli.errors import MemwarmError
 from memwarm_cli.jsstring import js_length, js_slice
+from memwarm_cli.records import record
 
 SEARCH_SCHEMA = 1
 _SNIPPET_HEADER = re.compile(r"@@\s*-([0-9]+),([0-9]+)")
@@ -48,7 +48,7 @@ class SearchFailed(MemwarmError):
     """The search could not answer (exit 1): no index, a timeout, qmd failed."""
 
 
-@dataclass(frozen=True)
+@record
 class SearchHit:
     path: str  # workspace-relative, or qmd/<collection>/<path>
     start_line: int
@@ -72,7 +72,7 @@ class SearchHit:
         }
 
 
-@dataclass(frozen=True)
+@record
 class SearchResult:
     agent_id: str
     mode: str

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Literal
 
 from memwarm_cli.backends import fingerprint as fp
@@ -39,6 +39,7 @@ from memwarm_cli.backends.state_files import StatePath
 from memwarm_cli.backends.version_cache import peek_version
 from memwarm_cli.config import LoadedConfig
 from memwarm_cli.exitcodes import ExitCode
+from memwarm_cli.records import record
 
 Verdict = Literal["warm", "stale", "degraded", "failed", "running", "skipped"]
 VERDICTS: tuple[Verdict, ...] = ("warm", "stale", "degraded", "failed", "running", "skipped")
@@ -46,14 +47,14 @@ ELIGIBLE_VERDICTS: tuple[Verdict, ...] = ("warm", "stale", "degraded", "failed",
 STATUS_SCHEMA = 1
 
 
-@dataclass(frozen=True)
+@record
 class StatusOptions:
     agents: tuple[str, ...] = ()  # requested ids; empty: every agent
     max_age_seconds: float | None = None  # a last success older than this makes the agent stale
     now: float | None = None  # epoch seconds (tests); None: the clock
 
 
-@dataclass(frozen=True)
+@record
 class EmbedBackoff:
     failures: int
     until: float | None  # epoch seconds; None: no backoff
@@ -62,7 +63,7 @@ class EmbedBackoff:
         return {"failures": self.failures, "until": self.until}
 
 
-@dataclass(frozen=True)
+@record
 class AgentStatus:
     agent_id: str
     verdict: Verdict
@@ -103,7 +104,7 @@ class AgentStatus:
         }
 
 
-@dataclass(frozen=True)
+@record
 class StatusReport:
     agents: tuple[AgentStatus, ...]
     config_path: str

@@ -5,10 +5,10 @@ or memwarm's `memorySearch.backend` / `memorySearch.qmd` spelling (memory-backen
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from memwarm_cli.config.lookup import as_object, lookup
+from memwarm_cli.records import record
 
 Backend = Literal["builtin", "qmd"]
 
@@ -18,7 +18,7 @@ UPSTREAM_SPELLING_WARNING = (
 )
 
 
-@dataclass(frozen=True)
+@record
 class BackendChoice:
     """Which backend an agent uses and which config keys decided it.
 

@@ -20,7 +20,7 @@ import stat
 import time
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -34,6 +34,7 @@ from memwarm_cli.backends.state_records import (
     record_number,
     write_json_atomically,
 )
+from memwarm_cli.records import record
 
 FINGERPRINT_NAME = "memwarm-fingerprint.json"
 FILE_LIST_NAME = "memwarm-files.json"
@@ -127,7 +128,7 @@ class _WalkedFiles(Mapping[str, FileList | None]):
         return len(self._packed)
 
 
-@dataclass(frozen=True)
+@record
 class FingerprintParts:
     """What a fingerprint covers, part by part: each part's digest (the qmd version as it is)."""
 
@@ -158,7 +159,7 @@ class FingerprintParts:
         }
 
 
-@dataclass(frozen=True)
+@record
 class Snapshot:
     """What the fingerprint covers, taken before qmd runs (a file changed meanwhile is caught next time).
 
@@ -244,7 +245,7 @@ def take_snapshot(
     )
 
 
-@dataclass(frozen=True)
+@record
 class StoredFingerprint:
     digest: str
     recorded_at: float

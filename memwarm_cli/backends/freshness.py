@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from memwarm_cli.backends import fingerprint as fp
@@ -22,6 +21,7 @@ from memwarm_cli.backends.fingerprint import FingerprintParts, Snapshot, StoredF
 from memwarm_cli.backends.qmd_settings import QmdSettings
 from memwarm_cli.backends.state_files import StatePath
 from memwarm_cli.backends.state_records import InvalidStateFile
+from memwarm_cli.records import record
 
 EXAMPLE_PATHS = 3  # the first few paths named per kind of change
 
@@ -66,7 +66,7 @@ def walked_snapshot(job: tuple[QmdSettings, str, int]) -> Snapshot:
     return snapshot
 
 
-@dataclass(frozen=True)
+@record
 class FileChanges:
     """How a file list changed since the last successful run (paths relative to the collection)."""
 
@@ -105,7 +105,7 @@ class FileChanges:
         }
 
 
-@dataclass(frozen=True)
+@record
 class StaleReason:
     kind: ReasonKind
     text: str  # one sentence (outside text raw: the CLI escapes it)
@@ -119,7 +119,7 @@ class StaleReason:
         }
 
 
-@dataclass(frozen=True)
+@record
 class Freshness:
     fresh: bool
     reasons: tuple[StaleReason, ...] = ()  # empty when fresh, or when not asked to explain
@@ -238,7 +238,7 @@ def _changes(scope: str, before: FileList | None, after: FileList | None) -> Fil
 FILE_LIST_MAX_BYTES = 256 << 20  # about 2.5 million files; a larger list is not written (nor read)
 
 
-@dataclass(frozen=True)
+@record
 class StoredFiles:
     """The file lists a fingerprint's parts were computed from (`memwarm-files.json`)."""
 

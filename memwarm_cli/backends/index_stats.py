@@ -18,12 +18,12 @@ import sqlite3
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import closing, contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 from memwarm_cli.backends.agent_backend import AgentBackendSettings
+from memwarm_cli.records import record
 
 BUSY_TIMEOUT_SECONDS = 1.0  # a WAL reader waits only for a checkpoint's brief exclusive moments
 RETRY_PAUSE_SECONDS = 0.05
@@ -33,7 +33,7 @@ class IndexUnreadable(Exception):
     """The index exists but cannot be read (locked, corrupt, not qmd's)."""
 
 
-@dataclass(frozen=True)
+@record
 class IndexStats:
     documents: Mapping[str, int]  # collection -> active documents
     pending_embeddings: Mapping[str, int]  # collection -> active documents whose content has no vectors
@@ -122,7 +122,7 @@ def document_locations(index_path: Path, docids: list[str]) -> dict[str, tuple[s
     return found
 
 
-@dataclass(frozen=True)
+@record
 class IndexView:
     path: str
     exists: bool

@@ -7,18 +7,18 @@ Events are sent from worker threads: sinks must be thread-safe.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from memwarm_cli.backends.setting_use import ConfiguredSetting
 from memwarm_cli.exitcodes import ExitCode
+from memwarm_cli.records import record
 
 Status = Literal["armed", "fresh", "degraded", "failed", "skipped", "busy", "planned"]
 STATUSES: tuple[Status, ...] = ("armed", "fresh", "degraded", "failed", "skipped", "busy", "planned")
 
 
-@dataclass(frozen=True)
+@record
 class InitOptions:
     agents: tuple[str, ...] = ()  # requested ids (normalized like the gateway); empty: every agent
     dry_run: bool = False
@@ -32,7 +32,7 @@ class InitOptions:
     at_ms: int | None = None  # the clock session-export retention uses (epoch ms); None: now
 
 
-@dataclass(frozen=True)
+@record
 class CommandRecord:
     argv: tuple[str, ...]
     exit_code: int | None
@@ -50,7 +50,7 @@ class CommandRecord:
         }
 
 
-@dataclass(frozen=True)
+@record
 class CollectionOutcome:
     name: str
     path: str
@@ -70,7 +70,7 @@ class CollectionOutcome:
         }
 
 
-@dataclass(frozen=True)
+@record
 class ProbeOutcome:
     answered: bool
     latency_ms: int
@@ -94,7 +94,7 @@ class ProbeOutcome:
         }
 
 
-@dataclass(frozen=True)
+@record
 class NamedNote:
     name: str
     reason: str
@@ -103,7 +103,7 @@ class NamedNote:
         return {"name": self.name, "reason": self.reason}
 
 
-@dataclass(frozen=True)
+@record
 class SessionExportOutcome:
     """The session export pass of one agent (with --dry-run: what it would do)."""
 
@@ -141,7 +141,7 @@ class SessionExportOutcome:
         }
 
 
-@dataclass(frozen=True)
+@record
 class PlannedCommand:
     argv: tuple[str, ...]
     cwd: str
@@ -152,7 +152,7 @@ class PlannedCommand:
         return {"argv": list(self.argv), "cwd": self.cwd, "env": dict(self.env), "note": self.note}
 
 
-@dataclass(frozen=True)
+@record
 class AgentOutcome:
     agent_id: str
     status: Status
@@ -198,7 +198,7 @@ class AgentOutcome:
         return data
 
 
-@dataclass(frozen=True)
+@record
 class InitReport:
     agents: tuple[AgentOutcome, ...]
     duration_ms: int
@@ -251,7 +251,7 @@ class InitReport:
 # Events
 
 
-@dataclass(frozen=True)
+@record
 class LogEvent:
     """A line for the log: an agent's (shown as `[<id>] <message>`) or the run's (agent_id None)."""
 
@@ -259,7 +259,7 @@ class LogEvent:
     agent_id: str | None = None
 
 
-@dataclass(frozen=True)
+@record
 class StepEvent:
     """An agent starts a step; the step before it (if any) is over."""
 
@@ -268,7 +268,7 @@ class StepEvent:
     timeout_ms: int | None = None  # each qmd command of the step is killed after this (None: no command)
 
 
-@dataclass(frozen=True)
+@record
 class RunStartEvent:
     agents: int  # selected agents (skipped ones included)
     agent_ids: tuple[str, ...]  # the selected agents, in config order
@@ -276,12 +276,12 @@ class RunStartEvent:
     concurrency: int
 
 
-@dataclass(frozen=True)
+@record
 class AgentStartEvent:
     agent_id: str
 
 
-@dataclass(frozen=True)
+@record
 class AgentDoneEvent:
     outcome: AgentOutcome
 

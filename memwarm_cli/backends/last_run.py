@@ -12,7 +12,6 @@ atomic, no symlink followed, validated on read (an unusable record reads as abse
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +22,7 @@ from memwarm_cli.backends.state_records import (
     record_number,
     write_json_atomically,
 )
+from memwarm_cli.records import record
 
 LAST_RUN_NAME = "memwarm-last-run.json"
 LAST_RUN_VERSION = 1
@@ -32,7 +32,7 @@ SUCCESS_STATUSES = frozenset({"armed", "fresh"})
 MAX_REASON_CHARS = 8192
 
 
-@dataclass(frozen=True)
+@record
 class LastRun:
     status: str  # armed, fresh, degraded or failed
     reason: str | None

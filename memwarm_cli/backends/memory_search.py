@@ -10,20 +10,20 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from memwarm_cli.config import resolve_user_path
 from memwarm_cli.config.lookup import as_object, coalesce, lookup
 from memwarm_cli.jsstring import js_is_finite_number, js_trimmed_string, js_truthy
+from memwarm_cli.records import record
 
 
 def _clamp(value: float, low: float, high: float) -> float:
     return max(low, min(high, value))
 
 
-@dataclass(frozen=True)
+@record
 class MemorySearchSettings:
     """The agent's resolved `memorySearch` (defaults merged with the agents.list entry's overrides)."""
 

@@ -26,7 +26,6 @@ import subprocess
 import threading
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from memwarm_cli.backends.capped_output import MAX_OUTPUT_CHARS
@@ -37,6 +36,7 @@ from memwarm_cli.backends.child_watch import (
     reap,
 )
 from memwarm_cli.backends.qmd_diagnosis import killed_message
+from memwarm_cli.records import record
 
 # The longest timeout Node's setTimeout honours (2**31-1 ms, about 24.8 days); poll() refuses more too.
 MAX_TIMEOUT_MS = 2**31 - 1
@@ -122,7 +122,7 @@ class CancelToken:
             self._groups.discard(pgid)
 
 
-@dataclass(frozen=True)
+@record
 class CommandResult:
     """One qmd command as it ran: for the report and for error messages."""
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from memwarm_cli.config import resolve_user_path
 from memwarm_cli.config.lookup import as_object
 from memwarm_cli.jsstring import js_trim, js_trimmed_string
+from memwarm_cli.records import record
 
 CollectionKind = Literal["default", "custom", "extra", "sessions"]
 
@@ -24,7 +24,7 @@ DEFAULT_PATTERN = "**/*.md"
 SESSIONS_PATTERN = "**/*.md"
 
 
-@dataclass(frozen=True)
+@record
 class CollectionSpec:
     """One qmd collection memwarm manages for an agent."""
 

@@ -10,10 +10,10 @@ path cannot be learnt is never rebound (the destructive-rebind bug of upstream #
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 from memwarm_cli.config.regularfile import FileTooLargeError, NotRegularFileError, read_regular_file
+from memwarm_cli.records import record
 
 _LIST_HEADER = re.compile(r"^\s*([a-z0-9._-]+)\s+\(qmd://[^)]+\)\s*$", re.IGNORECASE)
 _LIST_FIELD = re.compile(r"^\s*(pattern|mask|path)\s*:\s*(.*?)\s*$", re.IGNORECASE)
@@ -24,7 +24,7 @@ MAX_INDEX_YML_BYTES = 4 * 1024 * 1024
 RETRYABLE_UPDATE_ERRORS = ("sqlite_busy", "database is locked", "timed out")
 
 
-@dataclass(frozen=True)
+@record
 class ListedCollection:
     name: str
     path: str | None  # None when neither the listing nor index.yml says

@@ -7,11 +7,12 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
+from memwarm_cli.records import record
 
-@dataclass(frozen=True)
+
+@record
 class AgentQmdPaths:
     """Where the gateway keeps an agent's qmd state: `<stateDir>/agents/<id>/qmd/...`.
 

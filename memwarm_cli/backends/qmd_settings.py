@@ -12,7 +12,7 @@ import functools
 import math
 import shlex
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -29,6 +29,7 @@ from memwarm_cli.backends.qmd_paths import agent_qmd_paths
 from memwarm_cli.config.lookup import as_object
 from memwarm_cli.durations import parse_duration_ms
 from memwarm_cli.jsstring import js_is_finite_number, js_trimmed_string, js_truthy
+from memwarm_cli.records import record
 
 SearchMode = Literal["search", "vsearch", "query"]
 
@@ -64,7 +65,7 @@ def _duration_or_default(raw: Any, default_ms: int) -> int:
         return default_ms
 
 
-@dataclass(frozen=True)
+@record
 class QmdUpdateSettings:
     interval_ms: int
     debounce_ms: int
@@ -76,7 +77,7 @@ class QmdUpdateSettings:
     embed_timeout_ms: int  # qmd embed
 
 
-@dataclass(frozen=True)
+@record
 class QmdLimits:
     max_results: int
     max_snippet_chars: int
@@ -84,7 +85,7 @@ class QmdLimits:
     timeout_ms: int  # one search
 
 
-@dataclass(frozen=True)
+@record
 class QmdSessionSettings:
     """`memory.qmd.sessions` for one agent, resolved (session-export.md §1-§2)."""
 
@@ -126,7 +127,7 @@ def resolve_session_settings(
     )
 
 
-@dataclass(frozen=True)
+@record
 class QmdSettings:
     """`resolveMemoryBackendConfig(...).qmd` for one agent (collections already scoped to the agent)."""
 

@@ -28,7 +28,6 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from memwarm_cli.backends.session_export_files import (
@@ -43,6 +42,7 @@ from memwarm_cli.backends.session_export_files import (
 )
 from memwarm_cli.backends.transcript_text import parse_transcript, render_export
 from memwarm_cli.jsstring import to_well_formed
+from memwarm_cli.records import record
 
 __all__ = [
     "SessionExportError",
@@ -64,7 +64,7 @@ DAY_MS = 86_400_000
 # §3-§10 the plan
 
 
-@dataclass(frozen=True)
+@record
 class ExportTarget:
     name: str  # file name in the export dir, e.g. "abc.md"
     source: str  # the transcript's file name, e.g. "abc.jsonl"
@@ -75,7 +75,7 @@ class ExportTarget:
         return self.text.encode("utf-8")
 
 
-@dataclass(frozen=True)
+@record
 class PlanNote:
     """A file the pass passes over, and why."""
 
@@ -83,7 +83,7 @@ class PlanNote:
     reason: str
 
 
-@dataclass(frozen=True)
+@record
 class SessionExportPlan:
     sessions_dir: Path
     export_dir: Path

@@ -11,11 +11,11 @@ import errno
 import os
 import stat
 from contextlib import suppress
-from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
 from memwarm_cli.errors import MemwarmError
+from memwarm_cli.records import record
 
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC  # NONBLOCK: a FIFO never hangs us
 _NEW_FILE_MODE = 0o600  # upstream's mode for new exports; an existing export keeps its own
@@ -29,7 +29,7 @@ class SessionExportRefused(SessionExportError):
     """memwarm will not export into this dir (or under this name): nothing was touched."""
 
 
-@dataclass(frozen=True)
+@record
 class SessionExportResult:
     export_dir: Path
     created_export_dir: bool

@@ -19,11 +19,11 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from memwarm_cli.config.lookup import as_object
 from memwarm_cli.jsstring import js_number_text
+from memwarm_cli.records import record
 
 Use = Literal["memwarm", "gateway", "search", "builtin"]
 
@@ -35,7 +35,7 @@ USE_LABELS: dict[Use, str] = {
 }
 
 
-@dataclass(frozen=True)
+@record
 class SettingUse:
     use: Use
     note: str = ""
@@ -148,7 +148,7 @@ def setting_use_table() -> dict[str, str]:
     return table
 
 
-@dataclass(frozen=True)
+@record
 class ConfiguredSetting:
     """A key the config sets (not null) for an agent, where, and what memwarm does with it."""
 

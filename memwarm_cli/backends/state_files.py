@@ -28,9 +28,10 @@ import re
 import stat
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from memwarm_cli.records import record
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
 # NONBLOCK: a FIFO planted at a state file's name never blocks the open or the read.
@@ -41,7 +42,7 @@ STALE_TEMP_SECONDS = 600  # a temp file this old belongs to no live writer
 SYMLINK_REFUSED = "it is a symbolic link (memwarm does not follow symlinks below the state dir)"
 
 
-@dataclass(frozen=True)
+@record
 class StatePath:
     """A path below the state dir, as the components memwarm walks one by one."""
 
@@ -271,7 +272,7 @@ def temp_name(name: str) -> str:
     return f".{name}.{os.urandom(8).hex()}.tmp"
 
 
-@dataclass(frozen=True)
+@record
 class StateRead:
     """A state file as read: absent, usable JSON (`data`), or unusable (`problem` says why)."""
 

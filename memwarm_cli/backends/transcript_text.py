@@ -9,11 +9,11 @@ stays one), whitespace is JavaScript's set, regexes run through `jsstring.js_reg
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
 
 from memwarm_cli.backends.transcript_redaction import redact_sensitive_text
 from memwarm_cli.jsstring import js_regex, js_trim
+from memwarm_cli.records import record
 
 # --------------------------------------------------------------------------------------------------------
 # §6.1 whitespace
@@ -131,7 +131,7 @@ def parse_json_line(line: str) -> Any:
     return json.loads(line, parse_constant=_reject_constant, parse_int=float)
 
 
-@dataclass(frozen=True)
+@record
 class TranscriptContent:
     """The rendered lines of one transcript and, for each, its 1-based line number in the source."""
 

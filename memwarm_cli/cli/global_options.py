@@ -8,8 +8,9 @@ on the command line wins. cli/fastpath.py accepts the same spellings.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from memwarm_cli.records import record
 
 if TYPE_CHECKING:
     import typer
@@ -18,7 +19,7 @@ CONFIG_META_KEY = "memwarm.config_path"
 CONFIG_HELP = "Config file to use (default: OPENCLAW_CONFIG_PATH, then the state dir's openclaw.json)."
 
 
-@dataclass(frozen=True)
+@record
 class GlobalOptions:
     config_path: str | None = None
 

@@ -16,10 +16,10 @@ from __future__ import annotations
 import operator
 import re
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
+from memwarm_cli.records import record
 from memwarm_cli.textsafe import escape_unsafe
 
 if TYPE_CHECKING:
@@ -52,7 +52,7 @@ def cell_width(text: str) -> int:
     return cell_len(text)
 
 
-@dataclass(frozen=True)
+@record
 class Column:
     header: str
     right: bool = False  # right-aligned (numbers)
@@ -263,7 +263,7 @@ def draw_table(
     yield _rule(_BOTTOM, widths)
 
 
-@dataclass(frozen=True)
+@record
 class _Row:
     cells: list[str]  # guarded: nothing in them a terminal acts on
     sizes: list[int]  # their widths in terminal cells

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, MutableMapping
-from dataclasses import dataclass
 from typing import Any
 
 from memwarm_cli.config.positions import PNode, join_path
 from memwarm_cli.jsstring import js_string, js_trim
+from memwarm_cli.records import record
 
 ENV_VAR_NAME = re.compile(r"^[A-Z_][A-Z0-9_]*$")
 # Names an `env` section may set (later upstream versions also skip names that are unsafe to set).
 _SETTABLE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
-@dataclass(frozen=True)
+@record
 class ConfigWarning:
     message: str
     dotted_path: str | None = None

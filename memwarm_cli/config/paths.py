@@ -9,17 +9,17 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 from memwarm_cli.jsstring import js_trim
+from memwarm_cli.records import record
 
 CONFIG_FILENAMES = ("openclaw.json", "clawdbot.json", "moldbot.json", "moltbot.json")
 STATE_DIRNAMES = (".openclaw", ".clawdbot", ".moldbot", ".moltbot")
 LEGACY_STATE_DIRNAMES = STATE_DIRNAMES[1:]
 
 
-@dataclass(frozen=True)
+@record
 class ConfigSource:
     path: Path  # absolute path of the config file chosen
     reason: (
@@ -125,7 +125,7 @@ def resolve_user_path(value: str, env: Mapping[str, str]) -> Path | None:
     return Path(_node_resolve(expand_home_prefix(trimmed, env)))
 
 
-@dataclass(frozen=True)
+@record
 class StateDirChoice:
     path: Path
     reason: str

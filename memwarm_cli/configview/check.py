@@ -19,6 +19,7 @@ from memwarm_cli.config.includes import IncludeError
 from memwarm_cli.config.loader import LoadedConfig, TopLevelArrayError, load_config
 from memwarm_cli.config.paths import ConfigSource, is_directory, resolve_config_source, stat_problem
 from memwarm_cli.config.positions import Loc, PNode
+from memwarm_cli.records import record
 from memwarm_cli.textsafe import escape_text
 
 Severity = Literal["error", "warning"]
@@ -26,7 +27,7 @@ Severity = Literal["error", "warning"]
 FindExecutable = Callable[[str, Mapping[str, str], Path], str | None]
 
 
-@dataclass(frozen=True)
+@record
 class Finding:
     file: str
     line: int

@@ -16,9 +16,10 @@ from typing import Any, Literal
 from memwarm_cli.config.positions import PNode, join_path
 from memwarm_cli.durations import parse_duration_ms
 from memwarm_cli.jsstring import js_string, js_typeof
+from memwarm_cli.records import record
 
 
-@dataclass(frozen=True)
+@record
 class Issue:
     severity: Literal["error", "warning"]
     path: str  # dotted path, `[i]` for array items

@@ -10,13 +10,13 @@ import math
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import UTC, timedelta, timezone, tzinfo
 from functools import lru_cache
 from typing import Any, Literal
 
 from memwarm_cli.config.lookup import MISSING, lookup
 from memwarm_cli.jsstring import js_int, js_is_finite_number, js_number_text, js_trim
+from memwarm_cli.records import record
 
 Action = Literal["new", "reset"]
 ACTIONS: tuple[Action, ...] = ("new", "reset")
@@ -35,7 +35,7 @@ def jsonable(value: Any) -> Any:
     return value
 
 
-@dataclass(frozen=True)
+@record
 class LimitSpec:
     name: str
     default: int
@@ -53,7 +53,7 @@ SLUGGED_FILES_PER_DAY = 4
 LimitSource = Literal["default", "config", "clamped"]
 
 
-@dataclass(frozen=True)
+@record
 class Limit:
     """One effective limit and its provenance."""
 
@@ -88,7 +88,7 @@ def _shown(value: Any) -> str:
     return js_number_text(float(js_int(value)) if isinstance(value, int) else value)
 
 
-@dataclass(frozen=True)
+@record
 class TimezoneChoice:
     configured: Any  # the raw userTimezone value, or MISSING
     used: str  # the zone string in force, as written (not canonicalised)
@@ -97,14 +97,14 @@ class TimezoneChoice:
     tz: tzinfo
 
 
-@dataclass(frozen=True)
+@record
 class GateDecision:
     action: Action
     applied: bool
     reason: str | None  # why not applied
 
 
-@dataclass(frozen=True)
+@record
 class StartupSettings:
     daily_memory_days: Limit
     max_file_bytes: Limit

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memwarm_cli.errors import UsageError
+from memwarm_cli.records import record
 from memwarm_cli.startup.plan import StartupPlan, build_plan
 from memwarm_cli.startup.prelude_settings import host_timezone_name
 
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from memwarm_cli.config import LoadedConfig
 
 
-@dataclass(frozen=True)
+@record
 class AgentPlan:
     agent_id: str
     workspace: Path
