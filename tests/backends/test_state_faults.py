@@ -232,3 +232,22 @@ def test_a_nul_in_the_export_dir_fails_the_agent_in_words(tmp_path: Path, dry_ru
         + ("character (memory.qmd.sessions.exportDir)")
     )
     assert not (scenario.root / "ws-main" / "a").exists()
+
+
+@pytest.mark.parametrize("name", [fp.FINGERPRINT_NAME, fp.FILE_LIST_NAME])
+def test_a_directory_at_a_fingerprint_file_is_a_warning_not_a_failure_every_run(
+    tmp_path: Path, name: str
+) -> None:
+    """Not memwarm's to remove: every run failed the agent on it, --force included. Now the index is
+    prepared, the record is not, and the warning says the next run does the full pass again."""
+    scenario, state = fake_scenario(tmp_path)
+    planted = scenario.fingerprint("main").with_name(name)
+    planted.mkdir(parents=True)
+    (planted / "keep").write_text("the user's\n")
+    for args in ([], ["--force"], []):
+        result, report = run(scenario, state, *args)
+        assert result.returncode == ExitCode.OK, result.stderr
+        assert report["agents"][0]["status"] == "armed"
+        assert result.stderr.count("cannot record the fingerprint: cannot prepare ") == 1, result.stderr
+        assert "the next run does the full pass again" in result.stderr
+    assert (planted / "keep").read_text() == "the user's\n"
