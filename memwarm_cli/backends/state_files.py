@@ -189,6 +189,12 @@ def open_lock_file(target: StatePath) -> int:
     return fd
 
 
+def refuse_symlink(path: Path) -> None:
+    """OSError when `path` (in a directory make_dirs checked) is a symbolic link."""
+    if os.path.islink(path):
+        raise OSError(errno.ELOOP, SYMLINK_REFUSED, str(path))
+
+
 def remove_file(target: StatePath) -> None:
     """Remove memwarm's own file `target` if it is there (a symlink there is removed, never what it
     points to). A directory in its place is left alone; a missing parent is fine."""

@@ -17,6 +17,7 @@ from memwarm_cli.exitcodes import ExitCode
 from tests.backends.support import (
     Scenario,
     by_agent,
+    fake_log,
     install_fake_qmd,
     make_scenario,
     quiet_fake_log,
@@ -251,3 +252,28 @@ def test_a_directory_at_a_fingerprint_file_is_a_warning_not_a_failure_every_run(
         assert result.stderr.count("cannot record the fingerprint: cannot prepare ") == 1, result.stderr
         assert "the next run does the full pass again" in result.stderr
     assert (planted / "keep").read_text() == "the user's\n"
+
+
+@pytest.mark.parametrize(
+    ("where", "dangling"),
+    [
+        ("xdg-config/qmd/index.yml", False),
+        ("xdg-config/qmd/index.yml", True),
+        ("xdg-cache/qmd/index.sqlite", True),
+        ("xdg-cache/qmd/index.sqlite-journal", True),
+    ],
+)
+def test_a_symlink_at_a_file_qmd_writes_fails_the_agent_before_qmd_runs(
+    tmp_path: Path, outside: Path, where: str, dangling: bool
+) -> None:
+    """qmd follows links: a symlinked index.yml had qmd merge its collections into the file it points
+    to, and a dangling index.sqlite had it create the database outside the state dir."""
+    scenario, state = fake_scenario(tmp_path)
+    link = scenario.qmd_dir("main") / where
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(outside.with_name("not-yet") if dangling else outside)
+    result, report = run(scenario, state)
+    assert result.returncode == ExitCode.FINDINGS, result.stderr
+    assert report["agents"][0]["reason"] == f"cannot prepare {link}: {SYMLINK}"
+    assert link.is_symlink()  # left as it was
+    assert not [line for line in fake_log(state) if "collection" in line or "update" in line]
