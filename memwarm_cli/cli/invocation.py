@@ -31,7 +31,7 @@ class Invocation:
     ) -> None:
         self.stdout = stdout
         self.stderr = stderr
-        self.env = env
+        self.env = node_environment(env)
         self.stdin = stdin
         # Set once a write failed; nothing more is written there, and the console script points the fd
         # at /dev/null so that Python's flush at exit cannot fail again (an extra message, exit 120).
@@ -40,6 +40,29 @@ class Invocation:
 
 
 _active: Invocation | None = None
+
+
+def node_environment(env: Mapping[str, str]) -> Mapping[str, str]:
+    """The environment as Node's `process.env` holds it, which is what OpenClaw and qmd (Node programs)
+    resolve their paths from: bytes that are not UTF-8, which Python keeps as surrogate escapes, read as
+    U+FFFD. A state dir or HOME holding such a byte then names the directory qmd really writes to, not
+    one beside it. `env` itself when it is all UTF-8 (nearly always: checked without a copy)."""
+    try:
+        for key, value in env.items():
+            key.encode()
+            value.encode()
+    except UnicodeEncodeError:
+        return {_node_text(key): _node_text(value) for key, value in env.items()}
+    return env
+
+
+def _node_text(text: str) -> str:
+    import re
+
+    # A surrogate that is no escaped byte (an in-process caller's str) is U+FFFD as Node writes it; the
+    # escaped bytes go back to bytes, decoded as Node decodes (one U+FFFD per maximal invalid sequence).
+    text = re.sub("[\ud800-\udc7f\udd00-\udfff]", "\ufffd", text)
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def process_invocation() -> Invocation:
