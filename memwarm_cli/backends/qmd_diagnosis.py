@@ -24,6 +24,10 @@ NODE_VERSION_TIMEOUT_SECONDS = 5.0
 # Signals a program raises on itself when it breaks (a bad native module, an abort); anything else that
 # ends qmd (SIGKILL from the OOM killer, SIGTERM from an admin) was done to it.
 _CRASH_SIGNALS = frozenset({signal.SIGSEGV, signal.SIGBUS, signal.SIGILL, signal.SIGABRT, signal.SIGFPE})
+# The ones a native module built for another Node's ABI dies of. An abort (a failed allocation, a broken
+# assertion) or an arithmetic fault is qmd's own: blaming the node on PATH misled users whose qmd launcher
+# pins its own Node 22 (tools/bin/qmd).
+_ABI_CRASH_SIGNALS = frozenset({signal.SIGSEGV, signal.SIGBUS, signal.SIGILL})
 
 
 def lookup_path(env: Mapping[str, str]) -> str:
@@ -56,6 +60,8 @@ def killed_message(label: str, signum: int, env: Mapping[str, str]) -> str:
     name = signal_name(signum)
     if signum not in _CRASH_SIGNALS:
         return f'qmd was killed (signal {signum}, {name}) in "{label}"'
+    if signum not in _ABI_CRASH_SIGNALS:
+        return f'qmd crashed (signal {signum}, {name}) in "{label}" (see its output)'
     return f'qmd crashed (signal {signum}, {name}) in "{label}": {node_requirement(env)}'
 
 

@@ -64,14 +64,28 @@ def test_node_is_asked_once_however_many_agents_crash(tmp_path: Path) -> None:
 
 def test_a_node_new_enough_points_elsewhere_and_output_is_kept(tmp_path: Path) -> None:
     scenario, state = crash_scenario(
-        tmp_path, {"update": 'echo "free(): invalid pointer" >&2; kill -ABRT $$\n'}
+        tmp_path, {"update": 'echo "free(): invalid pointer" >&2; kill -BUS $$\n'}
     )
     node = fake_node(tmp_path / "fakebin", "v22.23.0")
     _, report = scenario.run_json(extra_env={"FAKE_QMD_DIR": str(state)})
     assert report["agents"][0]["reason"] == (
-        'qmd boot update failed: Error: qmd crashed (signal 6, SIGABRT) in "qmd update": qmd needs '
+        'qmd boot update failed: Error: qmd crashed (signal 7, SIGBUS) in "qmd update": qmd needs '
         f"Node.js 22 or later; the node on the PATH memwarm passes to qmd is {node} (v22.23.0), new enough: "
         "the crash has another cause (see qmd's output); its output: free(): invalid pointer"
+    )
+
+
+def test_an_abort_is_not_blamed_on_the_node_on_path(tmp_path: Path) -> None:
+    """An old Node's ABI mismatch is a SIGSEGV; an abort (std::bad_alloc) is qmd's own, and a launcher
+    such as tools/bin/qmd runs its own Node 22 whatever node PATH holds."""
+    scenario, state = crash_scenario(
+        tmp_path, {"update": 'echo "terminate called after throwing std::bad_alloc" >&2; kill -ABRT $$\n'}
+    )
+    fake_node(tmp_path / "fakebin", "v20.20.2")
+    _, report = scenario.run_json(extra_env={"FAKE_QMD_DIR": str(state)})
+    assert report["agents"][0]["reason"] == (
+        'qmd boot update failed: Error: qmd crashed (signal 6, SIGABRT) in "qmd update" (see its output); '
+        "its output: terminate called after throwing std::bad_alloc"
     )
 
 
