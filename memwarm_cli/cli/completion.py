@@ -218,7 +218,7 @@ def _complete_agent(ctx: Context, _param: Parameter, incomplete: str) -> list[st
     from memwarm_cli.config import load_config
 
     try:
-        loaded = load_config(ctx.meta.get(CONFIG_META_KEY), current().env)
+        loaded = load_config(ctx.meta.get(CONFIG_META_KEY), current().env, dotenv=True)
         ids = [agent.id for agent in resolve_agents(loaded.data, loaded.env)]
     except Exception:  # no config, a broken one: nothing to offer, and never a traceback in the shell
         return []

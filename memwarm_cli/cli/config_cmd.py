@@ -35,7 +35,7 @@ def path_command(ctx: typer.Context, json_output: JsonOption = False, quiet: Qui
 
     # Everything is computed before the first byte is written: an error exit leaves stdout empty (the
     # error line on stderr names the file and why it was chosen).
-    loaded = load_config(global_options(ctx).config_path, current().env)
+    loaded = load_config(global_options(ctx).config_path, current().env, dotenv=True)
     data = path_data(loaded)
     if not quiet:
         for warning in loaded.warnings:
@@ -85,7 +85,7 @@ def check_command(
     from memwarm_cli.configview.check import check_config
     from memwarm_cli.exitcodes import ExitCode
 
-    report = check_config(global_options(ctx).config_path, current().env)
+    report = check_config(global_options(ctx).config_path, current().env, dotenv=True)
     failed = report.failed(strict)
     if json_output:
         data = {
@@ -143,7 +143,7 @@ def show_command(
     from memwarm_cli.configview.show_view import show_data
 
     fmt = chosen_format(json_output, output_format, SHOW_FORMATS) or "yaml"
-    loaded = load_config(global_options(ctx).config_path, current().env)
+    loaded = load_config(global_options(ctx).config_path, current().env, dotenv=True)
     if not quiet:
         for warning in loaded.warnings:
             warn(warning.message)

@@ -141,7 +141,7 @@ def run_context(
     if fmt is None:
         fmt = "table" if stdout_is_terminal() else "text"
     at_ms = parse_instant(at)
-    loaded = load_config(config_path, current().env)
+    loaded = load_config(config_path, current().env, dotenv=True)
     if not quiet:
         for warning in loaded.warnings:
             warn(warning.message)

@@ -52,7 +52,7 @@ def run_init_backends_command(
     if probe_query is not None and not js_trim(probe_query):
         raise UsageError("--probe-query: the query is empty")
     at_ms = parse_instant(at)
-    loaded = load_config(config_path, current().env)
+    loaded = load_config(config_path, current().env, dotenv=True)
     if not quiet:
         for warning in loaded.warnings:
             warn(warning.message)

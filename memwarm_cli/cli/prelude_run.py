@@ -32,7 +32,7 @@ def run_prelude(
     if action not in ("new", "reset"):
         raise UsageError(f'--action must be new or reset, not "{action}"')
     at_ms = parse_instant(at)
-    loaded = load_config(config_path, current().env)
+    loaded = load_config(config_path, current().env, dotenv=True)
     if not quiet:
         for warning in loaded.warnings:
             warn(warning.message)

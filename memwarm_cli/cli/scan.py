@@ -77,7 +77,7 @@ def run_scan(
         fmt = ScanFormat(chosen)
 
     at_ms = parse_instant(at)
-    loaded = load_config(config_path, current().env)
+    loaded = load_config(config_path, current().env, dotenv=True)
     if not quiet:
         for warning in loaded.warnings:
             warn(warning.message)

@@ -52,7 +52,7 @@ def search_command(
 
     if not js_trim(query):
         raise UsageError("the query is empty")
-    loaded = load_config(global_options(ctx).config_path, current().env)
+    loaded = load_config(global_options(ctx).config_path, current().env, dotenv=True)
     if not quiet:
         for warning in loaded.warnings:
             warn(warning.message)

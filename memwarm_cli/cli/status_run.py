@@ -58,7 +58,7 @@ def run_status(
     if fmt is None and textfile is None:
         fmt = StatusFormat.table if stdout_is_terminal() else StatusFormat.plain
 
-    loaded = load_config(config_path, current().env)
+    loaded = load_config(config_path, current().env, dotenv=True)
     if not quiet:
         for warning in loaded.warnings:
             warn(warning.message)

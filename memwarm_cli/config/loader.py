@@ -150,17 +150,20 @@ def load_config(
     config_flag: str | None = None,
     env: Mapping[str, str] | None = None,
     *,
+    dotenv: bool | None = None,
     track: bool = False,
     include_errors: list[IncludeError] | None = None,
 ) -> LoadedConfig:
-    """Load the config OpenClaw would load. `env` defaults to a copy of os.environ (never mutated) plus
-    the variables of `./.env` and `<stateDir>/.env` that are not set yet (as OpenClaw's dotenv loading).
+    """Load the config OpenClaw would load. `env` defaults to a copy of os.environ (never mutated). With
+    `dotenv` (default: only when `env` is None, the real process environment) the variables of `./.env`
+    and `<stateDir>/.env` that are not set yet are added (as OpenClaw's dotenv loading); the CLI asks
+    for it with the environment it was given, which stands for a memwarm process's own.
 
     With `track`, `positions` holds where every key stands (for `config check`). With `include_errors`,
     `$include` failures are collected there instead of raised, and the failing include counts as `{}`.
     """
     env_map: dict[str, str] = dict(os.environ if env is None else env)
-    if env is None:
+    if dotenv if dotenv is not None else env is None:
         # OpenClaw loads ./.env, then <stateDir>/.env, into the real process env (never overriding).
         from memwarm_cli.config.dotenv import load_dotenv_file
 

@@ -335,15 +335,17 @@ def check_config(
     config_flag: str | None = None,
     env: Mapping[str, str] | None = None,
     *,
+    dotenv: bool | None = None,
     host_zone: str | None = None,
     find_executable: FindExecutable = resolve_executable,
 ) -> CheckReport:
-    """Check a config. Raises ConfigError only when the top-level file cannot be read or parsed."""
+    """Check a config (`dotenv` as load_config's). Raises ConfigError only when the top-level file
+    cannot be read or parsed."""
     from memwarm_cli.configview.schema import check_schema
 
     include_errors: list[IncludeError] = []
     try:
-        loaded = load_config(config_flag, env, track=True, include_errors=include_errors)
+        loaded = load_config(config_flag, env, dotenv=dotenv, track=True, include_errors=include_errors)
     except TopLevelArrayError as exc:
         source = resolve_config_source(config_flag, dict(os.environ if env is None else env))
         out = _Collector(str(source.path))

@@ -530,3 +530,25 @@ def test_a_config_too_deep_for_the_toml_writer_is_one_error_line(tmp_path: Path,
     assert result.stdout == ""
     shown = run_cli(["--config", str(config), "config", "show", "--json"])
     assert shown.returncode == 0 and json.loads(shown.stdout), shown.stderr
+
+
+@pytest.mark.parametrize("runner", ["run_cli", "run_cli_process"])
+def test_the_cli_loads_dotenv_files_as_openclaw_does(
+    tmp_path: Path, runner: str, request: pytest.FixtureRequest
+) -> None:
+    """A memwarm process is the real-process.env case of spec config.md §6.3: `./.env`, then
+    `<stateDir>/.env`, fill variables the environment lacks. The CLI passed its environment explicitly,
+    which skipped both, so `${MYWS}` stayed unresolved."""
+    run: RunCli = request.getfixturevalue(runner)
+    state, work = tmp_path / "state", tmp_path / "work"
+    state.mkdir()
+    work.mkdir()
+    (state / "openclaw.json").write_text('{"agents": {"defaults": {"workspace": "${MYWS}/${MYSUB}"}}}')
+    (state / ".env").write_text(f"MYWS={tmp_path}\nMYSUB=from-state\n")
+    (work / ".env").write_text("MYSUB=from-cwd\n")  # ./.env first; the state dir's never overrides
+    env = {"OPENCLAW_STATE_DIR": str(state)}
+    result = run(["config", "path", "--json"], env=env, cwd=work)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["agents"][0]["workspace"] == f"{tmp_path}/from-cwd"
+    shell = run(["config", "path", "--json"], env={**env, "MYSUB": "shell"}, cwd=work)
+    assert json.loads(shell.stdout)["agents"][0]["workspace"] == f"{tmp_path}/shell"
