@@ -306,7 +306,7 @@ def run_command(
     ended_early = watch.timed_out or watch.too_much_output
     killed = None
     if not ended_early and exit_code is not None and exit_code < 0:
-        killed = killed_message(" ".join(["qmd", *args]), -exit_code, env)
+        killed = killed_message(" ".join(["qmd", *args]), -exit_code, env, token)
     return CommandResult(
         argv=argv,
         exit_code=None if ended_early else exit_code,

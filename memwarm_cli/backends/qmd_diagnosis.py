@@ -10,13 +10,19 @@ and cached per executable).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
 import subprocess
 import threading
+import time
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from memwarm_cli.backends.process import CancelToken
 
 MIN_NODE_MAJOR = 22
 INSTALL_HINT = "npm install -g @tobilu/qmd, which needs Node.js 22 or later"
@@ -55,19 +61,19 @@ def signal_name(signum: int) -> str:
         return f"signal {signum}"
 
 
-def killed_message(label: str, signum: int, env: Mapping[str, str]) -> str:
+def killed_message(label: str, signum: int, env: Mapping[str, str], token: CancelToken | None = None) -> str:
     """`qmd crashed (signal 11, SIGSEGV) in "qmd update": ...`, with the node qmd probably ran on."""
     name = signal_name(signum)
     if signum not in _CRASH_SIGNALS:
         return f'qmd was killed (signal {signum}, {name}) in "{label}"'
     if signum not in _ABI_CRASH_SIGNALS:
         return f'qmd crashed (signal {signum}, {name}) in "{label}" (see its output)'
-    return f'qmd crashed (signal {signum}, {name}) in "{label}": {node_requirement(env)}'
+    return f'qmd crashed (signal {signum}, {name}) in "{label}": {node_requirement(env, token)}'
 
 
-def node_requirement(env: Mapping[str, str]) -> str:
+def node_requirement(env: Mapping[str, str], token: CancelToken | None = None) -> str:
     """`qmd needs Node.js 22 or later; ...` and what the PATH holds."""
-    node = node_on_path(env)
+    node = node_on_path(env, token)
     head = f"qmd needs Node.js {MIN_NODE_MAJOR} or later"
     if node is None:
         return f"{head}; there is no node on the PATH memwarm passes to qmd ({lookup_path(env)})"
@@ -80,18 +86,19 @@ def node_requirement(env: Mapping[str, str]) -> str:
     return f"{head}; {found}"
 
 
-def node_on_path(env: Mapping[str, str]) -> tuple[str, str | None] | None:
+def node_on_path(env: Mapping[str, str], token: CancelToken | None = None) -> tuple[str, str | None] | None:
     """The `node` a `#!/usr/bin/env node` script would run with this env, and its `--version`."""
     import shutil  # only when qmd failed: see process.resolve_executable
 
     executable = shutil.which("node", path=lookup_path(env))
     if executable is None:
         return None
-    return executable, node_version(executable, env)
+    return executable, node_version(executable, env, token)
 
 
-def node_version(executable: str, env: Mapping[str, str]) -> str | None:
-    """`executable --version` (`v20.11.1`), asked once per executable; None if it does not say."""
+def node_version(executable: str, env: Mapping[str, str], token: CancelToken | None = None) -> str | None:
+    """`executable --version` (`v20.11.1`), asked once per executable; None if it does not say. Raises
+    Cancelled when `token` is cancelled meanwhile (the node and its process group killed first)."""
     try:
         st = os.stat(executable)
     except OSError:
@@ -99,7 +106,7 @@ def node_version(executable: str, env: Mapping[str, str]) -> str | None:
     identity = (executable, st.st_ino, st.st_size, st.st_mtime_ns)
     with _node_versions_lock:  # agents fail in parallel threads: the first asks, the others wait for it
         if identity not in _node_versions:
-            _node_versions[identity] = _node_version(executable, env)
+            _node_versions[identity] = _node_version(executable, env, token)
         return _node_versions[identity]
 
 
@@ -108,20 +115,41 @@ _node_versions: dict[tuple[str, int, int, int], str | None] = {}
 _node_versions_lock = threading.Lock()
 
 
-def _node_version(executable: str, env: Mapping[str, str]) -> str | None:
+def _node_version(executable: str, env: Mapping[str, str], token: CancelToken | None) -> str | None:
+    """In its own process group, killed at the limit or on cancellation: a `node` that hangs, or leaves a
+    child holding the pipe, costs at most NODE_VERSION_TIMEOUT_SECONDS and is never left running."""
     try:
-        done = subprocess.run(
+        proc = subprocess.Popen(
             [executable, "--version"],
             env=dict(env),
             stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=NODE_VERSION_TIMEOUT_SECONDS,
-            check=False,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
         )
-    except (OSError, subprocess.SubprocessError):
+    except (OSError, ValueError):
         return None
-    text = done.stdout.decode("utf-8", "replace").strip()
-    return text if done.returncode == 0 and re.fullmatch(r"v?\d+(\.\d+)*\S*", text) else None
+    assert proc.stdout is not None
+    deadline = time.monotonic() + NODE_VERSION_TIMEOUT_SECONDS
+    try:
+        while proc.poll() is None:
+            if token is not None:
+                token.check()
+            if time.monotonic() >= deadline:
+                return None
+            time.sleep(0.02)
+        os.set_blocking(proc.stdout.fileno(), False)  # a child left holding the pipe: no wait for EOF
+        try:
+            out = os.read(proc.stdout.fileno(), 4096)
+        except BlockingIOError:
+            out = b""
+    finally:
+        with contextlib.suppress(OSError):  # the group may be gone already
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        proc.stdout.close()
+    text = out.decode("utf-8", "replace").strip()
+    return text if proc.returncode == 0 and re.fullmatch(r"v?\d+(\.\d+)*\S*", text) else None
 
 
 def node_major(version: str | None) -> int | None:
@@ -129,7 +157,7 @@ def node_major(version: str | None) -> int | None:
     return int(match.group(1)) if match else None
 
 
-def node_problem(executable: str, env: Mapping[str, str]) -> str | None:
+def node_problem(executable: str, env: Mapping[str, str], token: CancelToken | None = None) -> str | None:
     """Why the qmd at `executable` will crash on the node it gets, ahead of time (`config check`); None
     when that node is new enough, or when qmd's first line does not say it runs on node (a launcher
     script of its own, as `make tools` installs, picks its node itself)."""
@@ -137,7 +165,7 @@ def node_problem(executable: str, env: Mapping[str, str]) -> str | None:
     if interpreter is None:
         return None
     if interpreter == "env":
-        found = node_on_path(env)
+        found = node_on_path(env, token)
         if found is None:
             return (
                 f"{executable} runs the node on its PATH, and there is none on PATH={lookup_path(env)}; "
@@ -145,7 +173,7 @@ def node_problem(executable: str, env: Mapping[str, str]) -> str | None:
             )
         node, version = found
     else:
-        node, version = interpreter, node_version(interpreter, env)
+        node, version = interpreter, node_version(interpreter, env, token)
     major = node_major(version)
     if major is None or major >= MIN_NODE_MAJOR:
         return None

@@ -81,11 +81,17 @@ def check_command(
     Exit 0 without errors (warnings allowed), 1 with errors (with --strict, warnings too), 3 when the
     file cannot be read or parsed.
     """
+    from memwarm_cli.backends.process import Cancelled, CancelToken
+    from memwarm_cli.cli.interrupts import interrupted_exit, signals_cancel
     from memwarm_cli.cli.output import json_text, note, write_lines, write_stdout
     from memwarm_cli.configview.check import check_config
     from memwarm_cli.exitcodes import ExitCode
 
-    report = check_config(global_options(ctx).config_path, current().env, dotenv=True)
+    with signals_cancel(CancelToken()) as token:  # `node --version` may run: stopped before we end
+        try:
+            report = check_config(global_options(ctx).config_path, current().env, dotenv=True, token=token)
+        except Cancelled as stop:
+            raise typer.Exit(interrupted_exit(stop.signum)) from None
     failed = report.failed(strict)
     if json_output:
         data = {

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from memwarm_cli.backends.process import resolve_executable
+from memwarm_cli.backends.process import CancelToken, resolve_executable
 from memwarm_cli.config.includes import IncludeError
 from memwarm_cli.config.loader import LoadedConfig, TopLevelArrayError, load_config
 from memwarm_cli.config.paths import ConfigSource, is_directory, resolve_config_source, stat_problem
@@ -196,7 +196,9 @@ def _timezone_findings(scope: _Scope, out: _Collector, host_zone: str | None) ->
         )
 
 
-def _agent_findings(scope: _Scope, out: _Collector, find_executable: FindExecutable) -> dict[str, list[str]]:
+def _agent_findings(
+    scope: _Scope, out: _Collector, find_executable: FindExecutable, token: CancelToken | None
+) -> dict[str, list[str]]:
     """Missing workspaces and memory/ dirs, a qmd command that is not there; returns, for each
     `memorySearch.backend`/`.qmd` key in use, the agents that use it."""
     from memwarm_cli.agents import resolve_agents
@@ -252,7 +254,7 @@ def _agent_findings(scope: _Scope, out: _Collector, find_executable: FindExecuta
         key = (command, "" if "/" not in command else str(agent.workspace))
         if key not in found:
             executable = find_executable(command, loaded.env, agent.workspace)
-            found[key] = (executable, node_problem(executable, loaded.env) if executable else None)
+            found[key] = (executable, node_problem(executable, loaded.env, token) if executable else None)
         executable, problem = found[key]
         if executable is None:
             hint = unavailable_hint(command, loaded.env, agent.workspace)
@@ -338,6 +340,7 @@ def check_config(
     dotenv: bool | None = None,
     host_zone: str | None = None,
     find_executable: FindExecutable = resolve_executable,
+    token: CancelToken | None = None,
 ) -> CheckReport:
     """Check a config (`dotenv` as load_config's). Raises ConfigError only when the top-level file
     cannot be read or parsed."""
@@ -370,6 +373,6 @@ def check_config(
         scope = _scope(loaded)
         _id_findings(scope, out)
         _timezone_findings(scope, out, host_zone)
-        spelling_users = _agent_findings(scope, out, find_executable)
+        spelling_users = _agent_findings(scope, out, find_executable, token)
         _spelling_findings(scope, out, spelling_users)
     return CheckReport(loaded.source, out.sorted())

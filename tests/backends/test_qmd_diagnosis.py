@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import json
 import re
+import signal
+import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
@@ -13,8 +16,8 @@ import pytest
 
 from memwarm_cli.backends import qmd_diagnosis
 from memwarm_cli.exitcodes import ExitCode
-from tests.backends.support import REAL_QMD, install_fake_qmd, make_scenario, require_real_qmd
-from tests.conftest import run_memwarm
+from tests.backends.support import REAL_QMD, install_fake_qmd, make_scenario, process_alive, require_real_qmd
+from tests.conftest import MEMWARM, run_memwarm
 
 NOTES = {"MEMORY.md": "# M\nnotes\n", "memory/a.md": "# A\n"}
 CRASH = "kill -SEGV $$\n"
@@ -188,3 +191,47 @@ def test_the_real_qmd_on_an_older_node_is_reported_as_a_crash(tmp_path: Path) ->
         r"the node on the PATH memwarm passes to qmd is /\S+/node \(v(1\d|2[01])\.",
         reason,
     ), reason
+
+
+@pytest.mark.parametrize("command", [["init-backends", "--json"], ["config", "check"]])
+def test_a_signal_while_node_is_asked_its_version_stops_it_at_once(
+    tmp_path: Path, command: list[str]
+) -> None:
+    """`node --version` (after a crash, or in `config check` for a `#!/usr/bin/env node` qmd) ran to its
+    5 s limit whatever signal came, and a `config check` interrupted meanwhile left it running."""
+    scenario, state = crash_scenario(tmp_path, {"list": CRASH, "update": CRASH})
+    if command[0] == "config":  # config check asks the node a `#!/usr/bin/env node` qmd would run on
+        qmd = tmp_path / "fakebin" / "qmd"
+        qmd.write_text("#!/usr/bin/env node\n" + qmd.read_text().split("\n", 1)[1])
+    node = tmp_path / "fakebin" / "node"
+    # A node that says it started, ignores TERM and INT, and never answers.
+    node.write_text(f'#!/bin/bash\ntrap "" TERM INT\necho $$ > "{state}/node-pid"\nsleep 300\n')
+    node.chmod(0o755)
+    proc = subprocess.Popen(
+        [MEMWARM, *command],
+        env=scenario.env({"FAKE_QMD_DIR": str(state)}),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while not (state / "node-pid").exists():
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "node --version never ran"
+            time.sleep(0.02)
+        signalled = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=20)
+        took = time.monotonic() - signalled
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 143, err
+    assert took < 2.5, took
+    pid = int((state / "node-pid").read_text())
+    deadline = time.monotonic() + 2
+    while process_alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not process_alive(pid), "node --version outlived memwarm"
