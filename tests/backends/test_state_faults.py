@@ -129,12 +129,12 @@ def test_a_malformed_fingerprint_costs_one_warning_not_the_agent(
     result, report = run(scenario, state, *(["--force"] if force else []))
     warnings = [line for line in result.stderr.splitlines() if f"ignoring {path}:" in line]
     assert len(warnings) == 1, result.stderr
-    if kind == "directory":  # cannot be replaced (memwarm deletes no directory): the write fails, in words
-        assert report["agents"][0]["reason"] == f"cannot prepare {path}: Is a directory"
-        assert path.is_dir()
-        return
     assert result.returncode == 0, result.stderr
     assert report["agents"][0]["status"] == "armed"
+    if kind == "directory":  # cannot be replaced (memwarm deletes no directory): not recorded, in words
+        assert f"cannot record the fingerprint: cannot prepare {path}: Is a directory" in result.stderr
+        assert path.is_dir()
+        return
     assert json.loads(path.read_text())["version"] == fp.FINGERPRINT_VERSION  # replaced by a good one
     no_temp_files(scenario.state)
 
