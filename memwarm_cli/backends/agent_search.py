@@ -192,6 +192,8 @@ def _searchable(settings: AgentBackendSettings, index_path: Path) -> list[str]:
 def _entries(stdout: str) -> list[dict[str, Any]]:
     try:
         data = json.loads(stdout or "[]")
+    except RecursionError:  # nested deeper than the parser recurses: no answer of qmd's
+        raise SearchFailed("Memory search failed: qmd's answer is nested too deeply to be its JSON") from None
     except ValueError:
         raise SearchFailed(f"Memory search failed: qmd answered with no JSON: {stdout[:200]}") from None
     if not isinstance(data, list):

@@ -11,7 +11,14 @@ from pathlib import Path
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from memwarm_cli.backends.agent_search import SearchHit, clamp_injected, search_path, snippet_lines
+from memwarm_cli.backends.agent_search import (
+    SearchFailed,
+    SearchHit,
+    _entries,
+    clamp_injected,
+    search_path,
+    snippet_lines,
+)
 from memwarm_cli.backends.index_stats import IndexUnreadable, read_index_stats
 from memwarm_cli.backends.last_run import LastRun, next_last_run, read_last_run, write_last_run
 from memwarm_cli.backends.locks import flocked_inodes, lock_is_held
@@ -136,3 +143,10 @@ def test_the_injected_chars_budget_keeps_whole_snippets_then_cuts_one_and_stops(
     # UTF-16 units, as JavaScript counts: an emoji is two, and a cut may split it.
     emoji = clamp_injected([_hit("\U0001f600" * 3)], 3)
     assert js_length(emoji[0].snippet) == 3
+
+
+@pytest.mark.parametrize("depth", [1_000, 50_000])
+def test_a_search_answer_nested_too_deeply_is_a_search_failure_not_a_traceback(depth: int) -> None:
+    with pytest.raises(SearchFailed, match=r"^Memory search failed: qmd's answer is nested too deeply"):
+        _entries("[" * depth + "]" * depth)
+    assert _entries('[{"file": "a.md"}, 3, []]') == [{"file": "a.md"}]
