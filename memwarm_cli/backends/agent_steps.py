@@ -90,10 +90,10 @@ class PrepareStateDirs(_Always):
         state_dir = job.context.loaded.state_dir
         for directory in (job.paths.qmd_config_dir, job.paths.index_path.parent):
             state_files.make_dirs(StatePath.of(state_dir, directory))
-        # qmd writes these itself, following any symlink: one planted there would have it write outside.
+        # qmd writes these itself, through any link: one planted there would have it write outside.
         index = str(job.paths.index_path)
         for path in (job.paths.index_yml, *(Path(index + end) for end in ("", "-wal", "-shm", "-journal"))):
-            state_files.refuse_symlink(path)
+            state_files.refuse_link(path)
         lock = FileLock(agent_lock_path(state_dir, job.paths.qmd_dir))
         if not lock.try_acquire():
             job.end("busy", f"another memwarm run holds {lock.path}")

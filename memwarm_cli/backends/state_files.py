@@ -40,6 +40,7 @@ _NEW_FILE_MODE = 0o666  # minus the umask, as a plain open() would create it
 _TEMP_NAME_ATTEMPTS = 8
 STALE_TEMP_SECONDS = 600  # a temp file this old belongs to no live writer
 SYMLINK_REFUSED = "it is a symbolic link (memwarm does not follow symlinks below the state dir)"
+HARD_LINK_REFUSED = "it has other hard links (qmd would write through to them)"
 
 
 @record
@@ -189,10 +190,17 @@ def open_lock_file(target: StatePath) -> int:
     return fd
 
 
-def refuse_symlink(path: Path) -> None:
-    """OSError when `path` (in a directory make_dirs checked) is a symbolic link."""
-    if os.path.islink(path):
+def refuse_link(path: Path) -> None:
+    """OSError when `path` (in a directory make_dirs checked), a file another program (qmd) writes in
+    place, is a symbolic link or a regular file with other hard links: a write there lands outside."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return
+    if stat.S_ISLNK(info.st_mode):
         raise OSError(errno.ELOOP, SYMLINK_REFUSED, str(path))
+    if stat.S_ISREG(info.st_mode) and info.st_nlink > 1:
+        raise OSError(errno.EMLINK, HARD_LINK_REFUSED, str(path))
 
 
 def remove_file(target: StatePath) -> None:

@@ -277,3 +277,20 @@ def test_a_symlink_at_a_file_qmd_writes_fails_the_agent_before_qmd_runs(
     assert report["agents"][0]["reason"] == f"cannot prepare {link}: {SYMLINK}"
     assert link.is_symlink()  # left as it was
     assert not [line for line in fake_log(state) if "collection" in line or "update" in line]
+
+
+@pytest.mark.parametrize("where", ["xdg-config/qmd/index.yml", "xdg-cache/qmd/index.sqlite"])
+def test_a_hard_link_at_a_file_qmd_writes_fails_the_agent_before_qmd_runs(
+    tmp_path: Path, outside: Path, where: str
+) -> None:
+    """qmd rewrites its index in place: a hard link to the user's file had qmd change that file."""
+    scenario, state = fake_scenario(tmp_path)
+    link = scenario.qmd_dir("main") / where
+    link.parent.mkdir(parents=True, exist_ok=True)
+    os.link(outside, link)
+    result, report = run(scenario, state)
+    assert result.returncode == ExitCode.FINDINGS, result.stderr
+    assert report["agents"][0]["reason"] == (
+        f"cannot prepare {link}: it has other hard links (qmd would write through to them)"
+    )
+    assert not [line for line in fake_log(state) if "collection" in line or "update" in line]
