@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from memwarm_cli.backends.setting_use import ConfiguredSetting
-from memwarm_cli.exitcodes import ExitCode
+from memwarm_cli.exitcodes import ExitCode, signal_exit
 from memwarm_cli.records import record
 
 Status = Literal["armed", "fresh", "degraded", "failed", "skipped", "busy", "planned"]
@@ -216,13 +216,9 @@ class InitReport:
 
     @property
     def exit_code(self) -> ExitCode:
-        """130/143 when interrupted; 1 any failed; 4 none failed but some degraded; else 0."""
-        import signal
-
-        if self.signum == signal.SIGINT:
-            return ExitCode.INTERRUPTED
+        """129/130/143 when interrupted; 1 any failed; 4 none failed but some degraded; else 0."""
         if self.signum is not None:
-            return ExitCode.TERMINATED
+            return signal_exit(self.signum)
         counts = self.counts()
         if counts["failed"]:
             return ExitCode.FINDINGS

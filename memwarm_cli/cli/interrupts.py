@@ -1,4 +1,4 @@
-"""SIGINT/SIGTERM while memwarm runs qmd: stop the children first, then end with 130/143.
+"""SIGINT/SIGTERM/SIGHUP while memwarm runs qmd: stop the children first, then end with 130/143/129.
 
 cli/console.py makes SIGINT end the process at once (`os._exit(130)`) and SIGTERM keeps its default, which
 is right while memwarm only reads files. A qmd child runs in its own process group (so a terminal's
@@ -17,18 +17,19 @@ from types import FrameType
 from typing import Any
 
 from memwarm_cli.backends.process import CancelToken
-from memwarm_cli.exitcodes import ExitCode
+from memwarm_cli.exitcodes import ExitCode, signal_exit
 
 
 @contextmanager
 def signals_cancel(token: CancelToken) -> Iterator[CancelToken]:
-    """SIGINT/SIGTERM → `token.cancel(signum)` for the duration; the previous handlers restored after."""
+    """SIGINT/SIGTERM/SIGHUP → `token.cancel(signum)` for the duration; the previous handlers restored
+    after. SIGHUP too: a dropped terminal or SSH session must not leave qmd running in its own group."""
 
     def handler(signum: int, _frame: FrameType | None) -> None:
         token.cancel(signum)
 
     previous: dict[int, Any] = {}
-    for sig in (signal.SIGINT, signal.SIGTERM):
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         if signal.getsignal(sig) is not signal.SIG_IGN:  # ignored from the start (a background job): stays so
             previous[sig] = signal.signal(sig, handler)
     try:
@@ -39,5 +40,5 @@ def signals_cancel(token: CancelToken) -> Iterator[CancelToken]:
 
 
 def interrupted_exit(signum: int) -> ExitCode:
-    """The exit code of a run a signal ended: 130 for SIGINT, 143 for SIGTERM."""
-    return ExitCode.INTERRUPTED if signum == signal.SIGINT else ExitCode.TERMINATED
+    """The exit code of a run a signal ended: 129 for SIGHUP, 130 for SIGINT, 143 for SIGTERM."""
+    return signal_exit(signum)

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from typer._click.core import Command, Context, Parameter
 
 # Signals whose handlers a command may replace (init-backends): restored after every run.
-_RESTORED_SIGNALS = (_signal.SIGINT, _signal.SIGTERM)
+_RESTORED_SIGNALS = (_signal.SIGINT, _signal.SIGTERM, _signal.SIGHUP)
 
 
 def run(

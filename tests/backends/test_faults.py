@@ -185,7 +185,7 @@ def test_agent_locked_by_another_run_is_busy(tmp_path: Path) -> None:
     assert by_agent(report)["main"]["status"] == "armed"
 
 
-@pytest.mark.parametrize(("sig", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130), (signal.SIGHUP, 129)])
 def test_signal_mid_run_stops_children_releases_locks_and_leaves_no_fingerprint(
     tmp_path: Path, sig: int, code: int
 ) -> None:

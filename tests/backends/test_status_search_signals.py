@@ -65,7 +65,7 @@ def _signal_once_started(
             proc.kill()
 
 
-@pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGHUP, 129)])
 @pytest.mark.parametrize("command", ["status", "search"])
 def test_a_signal_stops_qmd_and_everything_under_it_first(
     tmp_path: Path, command: str, sig: int, code: int
