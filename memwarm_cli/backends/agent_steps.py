@@ -238,11 +238,25 @@ class Embed:
 
     @staticmethod
     def _embed(job: AgentJob) -> EmbedState:
-        job.step("waiting for the embed lock")
+        embed_timeout = job.timeout(job.qmd.update.embed_timeout_ms)
+        job.step("waiting for the embed lock", embed_timeout)
         lock = FileLock(embed_lock_path(job.context.loaded.state_dir))
-        lock.acquire(job.token)
+        # A holder's own embed ends within its timeout; one that keeps the lock longer is stuck (a run
+        # stopped with Ctrl-Z, say), and waiting on would hold every later run's agents too.
+        if not lock.acquire(job.token, embed_timeout / 1000):
+            stored = job.stored
+            reason = (
+                f"qmd embed skipped: another process held {lock.path} for {embed_timeout / 1000:.0f}s "
+                "(the embed timeout); searchable with BM25; vectors stale"
+            )
+            job.warn(reason)
+            return EmbedState(
+                False,
+                stored.embed_failures if stored else 0,
+                stored.embed_failed_at if stored else 0.0,
+                reason,
+            )
         try:
-            embed_timeout = job.timeout(job.qmd.update.embed_timeout_ms)
             job.step("qmd embed", embed_timeout)
             result = job.run_qmd(qmd_commands.embed_args(), embed_timeout, discard_stdout=True)
         finally:

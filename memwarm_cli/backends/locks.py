@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import time
 from pathlib import Path
 from types import TracebackType
 
@@ -70,10 +71,16 @@ class FileLock:
                 os.write(fd, f"{os.getpid()}\n".encode())
         return True
 
-    def acquire(self, token: CancelToken) -> None:
-        """Wait for the lock, polling so that SIGINT/SIGTERM still stops the run (raises Cancelled)."""
+    def acquire(self, token: CancelToken, timeout_seconds: float) -> bool:
+        """Wait for the lock at most `timeout_seconds` (False: another process still holds it), polling
+        so that SIGINT/SIGTERM still stops the run (raises Cancelled)."""
+        deadline = time.monotonic() + timeout_seconds
         while not self.try_acquire():
-            token.sleep(EMBED_LOCK_POLL_SECONDS)
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            token.sleep(min(EMBED_LOCK_POLL_SECONDS, left))
+        return True
 
     def release(self) -> None:
         fd, self._fd = self._fd, None

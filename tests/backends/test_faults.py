@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from memwarm_cli.backends.locks import embed_lock_path
 from memwarm_cli.exitcodes import ExitCode
 from tests.backends.support import (
     Scenario,
@@ -576,3 +577,27 @@ def test_default_concurrency_follows_the_cpus_this_process_may_use(tmp_path: Pat
     assert json.loads(proc.stdout)["concurrency"] == 1
     _, report = scenario.run_json(["--dry-run"])
     assert report["concurrency"] == min(len(os.sched_getaffinity(0)), 2)
+
+
+def test_an_embed_lock_held_past_the_embed_timeout_degrades_instead_of_waiting_for_ever(
+    tmp_path: Path,
+) -> None:
+    """The wait had no limit: a holder that never lets go (a run stopped with Ctrl-Z) held every later
+    run that embeds, and its agents' locks with it."""
+    scenario, state = fake_scenario(tmp_path, searchMode="query")
+    lock_path = embed_lock_path(scenario.state).path
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock_path, "w") as holder:
+        fcntl.flock(holder, fcntl.LOCK_EX)
+        started = time.monotonic()
+        result, report = run(scenario, state, ["--timeout", "1"])
+        took = time.monotonic() - started
+    assert result.returncode == ExitCode.DEGRADED, result.stderr
+    agent = report["agents"][0]
+    assert agent["status"] == "degraded"
+    assert agent["reason"] == (
+        f"qmd embed skipped: another process held {lock_path} for 1s (the embed timeout); searchable with "
+        "BM25; vectors stale"
+    )
+    assert 1 <= took < 10
+    assert not [line for line in fake_log(state) if line.split()[1:2] == ["embed"]]
