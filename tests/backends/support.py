@@ -227,6 +227,30 @@ def wait_for_marker(proc: subprocess.Popen[Any], marker: Path, what: str, timeou
         time.sleep(0.02)
 
 
+def signal_once_started(
+    scenario: Scenario, state: Path, args: Sequence[str], sig: int, marker: str = "started"
+) -> tuple[int, str, float]:
+    """Run memwarm with the fake qmd, send `sig` once the fake has touched `state/marker`; the exit code,
+    stderr and the seconds from the signal to memwarm's end."""
+    proc = subprocess.Popen(
+        [MEMWARM, *args],
+        env=scenario.env({"FAKE_QMD_DIR": str(state)}),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        wait_for_marker(proc, state / marker, marker)
+        signalled = time.monotonic()
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=20)
+        return proc.returncode, err, time.monotonic() - signalled
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
 def kill_escaped(state: Path) -> None:
     """Kill what ESCAPED_GRANDCHILD set loose (memwarm cannot: it left memwarm's process groups)."""
     escaped = state / "escaped"

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import re
 import signal
-import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -16,8 +15,15 @@ import pytest
 
 from memwarm_cli.backends import qmd_diagnosis
 from memwarm_cli.exitcodes import ExitCode
-from tests.backends.support import REAL_QMD, install_fake_qmd, make_scenario, process_alive, require_real_qmd
-from tests.conftest import MEMWARM, run_memwarm
+from tests.backends.support import (
+    REAL_QMD,
+    install_fake_qmd,
+    make_scenario,
+    process_alive,
+    require_real_qmd,
+    signal_once_started,
+)
+from tests.conftest import run_memwarm
 
 NOTES = {"MEMORY.md": "# M\nnotes\n", "memory/a.md": "# A\n"}
 CRASH = "kill -SEGV $$\n"
@@ -207,28 +213,8 @@ def test_a_signal_while_node_is_asked_its_version_stops_it_at_once(
     # A node that says it started, ignores TERM and INT, and never answers.
     node.write_text(f'#!/bin/bash\ntrap "" TERM INT\necho $$ > "{state}/node-pid"\nsleep 300\n')
     node.chmod(0o755)
-    proc = subprocess.Popen(
-        [MEMWARM, *command],
-        env=scenario.env({"FAKE_QMD_DIR": str(state)}),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        deadline = time.monotonic() + 30
-        while not (state / "node-pid").exists():
-            assert proc.poll() is None, proc.communicate()
-            assert time.monotonic() < deadline, "node --version never ran"
-            time.sleep(0.02)
-        signalled = time.monotonic()
-        proc.send_signal(signal.SIGTERM)
-        _, err = proc.communicate(timeout=20)
-        took = time.monotonic() - signalled
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    assert proc.returncode == 143, err
+    returncode, err, took = signal_once_started(scenario, state, command, signal.SIGTERM, marker="node-pid")
+    assert returncode == 143, err
     assert took < 2.5, took
     pid = int((state / "node-pid").read_text())
     deadline = time.monotonic() + 2

@@ -13,7 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.backends.support import Scenario, install_fake_qmd, make_scenario, process_alive, wait_for_marker
+from tests.backends.support import (
+    Scenario,
+    install_fake_qmd,
+    make_scenario,
+    process_alive,
+    signal_once_started,
+)
 from tests.conftest import MEMWARM
 
 NOTES = {"MEMORY.md": "# M\nnotes\n", "memory/a.md": "# A\n"}
@@ -43,28 +49,6 @@ def _index_holding(path: Path) -> None:
     db.close()
 
 
-def _signal_once_started(
-    scenario: Scenario, state: Path, args: list[str], sig: int
-) -> tuple[int, str, float]:
-    proc = subprocess.Popen(
-        [MEMWARM, *args],
-        env=scenario.env({"FAKE_QMD_DIR": str(state)}),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        wait_for_marker(proc, state / "started", "qmd")
-        signalled = time.monotonic()
-        proc.send_signal(sig)
-        _, err = proc.communicate(timeout=20)
-        return proc.returncode, err, time.monotonic() - signalled
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-
-
 @pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGHUP, 129)])
 @pytest.mark.parametrize("command", ["status", "search"])
 def test_a_signal_stops_qmd_and_everything_under_it_first(
@@ -79,7 +63,7 @@ def test_a_signal_stops_qmd_and_everything_under_it_first(
         assert warmed.returncode == 0, warmed.stderr
         _index_holding(scenario.qmd_dir("main") / "xdg-cache" / "qmd" / "index.sqlite")
         args = ["search", "notes"]
-    returncode, stderr, took = _signal_once_started(scenario, state, args, sig)
+    returncode, stderr, took = signal_once_started(scenario, state, args, sig)
     assert returncode == code, stderr
     assert "Traceback" not in stderr and stderr.count("\n") <= 1, stderr
     assert took < 10
