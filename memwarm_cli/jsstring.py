@@ -176,13 +176,13 @@ JS_WHITESPACE_CLASS_BODY = "".join(f"\\u{ord(ch):04x}" for ch in JS_WHITESPACE)
 _JS_LINE_TERMINATORS_BODY = r"\n\r\u2028\u2029"
 
 
-def js_regex_source(source: str) -> str:
-    r"""Translate a JS regex source (no `u`, `m`, `s` or `y` flag) into Python `re` syntax.
+def js_regex_source(source: str, *, multiline: bool = False) -> str:
+    r"""Translate a JS regex source (no `u`, `s` or `y` flag; `m` as `multiline`) into Python `re` syntax.
 
     Compile the result with `re.ASCII` (see `js_regex`). What differs between the two engines is
     rewritten: `\s`/`\S` become the explicit JS whitespace class (Python's differs: it includes
     U+001C-U+001F and U+0085, and lacks U+FEFF), `.` excludes all four JS line terminators, `$` is end of
-    input only. `[\s\S]` (any character) is the only class that may hold `\S`; anything this function
+    input only; with `multiline`, `^` and `$` also match next to any of the four line terminators. `[\s\S]` (any character) is the only class that may hold `\S`; anything this function
     cannot translate faithfully raises ValueError rather than compiling to a different meaning.
     """
     out: list[str] = []
@@ -222,7 +222,9 @@ def js_regex_source(source: str) -> str:
         elif ch == ".":
             out.append(f"[^{_JS_LINE_TERMINATORS_BODY}]")
         elif ch == "$":
-            out.append(r"\Z")
+            out.append(f"(?=[{_JS_LINE_TERMINATORS_BODY}]|\\Z)" if multiline else r"\Z")
+        elif ch == "^" and multiline:
+            out.append(f"(?:\\A|(?<=[{_JS_LINE_TERMINATORS_BODY}]))")
         elif source.startswith("(?<", i) and not source.startswith(("(?<=", "(?<!"), i):
             raise ValueError("named groups are not supported")
         else:
@@ -233,8 +235,9 @@ def js_regex_source(source: str) -> str:
     return "".join(out)
 
 
-def js_regex(source: str, *, ignore_case: bool = False) -> re.Pattern[str]:
-    r"""A JS regex (source without slashes; flags `g` and optionally `i`) as a compiled Python pattern.
+def js_regex(source: str, *, ignore_case: bool = False, multiline: bool = False) -> re.Pattern[str]:
+    r"""A JS regex (source without slashes; flags `g` and optionally `i` and `m`) as a compiled Python
+    pattern.
 
     `re.ASCII` gives JS's ASCII `\b`, `\d`, `\w` and, with `i`, ASCII-only case folding, which is what JS
     does without the `u` flag for patterns whose letters are ASCII (a non-ASCII character never folds to
@@ -243,7 +246,7 @@ def js_regex(source: str, *, ignore_case: bool = False) -> re.Pattern[str]:
     if not source.isascii():
         raise ValueError("only ASCII regex sources are supported (JS folds non-ASCII letters itself)")
     flags = re.ASCII | (re.IGNORECASE if ignore_case else 0)
-    return re.compile(js_regex_source(source), flags)
+    return re.compile(js_regex_source(source, multiline=multiline), flags)
 
 
 def js_replace_first(text: str, search: str, replacement: str) -> str:

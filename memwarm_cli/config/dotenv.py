@@ -1,38 +1,40 @@
 """`.env` files, read the way the `dotenv` npm package reads them (config.md §6.3 step 1).
 
 OpenClaw loads `./.env` and then `<stateDir>/.env` into the real process environment, never replacing a
-variable that is already set. memwarm does the same on its own copy of the environment, and only when
-no explicit environment was passed to `load_config`.
+variable that is already set. memwarm does the same on its own copy of the environment, when
+`load_config` is asked to (the CLI always asks: a memwarm process is the real-process.env case).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import MutableMapping
 from pathlib import Path
 
-# dotenv 16's LINE expression.
-_LINE = re.compile(
+from memwarm_cli.jsstring import js_regex, js_trim
+
+# dotenv 16's LINE expression and its quote stripping, both with the `m` flag, run as JavaScript runs them
+# (jsstring.js_regex: JS's `\s` includes a BOM, its `\w` is ASCII, `^`/`$` also stand at U+2028/U+2029).
+_LINE = js_regex(
     r"(?:^|^)\s*(?:export\s+)?([\w.-]+)(?:\s*=\s*?|:\s+?)(\s*'(?:\\'|[^'])*'|\s*\"(?:\\\"|[^\"])*\"|\s*`(?:\\`|[^`])*`|[^#\r\n]+)?\s*(?:#.*)?(?:$|$)",
-    re.MULTILINE,
+    multiline=True,
 )
+_QUOTED = js_regex(r"^(['\"`])([\s\S]*)\1$", multiline=True)
 # A safety cap: a `.env` holds a few variables; a huge file there is a mistake, not settings.
 MAX_DOTENV_BYTES = 16 * 1024 * 1024
-_QUOTED = re.compile(r"^(['\"`])([\s\S]*)\1$")
 
 
 def parse_dotenv(text: str) -> dict[str, str]:
+    r"""dotenv's `parse(src)`: each LINE match a variable, its value JS-trimmed, one layer of quotes off
+    (`value.replace(/^(['"`])([\s\S]*)\1$/mg, '$2')`), and `\n`/`\r` expanded in double quotes."""
     result: dict[str, str] = {}
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     for match in _LINE.finditer(text):
         key = match.group(1)
-        value = (match.group(2) or "").strip()
-        quoted = _QUOTED.match(value)
-        if quoted is not None:
-            quote = quoted.group(1)
-            value = quoted.group(2)
-            if quote == '"':
-                value = value.replace("\\n", "\n").replace("\\r", "\r")
+        value = js_trim(match.group(2) or "")
+        maybe_quote = value[:1]
+        value = _QUOTED.sub(lambda quoted: quoted.group(2), value)
+        if maybe_quote == '"':
+            value = value.replace("\\n", "\n").replace("\\r", "\r")
         result[key] = value
     return result
 

@@ -1,0 +1,61 @@
+"""`.env` parsing against dotenv 16's own `parse()`, run by Node 22 (tools/bin/node) on the same text.
+
+tests/config/dotenv_parse.js is dotenv 16's parse function transcribed from its lib/main.js (no dotenv package is
+installed here). Python's `re` and `str.strip()` differ from JS on
+`\\s` (a BOM, U+001C-U+001F, U+0085), `\\w` (ASCII in JS), and `^`/`$` with the `m` flag (U+2028/U+2029).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from memwarm_cli.config.dotenv import parse_dotenv
+from tests.conftest import TOOLS_BIN
+
+NODE = TOOLS_BIN / "node"
+PARSE_JS = Path(__file__).with_name("dotenv_parse.js")
+# Characters where the two engines differ, and the syntax dotenv knows.
+ALPHABET = [*"AB_x1=:'\"`#\\ \t\n\r-.", "export ", "\ufeff", "\u2028", "\u2029", "\x85", "\x1f", "\u00a0"]
+ALPHABET += ["\u00c4", "\u3000", "n", "\\n", "\\r"]
+
+
+def _node() -> Path:
+    if not NODE.exists():
+        if os.environ.get("CI"):
+            pytest.fail("tools/bin/node is missing: run `make tools`")
+        pytest.skip("tools/bin/node is missing: run `make tools`")
+    return NODE
+
+
+def _js_parse(texts: list[str]) -> list[dict[str, str]]:
+    done = subprocess.run(
+        [str(_node()), str(PARSE_JS)], input=json.dumps(texts), capture_output=True, text=True, check=True
+    )
+    parsed: list[dict[str, str]] = json.loads(done.stdout)
+    return parsed
+
+
+def test_the_cases_a_review_found_parse_as_dotenv_parses_them() -> None:
+    texts = [
+        "\ufeffMYWS=/bom/ws\nB=2",  # a BOM (Windows editors) lost the first variable
+        "A=x\x1f\nB=y\x85\nC=z\ufeff",  # JS trim, not str.strip
+        "\u00c4B=1\nD=2",  # JS \w is ASCII: the line is no variable
+        "A='x'\u2028B=y",  # with `m`, a line ends at U+2028
+        'Q="a\\nb"  # c\nexport E=e\nF: f\nG=`g`\nH="multi\nline"',
+    ]
+    assert [parse_dotenv(text) for text in texts] == _js_parse(texts)
+    assert parse_dotenv(texts[0]) == {"MYWS": "/bom/ws", "B": "2"}
+
+
+def test_random_texts_parse_as_dotenv_parses_them() -> None:
+    rng = random.Random(7)
+    texts = ["".join(rng.choice(ALPHABET) for _ in range(rng.randint(0, 30))) for _ in range(3000)]
+    expected = _js_parse(texts)
+    differ = [(text, want) for text, want in zip(texts, expected, strict=True) if parse_dotenv(text) != want]
+    assert not differ, differ[:3]
