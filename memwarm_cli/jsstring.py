@@ -182,8 +182,9 @@ def js_regex_source(source: str, *, multiline: bool = False) -> str:
     Compile the result with `re.ASCII` (see `js_regex`). What differs between the two engines is
     rewritten: `\s`/`\S` become the explicit JS whitespace class (Python's differs: it includes
     U+001C-U+001F and U+0085, and lacks U+FEFF), `.` excludes all four JS line terminators, `$` is end of
-    input only; with `multiline`, `^` and `$` also match next to any of the four line terminators. `[\s\S]` (any character) is the only class that may hold `\S`; anything this function
-    cannot translate faithfully raises ValueError rather than compiling to a different meaning.
+    input only; with `multiline`, `^` and `$` also match next to any of the four line terminators.
+    `[\s\S]` (any character) is the only class that may hold `\S`; anything this function cannot
+    translate faithfully raises ValueError rather than compiling to a different meaning.
     """
     out: list[str] = []
     in_class = False

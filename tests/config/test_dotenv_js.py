@@ -1,8 +1,8 @@
 """`.env` parsing against dotenv 16's own `parse()`, run by Node 22 (tools/bin/node) on the same text.
 
-tests/config/dotenv_parse.js is dotenv 16's parse function transcribed from its lib/main.js (no dotenv package is
-installed here). Python's `re` and `str.strip()` differ from JS on
-`\\s` (a BOM, U+001C-U+001F, U+0085), `\\w` (ASCII in JS), and `^`/`$` with the `m` flag (U+2028/U+2029).
+tests/config/dotenv_parse.js is dotenv 16's parse function transcribed from its lib/main.js (no dotenv
+package is installed here). Python's `re` and `str.strip()` differ from JS on `\\s` (a BOM, U+001C-U+001F,
+U+0085), `\\w` (ASCII in JS), and `^`/`$` with the `m` flag (U+2028/U+2029).
 """
 
 from __future__ import annotations
