@@ -48,6 +48,10 @@ def test_the_cases_a_review_found_parse_as_dotenv_parses_them() -> None:
         "\u00c4B=1\nD=2",  # JS \w is ASCII: the line is no variable
         "A='x'\u2028B=y",  # with `m`, a line ends at U+2028
         'Q="a\\nb"  # c\nexport E=e\nF: f\nG=`g`\nH="multi\nline"',
+        # Long whitespace runs: memwarm tries each run once, at its end (dotenv rescans it from every
+        # line start inside it, which made 8,000 blank lines cost seconds).
+        " \n" * 1500 + "  export  K=v\n" + "\t\n\u2028 " * 500 + "L='q'  # c\n \n",
+        "\n" * 1000 + "M=\n\n" + " " * 3000 + "N=1",
     ]
     assert [parse_dotenv(text) for text in texts] == _js_parse(texts)
     assert parse_dotenv(texts[0]) == {"MYWS": "/bom/ws", "B": "2"}
