@@ -191,15 +191,18 @@ def open_lock_file(target: StatePath) -> int:
 
 
 def refuse_link(path: Path) -> None:
-    """OSError when `path` (in a directory make_dirs checked), a file another program (qmd) writes in
-    place, is a symbolic link or a regular file with other hard links: a write there lands outside."""
+    """OSError unless `path` (in a directory make_dirs checked), a file another program (qmd) writes in
+    place, is absent or a regular file of one link: through a symlink, another hard link, a device or a
+    FIFO, its writes land outside or block."""
     try:
         info = os.lstat(path)
     except FileNotFoundError:
         return
     if stat.S_ISLNK(info.st_mode):
         raise OSError(errno.ELOOP, SYMLINK_REFUSED, str(path))
-    if stat.S_ISREG(info.st_mode) and info.st_nlink > 1:
+    if not stat.S_ISREG(info.st_mode):
+        raise OSError(errno.EINVAL, "it is not a regular file (qmd would write into it)", str(path))
+    if info.st_nlink > 1:
         raise OSError(errno.EMLINK, HARD_LINK_REFUSED, str(path))
 
 

@@ -294,3 +294,25 @@ def test_a_hard_link_at_a_file_qmd_writes_fails_the_agent_before_qmd_runs(
         f"cannot prepare {link}: it has other hard links (qmd would write through to them)"
     )
     assert not [line for line in fake_log(state) if "collection" in line or "update" in line]
+
+
+@pytest.mark.parametrize("where", ["xdg-config/qmd/index.yml", "xdg-cache/qmd/index.sqlite-journal"])
+@pytest.mark.parametrize("kind", ["fifo", "directory"])
+def test_a_special_file_at_a_file_qmd_writes_fails_the_agent_before_qmd_runs(
+    tmp_path: Path, where: str, kind: str
+) -> None:
+    """qmd opened a device planted at index.yml and wrote its collections into it (then reported armed,
+    fresh and warm with no usable index); a FIFO at the journal hung the run to its command timeout."""
+    scenario, state = fake_scenario(tmp_path)
+    planted = scenario.qmd_dir("main") / where
+    planted.parent.mkdir(parents=True, exist_ok=True)
+    if kind == "fifo":
+        os.mkfifo(planted)
+    else:
+        planted.mkdir()
+    result, report = run(scenario, state)
+    assert result.returncode == ExitCode.FINDINGS, result.stderr
+    assert report["agents"][0]["reason"] == (
+        f"cannot prepare {planted}: it is not a regular file (qmd would write into it)"
+    )
+    assert not [line for line in fake_log(state) if "collection" in line or "update" in line]
