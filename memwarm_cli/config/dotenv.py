@@ -24,8 +24,10 @@ _REST = js_regex(_LINE_REST, multiline=True)
 _QUOTED = js_regex(r"^(['\"`])([\s\S]*)\1$", multiline=True)
 _SPACE_RUN = re.compile(f"[{JS_WHITESPACE_CLASS_BODY}]*")
 _LINE_END = re.compile(r"[\n\r\u2028\u2029]")
-# A safety cap: a `.env` holds a few variables; a huge file there is a mistake, not settings.
-MAX_DOTENV_BYTES = 16 * 1024 * 1024
+# A `.env` holds a few variables: a bigger file is a mistake, not settings, and is not read. Python's
+# regex engine keeps state per character of a quoted value it scans, so an unterminated quote cost about
+# 170 bytes of memory per byte of file (15 MiB took 2.6 GB); 1 MiB bounds that.
+MAX_DOTENV_BYTES = 1024 * 1024
 
 
 def _line_matches(text: str) -> Iterator[re.Match[str]]:
@@ -77,9 +79,12 @@ def load_dotenv_file(path: Path, env: MutableMapping[str, str]) -> list[str]:
         data, _ = read_regular_file(path, MAX_DOTENV_BYTES)
     except (OSError, ValueError, NotRegularFileError, FileTooLargeError):
         return []
-    text = data.decode("utf-8", errors="replace")
+    try:
+        variables = parse_dotenv(data.decode("utf-8", errors="replace"))
+    except (MemoryError, RecursionError):  # under a tight memory limit: unreadable, as dotenv's errors are
+        return []
     added: list[str] = []
-    for key, value in parse_dotenv(text).items():
+    for key, value in variables.items():
         if key not in env and "\0" not in value:
             env[key] = value
             added.append(key)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from memwarm_cli.config.dotenv import parse_dotenv
+from memwarm_cli.config.dotenv import MAX_DOTENV_BYTES, load_dotenv_file, parse_dotenv
 from tests.conftest import TOOLS_BIN
 
 NODE = TOOLS_BIN / "node"
@@ -63,3 +63,16 @@ def test_random_texts_parse_as_dotenv_parses_them() -> None:
     expected = _js_parse(texts)
     differ = [(text, want) for text, want in zip(texts, expected, strict=True) if parse_dotenv(text) != want]
     assert not differ, differ[:3]
+
+
+def test_a_dotenv_past_the_cap_is_not_read(tmp_path: Path) -> None:
+    """An unterminated quote cost ~170 bytes of memory per byte (15 MiB: 2.6 GB, a MemoryError traceback
+    under a memory limit); a `.env` over 1 MiB is a mistake, not settings."""
+    assert MAX_DOTENV_BYTES == 1024 * 1024
+    big = tmp_path / "big.env"
+    big.write_text("A=1\n" + "#" * MAX_DOTENV_BYTES)
+    env: dict[str, str] = {}
+    assert load_dotenv_file(big, env) == [] and env == {}
+    fits = tmp_path / "fits.env"
+    fits.write_text('A=1\nB="' + "x" * (MAX_DOTENV_BYTES - 16) + "\n")
+    assert load_dotenv_file(fits, env) == ["A", "B"] and env["B"].startswith('"x')
