@@ -15,6 +15,7 @@ import os
 import stat
 from enum import StrEnum
 
+from memwarm_cli.cwd import absolute_path
 from memwarm_cli.records import record
 
 
@@ -77,7 +78,7 @@ def _resolve_inside(root_canonical: str, relative_path: str) -> tuple[str | None
 
 
 def read_workspace_file(workspace_dir: str, relative_path: str, max_bytes: int) -> ReadOutcome:
-    root_canonical = os.path.realpath(os.path.abspath(workspace_dir))
+    root_canonical = os.path.realpath(absolute_path(workspace_dir))
     resolved, failed = _resolve_inside(root_canonical, relative_path)
     if failed is not None:
         return failed

@@ -18,7 +18,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "memwarm_cli"
 # module of memwarm_cli (`""` is the package's own __init__).
 LAYERS: tuple[tuple[str, ...], ...] = (
     # base: one unit
-    ("", "exitcodes", "errors", "jsstring", "textsafe", "durations", "boundary_read", "records"),
+    ("", "exitcodes", "errors", "jsstring", "textsafe", "durations", "boundary_read", "records", "cwd"),
     ("config",),  # reading a config: discovery, formats, includes, ${VAR}, positions
     ("agents",),
     ("startup", "backends", "bootstrap"),

@@ -23,6 +23,7 @@ from typing import Any
 from urllib.parse import quote
 
 from memwarm_cli.backends.agent_backend import AgentBackendSettings
+from memwarm_cli.cwd import absolute_path
 from memwarm_cli.records import record
 
 BUSY_TIMEOUT_SECONDS = 1.0  # a WAL reader waits only for a checkpoint's brief exclusive moments
@@ -41,7 +42,7 @@ class IndexStats:
 
 
 def _uri(index_path: Path, *, immutable: bool) -> str:
-    path = quote(os.path.abspath(index_path), safe="/")
+    path = quote(absolute_path(str(index_path)), safe="/")
     return f"file:{path}?mode=ro" + ("&immutable=1" if immutable else "")
 
 

@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 from memwarm_cli.bootstrap.session_keys import SessionKey
 from memwarm_cli.boundary_read import ReadFailure, read_workspace_file
+from memwarm_cli.cwd import absolute_path
 
 AGENTS_MD = "AGENTS.md"
 SOUL_MD = "SOUL.md"
@@ -53,7 +54,7 @@ class BootstrapFile(NamedTuple):
 
 def workspace_root(workspace: str | os.PathLike[str]) -> str:
     """`path.resolve(W)`: absolute, normalised, no trailing slash (symlinks are not resolved)."""
-    return os.path.abspath(os.fspath(workspace))
+    return absolute_path(os.fspath(workspace))
 
 
 def has_memory_entry(root: str) -> bool:

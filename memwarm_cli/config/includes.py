@@ -10,6 +10,7 @@ import os
 from typing import Any
 
 from memwarm_cli.config.positions import Loc, ParseNote, PNode, join_path
+from memwarm_cli.cwd import absolute_path
 from memwarm_cli.jsstring import js_typeof
 
 INCLUDE_KEY = "$include"
@@ -259,7 +260,7 @@ class IncludeProcessor:
     def _resolve_path(self, include_path: str, loc: Loc | None) -> str:
         config_dir = os.path.dirname(self.base_path)
         joined = include_path if os.path.isabs(include_path) else os.path.join(config_dir, include_path)
-        normalized = os.path.normpath(os.path.abspath(joined))
+        normalized = os.path.normpath(absolute_path(joined))
         if not _is_inside(self.root_dir, normalized):
             raise IncludeError(
                 f"Include path escapes config directory: {include_path} (root: {self.root_dir})", loc

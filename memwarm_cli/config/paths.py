@@ -11,6 +11,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from memwarm_cli.cwd import absolute_path, current_directory
 from memwarm_cli.jsstring import js_trim
 from memwarm_cli.records import record
 
@@ -70,7 +71,7 @@ def _env_value(env: Mapping[str, str], name: str, *, sdk_nullish: bool = False) 
 
 def _node_resolve(value: str) -> str:
     """`path.resolve(value)` on POSIX: absolute against the cwd, normalized, no trailing slash."""
-    result = os.path.abspath(value)
+    result = absolute_path(value)
     # os.path keeps exactly two leading slashes (POSIX allows it); Node collapses them.
     if result.startswith("//") and not result.startswith("///"):
         result = result[1:]
@@ -99,12 +100,12 @@ def resolve_home_dir(env: Mapping[str, str]) -> Path:
         if explicit == "~" or explicit.startswith(("~/", "~\\")):
             os_home = _os_home(env)
             if os_home is None:
-                return Path(os.getcwd())
+                return Path(current_directory())
             explicit = os_home + explicit[1:]
         return Path(_node_resolve(explicit))
     os_home = _os_home(env)
     if os_home is None:
-        return Path(os.getcwd())
+        return Path(current_directory())
     return Path(_node_resolve(os_home))
 
 

@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from memwarm_cli.cwd import absolute_path
 from memwarm_cli.errors import UsageError
 from memwarm_cli.records import record
 from memwarm_cli.startup.plan import StartupPlan, build_plan
@@ -38,7 +39,7 @@ def plan_for_agent(
     which includes `env.vars` and `.env`, as the runtime that loaded that config would see it.
     """
     if workspace_override is not None:
-        workspace = Path(os.path.abspath(workspace_override))
+        workspace = Path(absolute_path(os.fspath(workspace_override)))
         if not os.path.isdir(workspace):  # os.path: False, not an exception, for too-long paths
             raise UsageError(f"--workspace: {workspace_override} is not a directory")
     else:

@@ -377,3 +377,31 @@ def test_failing_stdout_and_stderr_together_still_exit_5(buffered_state_env: dic
             assert proc.returncode == ExitCode.OUTPUT, args
             proc = _run_with_fds(args, buffered_state_env, stdout=full.fileno(), close=(2,))
             assert proc.returncode == ExitCode.OUTPUT, args
+
+
+@pytest.mark.parametrize(
+    ("args", "relative"),
+    [
+        (["--config", "x.json5", "config", "path"], "x.json5"),
+        (["--config", "x.json5", "prelude"], "x.json5"),
+        (["--config", "x.json5", "init-backends", "--dry-run"], "x.json5"),
+        (["status"], "rel"),  # OPENCLAW_STATE_DIR=rel
+    ],
+)
+def test_a_relative_path_in_a_deleted_directory_is_one_error_line(
+    tmp_path: Path, home_dir: Path, args: list[str], relative: str
+) -> None:
+    """os.path.abspath asks for the cwd, which raised FileNotFoundError in a deleted directory: a traceback
+    on every command given a relative path."""
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    env = isolated_env(home_dir, {"OPENCLAW_STATE_DIR": "rel"} if args == ["status"] else None)
+    script = 'cd "$1" && rmdir "$1" && shift && exec "$@"'
+    result = subprocess.run(
+        ["bash", "-c", script, "bash", str(gone), MEMWARM, *args], env=env, capture_output=True, text=True
+    )
+    assert result.returncode == ExitCode.CONFIG, result.stderr
+    assert result.stderr == (
+        f"memwarm: error: cannot resolve the relative path {relative}: the current directory no longer "
+        "exists (cd to an existing directory, or give absolute paths)\n"
+    )
