@@ -7,6 +7,7 @@ session export, warnings, probe, first failure, fingerprint, and the outcome it 
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Sequence
 from typing import Literal
@@ -69,6 +70,9 @@ class RunContext:
         self.now_ms = options.at_ms if options.at_ms is not None else time.time_ns() // 1_000_000
         # Session export dir (real path) -> the agents of the config that export there (init_run.py).
         self.export_dir_agents: dict[str, tuple[str, ...]] = {}
+        # This run's agents take turns at `qmd embed` here first: each holds the turn at most its embed
+        # timeout, so only another process can keep the state dir's embed lock longer (agent_steps.Embed).
+        self.embed_turn = threading.Lock()
 
 
 class AgentJob:

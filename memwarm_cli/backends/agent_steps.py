@@ -36,6 +36,7 @@ from memwarm_cli.backends.state_files import StatePath
 from memwarm_cli.backends.version_cache import VERSION_TIMEOUT_MS
 
 UPDATE_RETRY_DELAYS = (0.5, 1.0)
+EMBED_TURN_POLL_SECONDS = 0.2  # while this run's other agents embed: still stopped by a signal
 
 
 class AgentStep(Protocol):
@@ -236,8 +237,19 @@ class Embed:
             job.stored = record_fingerprint(job) or stored
             job.embedded_unchanged = True
 
+    @classmethod
+    def _embed(cls, job: AgentJob) -> EmbedState:
+        turn = job.context.embed_turn
+        job.step("waiting for the embed lock")
+        while not turn.acquire(timeout=EMBED_TURN_POLL_SECONDS):  # the run's own agents, one at a time
+            job.token.check()
+        try:
+            return cls._embed_locked(job)
+        finally:
+            turn.release()
+
     @staticmethod
-    def _embed(job: AgentJob) -> EmbedState:
+    def _embed_locked(job: AgentJob) -> EmbedState:
         embed_timeout = job.timeout(job.qmd.update.embed_timeout_ms)
         job.step("waiting for the embed lock", embed_timeout)
         lock = FileLock(embed_lock_path(job.context.loaded.state_dir))

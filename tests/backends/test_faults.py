@@ -601,3 +601,16 @@ def test_an_embed_lock_held_past_the_embed_timeout_degrades_instead_of_waiting_f
     )
     assert 1 <= took < 10
     assert not [line for line in fake_log(state) if line.split()[1:2] == ["embed"]]
+
+
+def test_the_runs_own_agents_take_turns_at_embed_without_timing_each_other_out(tmp_path: Path) -> None:
+    """Three agents embedding 1.5 s each with a 2 s embed timeout: the third waited 3 s for the state dir's
+    embed lock behind its own siblings and was 'degraded' ("another process held ..."), with no other
+    process anywhere."""
+    scenario, state = fake_scenario(
+        tmp_path, {"embed": "sleep 1.5\n"}, agents=("a", "b", "c"), searchMode="query"
+    )
+    result, report = run(scenario, state, ["--timeout", "2", "--concurrency", "3"])
+    assert result.returncode == ExitCode.OK, result.stderr
+    assert {a["agentId"]: a["status"] for a in report["agents"]} == dict.fromkeys("abc", "armed")
+    assert "embed skipped" not in result.stderr
