@@ -18,6 +18,7 @@ from dataclasses import field
 from typing import Any, Literal
 
 from memwarm_cli.backends import fingerprint as fp
+from memwarm_cli.backends import state_files
 from memwarm_cli.backends.agent_backend import AgentBackendSettings, resolve_agent_backend, select_agents
 from memwarm_cli.backends.fingerprint import Snapshot
 from memwarm_cli.backends.forked_map import forked_map
@@ -251,8 +252,10 @@ def _agent_status(
         backoff = EmbedBackoff(stored.embed_failures, until if until > now else None)
 
     running = lock_is_held(agent_lock_path(state_dir, paths.qmd_dir), held)
+    refused = state_files.refused_qmd_file(paths.qmd_written_files)
     verdict, why = _verdict(
         running=bool(running),
+        next_run_fails=None if refused is None else state_files.describe_os_error(refused),
         workspace_ok=workspace_ok,
         qmd_unavailable=(
             None
@@ -287,6 +290,7 @@ def _agent_status(
 def _verdict(
     *,
     running: bool,
+    next_run_fails: str | None,
     workspace_ok: bool,
     qmd_unavailable: str | None,
     index: IndexView,
@@ -301,6 +305,8 @@ def _verdict(
     if running:
         return "running", ("an init-backends run holds the agent's lock",)
     failed: list[str] = []
+    if next_run_fails is not None:  # init-backends refuses it before any qmd command, as status does here
+        failed.append(f"the next run fails: {next_run_fails}")
     if last_run is not None and last_run.status == "failed":
         failed.append(f"the last run failed: {last_run.reason or 'unknown error'}")
     if not index.exists:

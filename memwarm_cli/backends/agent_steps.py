@@ -17,7 +17,6 @@ then where memwarm looked and the fix: qmd_diagnosis.py);
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
 from typing import Protocol
 
 from memwarm_cli.backends import collection_sync, qmd_commands, state_files
@@ -92,8 +91,7 @@ class PrepareStateDirs(_Always):
         for directory in (job.paths.qmd_config_dir, job.paths.index_path.parent):
             state_files.make_dirs(StatePath.of(state_dir, directory))
         # qmd writes these itself, through any link: one planted there would have it write outside.
-        index = str(job.paths.index_path)
-        for path in (job.paths.index_yml, *(Path(index + end) for end in ("", "-wal", "-shm", "-journal"))):
+        for path in job.paths.qmd_written_files:
             state_files.refuse_link(path)
         lock = FileLock(agent_lock_path(state_dir, job.paths.qmd_dir))
         if not lock.try_acquire():
@@ -119,6 +117,9 @@ class PrepareStateDirs(_Always):
             job.warn(f"failed to symlink qmd models directory: {exc}")
 
     def plan(self, job: AgentJob) -> list[PlannedCommand]:
+        refused = state_files.refused_qmd_file(job.paths.qmd_written_files)  # as the run would refuse it
+        if refused is not None:
+            raise AgentFailed(state_files.describe_os_error(refused))
         return []
 
 

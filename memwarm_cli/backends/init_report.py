@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from memwarm_cli.backends.setting_use import ConfiguredSetting
+from memwarm_cli.backends.state_files import describe_os_error as describe_os_error
 from memwarm_cli.exitcodes import ExitCode, signal_exit
 from memwarm_cli.records import record
 
@@ -358,11 +359,3 @@ def summary_line(report: InitReport) -> str:
 
         tail = f"; interrupted by {signal.Signals(report.signum).name}"
     return f"init-backends: {total} {noun} in {report.duration_ms / 1000:.2f}s: {body}{tail}"
-
-
-def describe_os_error(exc: OSError) -> str:
-    """`cannot prepare <path>: Not a directory`, not Python's `NotADirectoryError: [Errno 20] ...`."""
-    if exc.strerror is None:
-        return str(exc)
-    paths = " -> ".join(str(p) for p in (exc.filename, exc.filename2) if p is not None)
-    return f"cannot prepare {paths}: {exc.strerror}" if paths else exc.strerror

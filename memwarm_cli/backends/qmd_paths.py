@@ -50,6 +50,12 @@ class AgentQmdPaths:
     def index_yml(self) -> Path:
         return self.qmd_config_dir / "index.yml"
 
+    @property
+    def qmd_written_files(self) -> tuple[Path, ...]:
+        """The files qmd itself writes in place: index.yml, and the index with SQLite's side files."""
+        index = str(self.index_path)
+        return (self.index_yml, *(Path(index + end) for end in ("", "-wal", "-shm", "-journal")))
+
 
 def agent_qmd_paths(state_dir: Path, agent_id: str) -> AgentQmdPaths:
     return AgentQmdPaths(state_dir.joinpath("agents", agent_id, "qmd"))

@@ -27,7 +27,7 @@ import os
 import re
 import stat
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -188,6 +188,25 @@ def open_lock_file(target: StatePath) -> int:
         os.close(fd)
         raise
     return fd
+
+
+def describe_os_error(exc: OSError) -> str:
+    """`cannot prepare <path>: Not a directory`, not Python's `NotADirectoryError: [Errno 20] ...`."""
+    if exc.strerror is None:
+        return str(exc)
+    paths = " -> ".join(str(p) for p in (exc.filename, exc.filename2) if p is not None)
+    return f"cannot prepare {paths}: {exc.strerror}" if paths else exc.strerror
+
+
+def refused_qmd_file(paths: Iterable[Path]) -> OSError | None:
+    """The first of `paths` (files qmd writes in place) that refuse_link refuses, read-only: what
+    `--dry-run` and `status` report of a run that would fail on it."""
+    for path in paths:
+        try:
+            refuse_link(path)
+        except OSError as exc:
+            return exc
+    return None
 
 
 def refuse_link(path: Path) -> None:

@@ -22,6 +22,7 @@ from tests.backends.support import (
     make_scenario,
     quiet_fake_log,
     run_measured,
+    run_memwarm,
 )
 
 NOTES = {"MEMORY.md": "# M\nnotes\n", "memory/a.md": "# A\n"}
@@ -316,3 +317,24 @@ def test_a_special_file_at_a_file_qmd_writes_fails_the_agent_before_qmd_runs(
         f"cannot prepare {planted}: it is not a regular file (qmd would write into it)"
     )
     assert not [line for line in fake_log(state) if "collection" in line or "update" in line]
+
+
+def test_status_and_dry_run_say_the_next_run_fails_on_a_link_at_qmds_files(
+    tmp_path: Path, outside: Path
+) -> None:
+    """status said `warm` and --dry-run `planned` (exit 0) while the next run refused the symlink."""
+    scenario, state = fake_scenario(tmp_path)
+    result, _ = run(scenario, state)
+    assert result.returncode == ExitCode.OK, result.stderr
+    index = scenario.qmd_dir("main") / "xdg-cache" / "qmd" / "index.sqlite"
+    index.unlink()
+    index.symlink_to(outside)
+    refusal = f"cannot prepare {index}: {SYMLINK}"
+    env = scenario.env({"FAKE_QMD_DIR": str(state)})
+    status = run_memwarm(["status", "--json"], env)
+    assert status.returncode == ExitCode.FINDINGS, status.stderr
+    agent = json.loads(status.stdout)["agents"][0]
+    assert agent["status"] == "failed" and agent["why"][0] == f"the next run fails: {refusal}"
+    dry, report = run(scenario, state, "--dry-run")
+    assert dry.returncode == ExitCode.FINDINGS, dry.stderr
+    assert report["agents"][0]["status"] == "failed" and report["agents"][0]["reason"] == refusal
