@@ -136,14 +136,18 @@ def write_textfile(path: str, text: str) -> None:
     """`text` to `path` as node_exporter's textfile collector needs it: a temp file in the same
     directory, renamed over `path`, so the collector never reads half a file. The directory must exist;
     the temp file never survives a failure. Raises OutputError (exit 5)."""
-    from memwarm_cli.errors import OutputError
+    from memwarm_cli.errors import OutputError, UsageError
 
+    if not path or path.endswith("/"):  # Path() would drop the slash and write a file there
+        raise UsageError(f"--textfile: {path!r} names no file (give the path of the .prom file to write)")
     target = Path(path)
     directory = target.parent
     if not directory.is_dir():
         raise OutputError(f"cannot write {path}: the directory {directory} does not exist")
     _refuse_unless_regular_or_absent(path)
-    temp = directory / f".{target.name}.{os.urandom(8).hex()}.tmp"
+    # The name's first 200 bytes only: a legal 245-byte target name made the temp name too long.
+    stem = os.fsencode(target.name)[:200].decode("utf-8", "ignore")
+    temp = directory / f".{stem}.{os.urandom(8).hex()}.tmp"
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
     try:
         fd = os.open(temp, flags, 0o644)

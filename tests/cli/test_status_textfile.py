@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from memwarm_cli.cli.status_views import write_textfile
-from memwarm_cli.errors import OutputError
+from memwarm_cli.errors import OutputError, UsageError
 
 
 def _fifo(path: Path) -> None:
@@ -58,3 +58,18 @@ def test_a_regular_file_or_no_file_is_written(tmp_path: Path) -> None:
     write_textfile(str(target), "one\n")
     write_textfile(str(target), "two\n")
     assert target.read_text() == "two\n" and sorted(os.listdir(tmp_path)) == ["memwarm.prom"]
+
+
+@pytest.mark.parametrize("path", ["", "x.prom/", "dir/"])
+def test_a_path_that_names_no_file_is_a_usage_error(tmp_path: Path, path: str) -> None:
+    """`x.prom/` wrote a file named x.prom; '' renamed onto the directory (EBUSY)."""
+    with pytest.raises(UsageError, match="names no file"):
+        write_textfile(path, "memwarm_agent_warm 1\n")
+    assert not (tmp_path / "x.prom").exists()
+
+
+def test_a_long_legal_name_is_written(tmp_path: Path) -> None:
+    """A 245-byte name is legal (255 is the limit); the temp name beside it must stay legal too."""
+    target = tmp_path / ("a" * 240 + ".prom")
+    write_textfile(str(target), "memwarm_agent_warm 1\n")
+    assert target.read_text() == "memwarm_agent_warm 1\n" and len(os.listdir(tmp_path)) == 1
