@@ -28,13 +28,23 @@ def _metric(name: str, help_text: str, samples: Iterable[Sample]) -> list[str]:
     lines = [f"# HELP {name} {help_text}", f"# TYPE {name} gauge"]
     for labels, value in samples:
         text = ",".join(f'{key}="{escape_label(item)}"' for key, item in labels.items())
-        lines.append(f"{name}{{{text}}} {_format_value(value)}")
+        lines.append(f"{name}{{{text}}} {_format_value(value)}" if text else f"{name} {_format_value(value)}")
     return lines
+
+
+_STATUS_OK_HELP = "1 when memwarm status read the config and judged the agents; 0 when it could not."
+
+
+def status_failed_text() -> str:
+    """The textfile of a status run that judged nothing (a config error, an unknown agent): it replaces
+    the last good one, whose `memwarm_agent_warm 1` node_exporter would otherwise go on reporting."""
+    return "\n".join(_metric("memwarm_status_ok", _STATUS_OK_HELP, [({}, 0.0)])) + "\n"
 
 
 def prometheus_text(report: StatusReport) -> str:
     agents = [agent for agent in report.agents if agent.eligible]
     lines: list[str] = []
+    lines += _metric("memwarm_status_ok", _STATUS_OK_HELP, [({}, 1.0)])
     lines += _metric(
         "memwarm_agent_warm",
         "1 when the agent's qmd index is warm (a run now would be fresh, the last run succeeded), else 0.",

@@ -8,6 +8,7 @@ Typer-free, so cli/fastpath.py can run it too; the Typer command is cli/status_c
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from enum import StrEnum
 
@@ -38,12 +39,12 @@ def run_status(
     from memwarm_cli.cli.interrupts import interrupted_exit, signals_cancel
     from memwarm_cli.cli.invocation import current
     from memwarm_cli.cli.output import stdout_is_terminal, warn, write_json
-    from memwarm_cli.cli.status_metrics import prometheus_text
+    from memwarm_cli.cli.status_metrics import prometheus_text, status_failed_text
     from memwarm_cli.cli.status_views import write_plain, write_table, write_textfile
     from memwarm_cli.cli.view_format import chosen_format
     from memwarm_cli.config import load_config
     from memwarm_cli.durations import parse_duration_ms
-    from memwarm_cli.errors import UsageError
+    from memwarm_cli.errors import MemwarmError, UsageError
 
     if all_agents and agent:
         raise UsageError("--agent and --all-agents exclude each other")
@@ -58,12 +59,12 @@ def run_status(
     if fmt is None and textfile is None:
         fmt = StatusFormat.table if stdout_is_terminal() else StatusFormat.plain
 
-    loaded = load_config(config_path, current().env, dotenv=True)
-    if not quiet:
-        for warning in loaded.warnings:
-            warn(warning.message)
     with signals_cancel(CancelToken()) as token:
         try:
+            loaded = load_config(config_path, current().env, dotenv=True)
+            if not quiet:
+                for warning in loaded.warnings:
+                    warn(warning.message)
             report = collect_status(
                 loaded,
                 StatusOptions(agents=tuple(agent or ()), max_age_seconds=max_age_seconds),
@@ -72,6 +73,11 @@ def run_status(
             )
         except Cancelled as stop:
             return interrupted_exit(stop.signum)
+        except MemwarmError:
+            if textfile is not None:  # say so to node_exporter, rather than leave the last good file
+                with contextlib.suppress(MemwarmError):
+                    write_textfile(textfile, status_failed_text())
+            raise
     if token.signum is not None:  # also a signal during the walks, which do not stop for it
         return interrupted_exit(token.signum)
     if textfile is not None:

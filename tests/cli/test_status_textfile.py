@@ -11,9 +11,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 
 from memwarm_cli.cli.status_views import write_textfile
 from memwarm_cli.errors import OutputError, UsageError
+from tests.conftest import RunCli
 
 
 def _fifo(path: Path) -> None:
@@ -73,3 +75,22 @@ def test_a_long_legal_name_is_written(tmp_path: Path) -> None:
     target = tmp_path / ("a" * 240 + ".prom")
     write_textfile(str(target), "memwarm_agent_warm 1\n")
     assert target.read_text() == "memwarm_agent_warm 1\n" and len(os.listdir(tmp_path)) == 1
+
+
+def test_a_status_run_that_judges_nothing_replaces_the_textfile_with_status_ok_0(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
+    """A config error left the last good textfile, and node_exporter went on reporting its warm agents."""
+    target = tmp_path / "memwarm.prom"
+    target.write_text('memwarm_status_ok 1\nmemwarm_agent_warm{agent="main"} 1\n')
+    config = tmp_path / "broken.json5"
+    config.write_text("{memory: ")
+    result = run_cli(["--config", str(config), "status", "--textfile", str(target)])
+    assert result.returncode == 3, result.stderr
+    families = {f.name: f for f in text_string_to_metric_families(target.read_text())}
+    assert set(families) == {"memwarm_status_ok"}
+    assert [s.value for s in families["memwarm_status_ok"].samples] == [0.0]
+    config.write_text("{}")
+    target.write_text("memwarm_status_ok 1\n")
+    unknown = run_cli(["--config", str(config), "status", "--agent", "x", "--textfile", str(target)])
+    assert unknown.returncode == 2 and target.read_text().endswith("memwarm_status_ok 0\n"), unknown.stderr
