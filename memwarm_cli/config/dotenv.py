@@ -7,9 +7,11 @@ variable that is already set. memwarm does the same on its own copy of the envir
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator, MutableMapping
 from pathlib import Path
+from typing import NamedTuple
 
 from memwarm_cli.jsstring import JS_WHITESPACE_CLASS_BODY, js_regex, js_trim
 
@@ -20,10 +22,27 @@ _LINE_REST = (
     r"(?:export\s+)?([\w.-]+)(?:\s*=\s*?|:\s+?)(\s*'(?:\\'|[^'])*'|\s*\"(?:\\\"|[^\"])*\"|\s*`(?:\\`|[^`])*`|"
     r"[^#\r\n]+)?\s*(?:#.*)?(?:$|$)"
 )
-_REST = js_regex(_LINE_REST, multiline=True)
-_QUOTED = js_regex(r"^(['\"`])([\s\S]*)\1$", multiline=True)
-_SPACE_RUN = re.compile(f"[{JS_WHITESPACE_CLASS_BODY}]*")
-_LINE_END = re.compile(r"[\n\r\u2028\u2029]")
+
+
+class _Patterns(NamedTuple):
+    rest: re.Pattern[str]
+    quoted: re.Pattern[str]
+    space_run: re.Pattern[str]
+    line_end: re.Pattern[str]
+
+
+@functools.cache
+def _patterns() -> _Patterns:
+    """Compiled when a `.env` is first parsed: most runs have none, and every run (the prelude's fast
+    route too) asks for the files."""
+    return _Patterns(
+        js_regex(_LINE_REST, multiline=True),
+        js_regex(r"^(['\"`])([\s\S]*)\1$", multiline=True),
+        re.compile(f"[{JS_WHITESPACE_CLASS_BODY}]*"),
+        re.compile(r"[\n\r\u2028\u2029]"),
+    )
+
+
 # A `.env` holds a few variables: a bigger file is a mistake, not settings, and is not read. Python's
 # regex engine keeps state per character of a quoted value it scans, so an unterminated quote cost about
 # 170 bytes of memory per byte of file (15 MiB took 2.6 GB); 1 MiB bounds that.
@@ -38,16 +57,17 @@ def _line_matches(text: str) -> Iterator[re.Match[str]]:
     start with a non-space. So each run is tried once, at its end, and every line start inside it fails
     with it; run as one regex, each of n blank lines rescanned the rest of the file (8,000 took 8 s).
     """
+    patterns = _patterns()
     pos = 0
     while pos <= len(text):
         if pos > 0 and text[pos - 1] not in "\n\r\u2028\u2029":
-            line_end = _LINE_END.search(text, pos)
+            line_end = patterns.line_end.search(text, pos)
             if line_end is None:
                 return
             pos = line_end.end()
-        space = _SPACE_RUN.match(text, pos)
+        space = patterns.space_run.match(text, pos)
         key_at = space.end() if space is not None else pos  # `*` always matches
-        match = _REST.match(text, key_at)
+        match = patterns.rest.match(text, key_at)
         if match is not None:
             yield match
             pos = match.end()
@@ -64,7 +84,7 @@ def parse_dotenv(text: str) -> dict[str, str]:
         key = match.group(1)
         value = js_trim(match.group(2) or "")
         maybe_quote = value[:1]
-        value = _QUOTED.sub(lambda quoted: quoted.group(2), value)
+        value = _patterns().quoted.sub(lambda quoted: quoted.group(2), value)
         if maybe_quote == '"':
             value = value.replace("\\n", "\n").replace("\\r", "\r")
         result[key] = value
