@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Callable, Sequence
 from operator import itemgetter
 from stat import S_ISDIR
@@ -273,4 +274,8 @@ def walk_by_suffix(root: str, suffix: str) -> FileList:
 
 def snapshot_collection(spec: CollectionSpec) -> FileList | None:
     """The collection's files, or None when its directory does not exist."""
-    return collection_files(spec) if spec.path.is_dir() else None
+    try:
+        is_dir = stat.S_ISDIR(os.stat(spec.path).st_mode)
+    except (OSError, ValueError):  # missing, a name too long for the OS, a NUL: no directory to walk
+        is_dir = False
+    return collection_files(spec) if is_dir else None

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -138,11 +139,18 @@ def write_textfile(path: str, text: str) -> None:
     the temp file never survives a failure. Raises OutputError (exit 5)."""
     from memwarm_cli.errors import OutputError, UsageError
 
-    if not path or path.endswith("/"):  # Path() would drop the slash and write a file there
+    # Path() drops a trailing `/` and `/.`: `x.prom/` and `prom/.` wrote a file x.prom or prom.
+    if not path or path.endswith("/") or os.path.basename(path) in (".", ".."):
         raise UsageError(f"--textfile: {path!r} names no file (give the path of the .prom file to write)")
     target = Path(path)
     directory = target.parent
-    if not directory.is_dir():
+    try:
+        directory_ok = stat.S_ISDIR(os.stat(directory).st_mode)
+    except FileNotFoundError:
+        directory_ok = False
+    except OSError as exc:  # a name too long, a loop of links, ...
+        raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
+    if not directory_ok:
         raise OutputError(f"cannot write {path}: the directory {directory} does not exist")
     _refuse_unless_regular_or_absent(path)
     # The name's first 200 bytes only: a legal 245-byte target name made the temp name too long.
@@ -173,8 +181,6 @@ def write_textfile(path: str, text: str) -> None:
 def _refuse_unless_regular_or_absent(path: str) -> None:
     """The rename replaces whatever has the target's name: only a regular file of ours may be there. A
     device, FIFO or socket (`--textfile /dev/null`) or a symlink is the user's, never replaced."""
-    import stat
-
     from memwarm_cli.config.regularfile import not_regular_kind
     from memwarm_cli.errors import OutputError
 

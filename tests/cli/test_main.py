@@ -405,3 +405,17 @@ def test_a_relative_path_in_a_deleted_directory_is_one_error_line(
         f"memwarm: error: cannot resolve the relative path {relative}: the current directory no longer "
         "exists (cd to an existing directory, or give absolute paths)\n"
     )
+
+
+@pytest.mark.parametrize("workspace", ["w" * 300, "d/" * 2100 + "x"])
+@pytest.mark.parametrize("command", [["status"], ["init-backends"], ["init-backends", "--dry-run"], ["scan"]])
+def test_a_workspace_path_the_os_refuses_is_no_traceback(
+    run_cli: RunCli, tmp_path: Path, workspace: str, command: list[str]
+) -> None:
+    """A 300-byte name or a path past PATH_MAX: is_dir() raised ENAMETOOLONG in status' version lookup
+    and in init-backends' walk."""
+    config = tmp_path / "c.json"
+    agents = {"defaults": {"workspace": f"{tmp_path}/{workspace}"}}
+    config.write_text(json.dumps({"memory": {"backend": "qmd"}, "agents": agents}))
+    result = run_cli(["--config", str(config), *command], env={"OPENCLAW_STATE_DIR": str(tmp_path / "st")})
+    assert "Traceback" not in result.stderr and result.returncode in (0, 1), result.stderr

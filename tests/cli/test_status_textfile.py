@@ -62,7 +62,7 @@ def test_a_regular_file_or_no_file_is_written(tmp_path: Path) -> None:
     assert target.read_text() == "two\n" and sorted(os.listdir(tmp_path)) == ["memwarm.prom"]
 
 
-@pytest.mark.parametrize("path", ["", "x.prom/", "dir/"])
+@pytest.mark.parametrize("path", ["", "x.prom/", "dir/", "prom/.", "./x.prom/.", "a/.."])
 def test_a_path_that_names_no_file_is_a_usage_error(tmp_path: Path, path: str) -> None:
     """`x.prom/` wrote a file named x.prom; '' renamed onto the directory (EBUSY)."""
     with pytest.raises(UsageError, match="names no file"):
@@ -94,3 +94,9 @@ def test_a_status_run_that_judges_nothing_replaces_the_textfile_with_status_ok_0
     target.write_text("memwarm_status_ok 1\n")
     unknown = run_cli(["--config", str(config), "status", "--agent", "x", "--textfile", str(target)])
     assert unknown.returncode == 2 and target.read_text().endswith("memwarm_status_ok 0\n"), unknown.stderr
+
+
+def test_a_path_longer_than_the_os_takes_is_one_error(tmp_path: Path) -> None:
+    """`d/d/.../x` past PATH_MAX: checking its directory raised ENAMETOOLONG, a traceback."""
+    with pytest.raises(OutputError, match="File name too long"):
+        write_textfile(str(tmp_path) + "/d" * 2100 + "/x.prom", "memwarm_agent_warm 1\n")
