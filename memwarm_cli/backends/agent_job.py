@@ -73,6 +73,9 @@ class RunContext:
         # This run's agents take turns at `qmd embed` here first: each holds the turn at most its embed
         # timeout, so only another process can keep the state dir's embed lock longer (agent_steps.Embed).
         self.embed_turn = threading.Lock()
+        # Set once an agent waited the embed timeout out on another process's lock: the later agents of
+        # this run are degraded at once instead of waiting it out again, one after another.
+        self.embed_lock_stuck: str | None = None
 
 
 class AgentJob:

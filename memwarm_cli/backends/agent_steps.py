@@ -252,22 +252,25 @@ class Embed:
     @staticmethod
     def _embed_locked(job: AgentJob) -> EmbedState:
         embed_timeout = job.timeout(job.qmd.update.embed_timeout_ms)
-        job.step("waiting for the embed lock", embed_timeout)
         lock = FileLock(embed_lock_path(job.context.loaded.state_dir))
-        # A holder's own embed ends within its timeout; one that keeps the lock longer is stuck (a run
-        # stopped with Ctrl-Z, say), and waiting on would hold every later run's agents too.
-        if not lock.acquire(job.token, embed_timeout / 1000):
+        stuck = job.context.embed_lock_stuck
+        if stuck is None:
+            job.step("waiting for the embed lock", embed_timeout)
+            # A holder's own embed ends within its timeout; one that keeps the lock longer is stuck (a
+            # run stopped with Ctrl-Z, say), and waiting on would hold every later run's agents too.
+            if not lock.acquire(job.token, embed_timeout / 1000):
+                stuck = job.context.embed_lock_stuck = (
+                    f"qmd embed skipped: another process held {lock.path} for {embed_timeout / 1000:.0f}s "
+                    "(the embed timeout); searchable with BM25; vectors stale"
+                )
+        if stuck is not None:
             stored = job.stored
-            reason = (
-                f"qmd embed skipped: another process held {lock.path} for {embed_timeout / 1000:.0f}s "
-                "(the embed timeout); searchable with BM25; vectors stale"
-            )
-            job.warn(reason)
+            job.warn(stuck)
             return EmbedState(
                 False,
                 stored.embed_failures if stored else 0,
                 stored.embed_failed_at if stored else 0.0,
-                reason,
+                stuck,
             )
         try:
             job.step("qmd embed", embed_timeout)

@@ -614,3 +614,19 @@ def test_the_runs_own_agents_take_turns_at_embed_without_timing_each_other_out(t
     assert result.returncode == ExitCode.OK, result.stderr
     assert {a["agentId"]: a["status"] for a in report["agents"]} == dict.fromkeys("abc", "armed")
     assert "embed skipped" not in result.stderr
+
+
+def test_a_stuck_embed_lock_is_waited_out_once_per_run_not_once_per_agent(tmp_path: Path) -> None:
+    """With the run's agents taking turns, each then waited the full timeout on the stuck lock: N agents
+    cost N timeouts (3 x 3 s here, 9 s at least); the first wait now settles it for the run."""
+    scenario, state = fake_scenario(tmp_path, searchMode="query", agents=("a", "b", "c"))
+    lock_path = embed_lock_path(scenario.state).path
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock_path, "w") as holder:
+        fcntl.flock(holder, fcntl.LOCK_EX)
+        started = time.monotonic()
+        result, report = run(scenario, state, ["--timeout", "3", "--concurrency", "3"])
+        took = time.monotonic() - started
+    assert result.returncode == ExitCode.DEGRADED, result.stderr
+    assert {a["status"] for a in report["agents"]} == {"degraded"}
+    assert 3 <= took < 7, took
