@@ -105,7 +105,9 @@ def load_dotenv_file(path: Path, env: MutableMapping[str, str]) -> list[str]:
         return []
     added: list[str] = []
     for key, value in variables.items():
-        if key not in env and "\0" not in value:
+        # Node's process.env keeps a value up to its first NUL; `obj.__proto__ = "x"` sets nothing.
+        value = value.split("\0", 1)[0]
+        if key not in env and key != "__proto__":
             env[key] = value
             added.append(key)
     return added

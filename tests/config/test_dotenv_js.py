@@ -76,3 +76,13 @@ def test_a_dotenv_past_the_cap_is_not_read(tmp_path: Path) -> None:
     fits = tmp_path / "fits.env"
     fits.write_text('A=1\nB="' + "x" * (MAX_DOTENV_BYTES - 16) + "\n")
     assert load_dotenv_file(fits, env) == ["A", "B"] and env["B"].startswith('"x')
+
+
+def test_values_reach_the_environment_as_node_keeps_them(tmp_path: Path) -> None:
+    """Node's process.env keeps a value up to its first NUL (the variable was dropped), and dotenv's
+    `obj.__proto__ = "x"` sets no variable (memwarm passed `__proto__` on to qmd)."""
+    dotenv = tmp_path / ".env"
+    dotenv.write_bytes(b"MYWS=/ws\x00junk\n__proto__=x\nB=2\n")
+    env: dict[str, str] = {}
+    assert load_dotenv_file(dotenv, env) == ["MYWS", "B"]
+    assert env == {"MYWS": "/ws", "B": "2"}
