@@ -38,46 +38,35 @@ def run_status(
     from memwarm_cli.backends.process import Cancelled, CancelToken
     from memwarm_cli.cli.interrupts import interrupted_exit, signals_cancel
     from memwarm_cli.cli.invocation import current
-    from memwarm_cli.cli.output import stdout_is_terminal, warn, write_json
+    from memwarm_cli.cli.output import warn, write_json
     from memwarm_cli.cli.status_metrics import prometheus_text, status_failed_text
     from memwarm_cli.cli.status_views import write_plain, write_table, write_textfile
-    from memwarm_cli.cli.view_format import chosen_format
     from memwarm_cli.config import load_config
-    from memwarm_cli.durations import parse_duration_ms
-    from memwarm_cli.errors import MemwarmError, UsageError
+    from memwarm_cli.errors import MemwarmError
 
-    if all_agents and agent:
-        raise UsageError("--agent and --all-agents exclude each other")
-    max_age_seconds: float | None = None
-    if max_age is not None:
-        try:
-            max_age_seconds = parse_duration_ms(max_age, "m") / 1000
-        except ValueError as exc:
-            raise UsageError(f"--max-age: {exc}") from None
-    chosen = chosen_format(json_output, output_format, STATUS_FORMATS)
-    fmt = StatusFormat(chosen) if chosen is not None else None
-    if fmt is None and textfile is None:
-        fmt = StatusFormat.table if stdout_is_terminal() else StatusFormat.plain
-
-    with signals_cancel(CancelToken()) as token:
-        try:
-            loaded = load_config(config_path, current().env, dotenv=True)
-            if not quiet:
-                for warning in loaded.warnings:
-                    warn(warning.message)
-            report = collect_status(
-                loaded,
-                StatusOptions(agents=tuple(agent or ()), max_age_seconds=max_age_seconds),
-                warn=None if quiet else warn,
-                token=token,
-            )
-        except Cancelled as stop:
-            return interrupted_exit(stop.signum)
-        except MemwarmError:
-            if textfile is not None:  # say so to node_exporter, rather than leave the last good file
-                with contextlib.suppress(MemwarmError):
-                    write_textfile(textfile, status_failed_text())
-            raise
+    try:
+        max_age_seconds, fmt = _options(all_agents, agent, max_age, json_output, output_format, textfile)
+        with signals_cancel(CancelToken()) as token:
+            try:
+                loaded = load_config(config_path, current().env, dotenv=True)
+                if not quiet:
+                    for warning in loaded.warnings:
+                        warn(warning.message)
+                report = collect_status(
+                    loaded,
+                    StatusOptions(agents=tuple(agent or ()), max_age_seconds=max_age_seconds),
+                    warn=None if quiet else warn,
+                    token=token,
+                )
+            except Cancelled as stop:
+                return interrupted_exit(stop.signum)
+    except MemwarmError:
+        # Any run that judged nothing (a bad option, a config error, an unknown agent) says so to
+        # node_exporter, rather than leave the last good file to be reported on.
+        if textfile is not None:  # (a textfile that names no file is refused in there, suppressed)
+            with contextlib.suppress(MemwarmError):
+                write_textfile(textfile, status_failed_text())
+        raise
     if token.signum is not None:  # also a signal during the walks, which do not stop for it
         return interrupted_exit(token.signum)
     if textfile is not None:
@@ -93,3 +82,32 @@ def run_status(
     elif fmt is StatusFormat.table:
         write_table(report, quiet=quiet)
     return int(report.exit_code)
+
+
+def _options(
+    all_agents: bool,
+    agent: Sequence[str] | None,
+    max_age: str | None,
+    json_output: bool,
+    output_format: str | None,
+    textfile: str | None,
+) -> tuple[float | None, StatusFormat | None]:
+    """--max-age in seconds and the output format; UsageError for what cannot be."""
+    from memwarm_cli.cli.output import stdout_is_terminal
+    from memwarm_cli.cli.view_format import chosen_format
+    from memwarm_cli.durations import parse_duration_ms
+    from memwarm_cli.errors import UsageError
+
+    if all_agents and agent:
+        raise UsageError("--agent and --all-agents exclude each other")
+    max_age_seconds: float | None = None
+    if max_age is not None:
+        try:
+            max_age_seconds = parse_duration_ms(max_age, "m") / 1000
+        except ValueError as exc:
+            raise UsageError(f"--max-age: {exc}") from None
+    chosen = chosen_format(json_output, output_format, STATUS_FORMATS)
+    fmt = StatusFormat(chosen) if chosen is not None else None
+    if fmt is None and textfile is None:
+        fmt = StatusFormat.table if stdout_is_terminal() else StatusFormat.plain
+    return max_age_seconds, fmt

@@ -92,8 +92,10 @@ def test_a_status_run_that_judges_nothing_replaces_the_textfile_with_status_ok_0
     assert [s.value for s in families["memwarm_status_ok"].samples] == [0.0]
     config.write_text("{}")
     target.write_text("memwarm_status_ok 1\n")
-    unknown = run_cli(["--config", str(config), "status", "--agent", "x", "--textfile", str(target)])
-    assert unknown.returncode == 2 and target.read_text().endswith("memwarm_status_ok 0\n"), unknown.stderr
+    for bad in (["--agent", "x"], ["--max-age", "bogus"], ["--format", "bogus"], ["-a", "x", "--all-agents"]):
+        target.write_text("memwarm_status_ok 1\n")
+        result = run_cli(["--config", str(config), "status", *bad, "--textfile", str(target)])
+        assert result.returncode == 2 and target.read_text().endswith("memwarm_status_ok 0\n"), (bad, result)
 
 
 def test_a_path_longer_than_the_os_takes_is_one_error(tmp_path: Path) -> None:
