@@ -32,7 +32,7 @@ from memwarm_cli.backends.freshness import (
 )
 from memwarm_cli.backends.index_stats import IndexView, index_view
 from memwarm_cli.backends.last_run import LastRun, last_run_path, read_last_run
-from memwarm_cli.backends.locks import agent_lock_path, flocked_inodes, lock_is_held
+from memwarm_cli.backends.locks import agent_lock_path, flocked_inodes, lock_is_held, run_refusal
 from memwarm_cli.backends.process import CancelToken
 from memwarm_cli.backends.qmd_diagnosis import unavailable_hint
 from memwarm_cli.backends.qmd_paths import qmd_child_env
@@ -261,7 +261,7 @@ def _agent_status(
         backoff = EmbedBackoff(stored.embed_failures, until if until > now else None)
 
     running = lock_is_held(agent_lock_path(state_dir, paths.qmd_dir), held)
-    refused = state_files.refused_qmd_file(paths.qmd_written_files)
+    refused = run_refusal(state_dir, paths, embeds=qmd.search_mode != "search")
     verdict, why = _verdict(
         running=bool(running),
         next_run_fails=None if refused is None else state_files.describe_os_error(refused),

@@ -25,7 +25,7 @@ from memwarm_cli.backends import qmd_output as output
 from memwarm_cli.backends.agent_job import AgentFailed, AgentJob, EmbedState
 from memwarm_cli.backends.freshness import agent_snapshot, file_list_path, judge_freshness, write_file_lists
 from memwarm_cli.backends.init_report import AgentOutcome, PlannedCommand, describe_os_error
-from memwarm_cli.backends.locks import FileLock, agent_lock_path, embed_lock_path
+from memwarm_cli.backends.locks import FileLock, agent_lock_path, embed_lock_path, run_refusal
 from memwarm_cli.backends.process import PROBE_COMMAND_TIMEOUT_MS, probe_command, unavailable_error
 from memwarm_cli.backends.qmd_diagnosis import unavailable_hint
 from memwarm_cli.backends.qmd_paths import shared_models_dir
@@ -117,7 +117,8 @@ class PrepareStateDirs(_Always):
             job.warn(f"failed to symlink qmd models directory: {exc}")
 
     def plan(self, job: AgentJob) -> list[PlannedCommand]:
-        refused = state_files.refused_qmd_file(job.paths.qmd_written_files)  # as the run would refuse it
+        # What run() would refuse, found read-only.
+        refused = run_refusal(job.context.loaded.state_dir, job.paths, embeds=job.want_embed)
         if refused is not None:
             raise AgentFailed(state_files.describe_os_error(refused))
         return []

@@ -25,6 +25,7 @@ from types import TracebackType
 
 from memwarm_cli.backends import state_files
 from memwarm_cli.backends.process import CancelToken
+from memwarm_cli.backends.qmd_paths import AgentQmdPaths
 from memwarm_cli.backends.state_files import StatePath
 
 AGENT_LOCK_NAME = "memwarm-init.lock"
@@ -135,3 +136,19 @@ def lock_is_held(lock: StatePath, held_inodes: frozenset[int] | None) -> bool | 
     except OSError:
         return False  # no lock file: no run ever took it
     return info.st_ino in held_inodes
+
+
+def run_refusal(state_dir: Path, paths: AgentQmdPaths, *, embeds: bool) -> OSError | None:
+    """The first thing below the state dir an init-backends run of this agent would refuse before any
+    qmd command (a symlinked directory, a lock that is no regular file, a link at qmd's own files), found
+    read-only: status and `--dry-run` report it as the run's failure."""
+    for directory in (paths.qmd_config_dir, paths.index_path.parent):
+        refused = state_files.refused_below(StatePath.of(state_dir, directory), is_file=False)
+        if refused is not None:
+            return refused
+    locks = [agent_lock_path(state_dir, paths.qmd_dir), *([embed_lock_path(state_dir)] if embeds else [])]
+    for lock in locks:
+        refused = state_files.refused_below(lock, is_file=True)
+        if refused is not None:
+            return refused
+    return state_files.refused_qmd_file(paths.qmd_written_files)

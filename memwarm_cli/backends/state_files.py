@@ -198,6 +198,31 @@ def describe_os_error(exc: OSError) -> str:
     return f"cannot prepare {paths}: {exc.strerror}" if paths else exc.strerror
 
 
+def refused_below(target: StatePath, *, is_file: bool) -> OSError | None:
+    """What make_dirs (`is_file` False) or open_lock_file (True) would refuse at `target`, found without
+    creating or opening anything for writing: what status and `--dry-run` say a run would fail on."""
+    try:
+        handle = _open_dir(target.state_dir, target.parts[:-1] if is_file else target.parts, create=False)
+    except FileNotFoundError:
+        return None  # the run creates what is missing
+    except OSError as exc:
+        return exc
+    with handle as dir_fd:
+        if not is_file:
+            return None
+        try:
+            info = os.stat(target.name, dir_fd=dir_fd, follow_symlinks=False)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            return _located(exc, target.state_dir, target.parts)
+    if stat.S_ISLNK(info.st_mode):
+        return OSError(errno.ELOOP, SYMLINK_REFUSED, str(target))
+    if not stat.S_ISREG(info.st_mode):
+        return OSError(errno.EINVAL, "it is not a regular file", str(target))
+    return None
+
+
 def refused_qmd_file(paths: Iterable[Path]) -> OSError | None:
     """The first of `paths` (files qmd writes in place) that refuse_link refuses, read-only: what
     `--dry-run` and `status` report of a run that would fail on it."""

@@ -338,3 +338,36 @@ def test_status_and_dry_run_say_the_next_run_fails_on_a_link_at_qmds_files(
     dry, report = run(scenario, state, "--dry-run")
     assert dry.returncode == ExitCode.FINDINGS, dry.stderr
     assert report["agents"][0]["status"] == "failed" and report["agents"][0]["reason"] == refusal
+
+
+@pytest.mark.parametrize("plant", ["symlinked xdg-cache", "symlinked agent dir", "fifo lock"])
+def test_status_dry_run_and_the_run_agree_on_what_the_run_refuses(tmp_path: Path, plant: str) -> None:
+    """A symlinked directory on the way to qmd's files, or a FIFO at the agent's lock: the run failed
+    while status said stale and --dry-run planned (and with agents/<id> symlinked the failure could not
+    even be recorded for status)."""
+    scenario, state = fake_scenario(tmp_path)
+    assert run(scenario, state)[0].returncode == ExitCode.OK
+    qmd_dir = scenario.qmd_dir("main")
+    elsewhere = tmp_path / "moved"
+    if plant == "symlinked xdg-cache":
+        refused = qmd_dir / "xdg-cache"
+        refused.rename(elsewhere)
+        refused.symlink_to(elsewhere)
+        reason = f"cannot prepare {refused}: {SYMLINK}"
+    elif plant == "symlinked agent dir":
+        refused = qmd_dir.parent
+        refused.rename(elsewhere)
+        refused.symlink_to(elsewhere)
+        reason = f"cannot prepare {refused}: {SYMLINK}"
+    else:
+        refused = qmd_dir / "memwarm-init.lock"
+        refused.unlink(missing_ok=True)
+        os.mkfifo(refused)
+        reason = f"cannot prepare {refused}: it is not a regular file"
+    status = run_memwarm(["status", "--json"], scenario.env({"FAKE_QMD_DIR": str(state)}))
+    assert status.returncode == ExitCode.FINDINGS, status.stderr
+    assert json.loads(status.stdout)["agents"][0]["why"][0] == f"the next run fails: {reason}"
+    for args in (["--dry-run"], []):
+        result, report = run(scenario, state, *args)
+        assert result.returncode == ExitCode.FINDINGS, result.stderr
+        assert report["agents"][0]["reason"] == reason, args
