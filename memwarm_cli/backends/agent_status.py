@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from memwarm_cli.backends import fingerprint as fp
-from memwarm_cli.backends import state_files
+from memwarm_cli.backends import state_refusals
 from memwarm_cli.backends.agent_backend import AgentBackendSettings, resolve_agent_backend, select_agents
 from memwarm_cli.backends.fingerprint import Snapshot
 from memwarm_cli.backends.forked_map import forked_map
@@ -264,7 +264,7 @@ def _agent_status(
     refused = run_refusal(state_dir, paths, embeds=qmd.search_mode != "search")
     verdict, why = _verdict(
         running=bool(running),
-        next_run_fails=None if refused is None else state_files.describe_os_error(refused),
+        next_run_fails=None if refused is None else state_refusals.describe_os_error(refused),
         workspace_ok=workspace_ok,
         qmd_unavailable=(
             None

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Protocol
 
-from memwarm_cli.backends import collection_sync, qmd_commands, state_files
+from memwarm_cli.backends import collection_sync, qmd_commands, state_files, state_refusals
 from memwarm_cli.backends import fingerprint as fp
 from memwarm_cli.backends import qmd_output as output
 from memwarm_cli.backends.agent_job import AgentFailed, AgentJob, EmbedState
@@ -92,7 +92,7 @@ class PrepareStateDirs(_Always):
             state_files.make_dirs(StatePath.of(state_dir, directory))
         # qmd writes these itself, through any link: one planted there would have it write outside.
         for path in job.paths.qmd_written_files:
-            state_files.refuse_link(path)
+            state_refusals.refuse_link(path)
         lock = FileLock(agent_lock_path(state_dir, job.paths.qmd_dir))
         if not lock.try_acquire():
             job.end("busy", f"another memwarm run holds {lock.path}")
@@ -120,7 +120,7 @@ class PrepareStateDirs(_Always):
         # What run() would refuse, found read-only.
         refused = run_refusal(job.context.loaded.state_dir, job.paths, embeds=job.want_embed)
         if refused is not None:
-            raise AgentFailed(state_files.describe_os_error(refused))
+            raise AgentFailed(state_refusals.describe_os_error(refused))
         return []
 
 

@@ -27,7 +27,7 @@ import os
 import re
 import stat
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +40,6 @@ _NEW_FILE_MODE = 0o666  # minus the umask, as a plain open() would create it
 _TEMP_NAME_ATTEMPTS = 8
 STALE_TEMP_SECONDS = 600  # a temp file this old belongs to no live writer
 SYMLINK_REFUSED = "it is a symbolic link (memwarm does not follow symlinks below the state dir)"
-HARD_LINK_REFUSED = "it has other hard links (qmd would write through to them)"
 
 
 @record
@@ -190,14 +189,6 @@ def open_lock_file(target: StatePath) -> int:
     return fd
 
 
-def describe_os_error(exc: OSError) -> str:
-    """`cannot prepare <path>: Not a directory`, not Python's `NotADirectoryError: [Errno 20] ...`."""
-    if exc.strerror is None:
-        return str(exc)
-    paths = " -> ".join(str(p) for p in (exc.filename, exc.filename2) if p is not None)
-    return f"cannot prepare {paths}: {exc.strerror}" if paths else exc.strerror
-
-
 def refused_below(target: StatePath, *, is_file: bool) -> OSError | None:
     """What make_dirs (`is_file` False) or open_lock_file (True) would refuse at `target`, found without
     creating or opening anything for writing: what status and `--dry-run` say a run would fail on."""
@@ -221,33 +212,6 @@ def refused_below(target: StatePath, *, is_file: bool) -> OSError | None:
     if not stat.S_ISREG(info.st_mode):
         return OSError(errno.EINVAL, "it is not a regular file", str(target))
     return None
-
-
-def refused_qmd_file(paths: Iterable[Path]) -> OSError | None:
-    """The first of `paths` (files qmd writes in place) that refuse_link refuses, read-only: what
-    `--dry-run` and `status` report of a run that would fail on it."""
-    for path in paths:
-        try:
-            refuse_link(path)
-        except OSError as exc:
-            return exc
-    return None
-
-
-def refuse_link(path: Path) -> None:
-    """OSError unless `path` (in a directory make_dirs checked), a file another program (qmd) writes in
-    place, is absent or a regular file of one link: through a symlink, another hard link, a device or a
-    FIFO, its writes land outside or block."""
-    try:
-        info = os.lstat(path)
-    except FileNotFoundError:
-        return
-    if stat.S_ISLNK(info.st_mode):
-        raise OSError(errno.ELOOP, SYMLINK_REFUSED, str(path))
-    if not stat.S_ISREG(info.st_mode):
-        raise OSError(errno.EINVAL, "it is not a regular file (qmd would write into it)", str(path))
-    if info.st_nlink > 1:
-        raise OSError(errno.EMLINK, HARD_LINK_REFUSED, str(path))
 
 
 def remove_file(target: StatePath) -> None:
