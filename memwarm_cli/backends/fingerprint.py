@@ -18,14 +18,19 @@ import os
 import re
 import stat
 import time
-from array import array
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from memwarm_cli.backends import state_files
-from memwarm_cli.backends.file_walk import FileList, snapshot_collection
+from memwarm_cli.backends.file_walk import (
+    FileList,
+    PackedFileList,
+    PackedFileLists,
+    pack_file_list,
+    snapshot_collection,
+)
 from memwarm_cli.backends.qmd_collections import CollectionSpec
 from memwarm_cli.backends.state_files import StatePath
 from memwarm_cli.backends.state_records import (
@@ -66,66 +71,19 @@ def _sha256(text: str) -> str:
 
 
 def file_list_digest(files: FileList | None) -> str | None:
-    """One digest per file list (None for a missing directory): the paths joined by NUL (which no file
-    name holds), then the sizes and mtimes as 64-bit integers. Three C-level passes: formatting each
-    entry in Python cost twice as much on 100k files. Names that are not UTF-8 keep their escapes."""
-    if files is None:
-        return None
-    digest = hashlib.sha256(str(len(files)).encode())
-    digest.update("\0".join([entry[0] for entry in files]).encode("utf-8", "surrogateescape"))
-    digest.update(array("q", [entry[1] for entry in files]).tobytes())
-    digest.update(array("q", [entry[2] for entry in files]).tobytes())
+    """One digest per file list (None for a missing directory), over its packed columns."""
+    return None if files is None else packed_digest(pack_file_list(files))
+
+
+def packed_digest(packed: PackedFileList) -> str:
+    """The count, the paths joined by NUL (which no file name holds), then the sizes and mtimes as 64-bit
+    integers: three C-level passes (formatting each entry in Python cost twice as much on 100k files).
+    Names that are not UTF-8 keep their escapes."""
+    digest = hashlib.sha256(str(packed.length).encode())
+    digest.update(packed.paths.encode("utf-8", "surrogateescape"))
+    digest.update(packed.sizes)
+    digest.update(packed.mtimes)
     return digest.hexdigest()
-
-
-class PackedFileList(NamedTuple):
-    """A file list as three flat columns, which is how a forked walker sends it back (forked_map): the
-    default pickle of 12,500 (path, size, mtime) tuples cost more than a quarter of walking them, and
-    its unpickling ran in the parent after the walks, where every agent waited for it."""
-
-    length: int
-    paths: str  # joined by NUL, which no file name holds
-    sizes: bytes  # array("q")
-    mtimes: bytes  # array("q")
-
-
-def pack_file_list(files: FileList) -> PackedFileList:
-    return PackedFileList(
-        len(files),
-        "\0".join([entry[0] for entry in files]),
-        array("q", [entry[1] for entry in files]).tobytes(),
-        array("q", [entry[2] for entry in files]).tobytes(),
-    )
-
-
-def unpack_file_list(packed: PackedFileList) -> FileList:
-    if not packed.length:
-        return []
-    sizes, mtimes = array("q"), array("q")
-    sizes.frombytes(packed.sizes)
-    mtimes.frombytes(packed.mtimes)
-    return list(zip(packed.paths.split("\0"), sizes, mtimes, strict=True))
-
-
-class _WalkedFiles(Mapping[str, FileList | None]):
-    """Collection file lists as a forked walker sent them, each unpacked when first read: a run that finds
-    every digest unchanged (the digests came computed) reads none of them."""
-
-    def __init__(self, packed: Mapping[str, PackedFileList | None]) -> None:
-        self._packed = packed
-        self._lists: dict[str, FileList | None] = {}
-
-    def __getitem__(self, name: str) -> FileList | None:
-        if name not in self._lists:
-            packed = self._packed[name]
-            self._lists[name] = None if packed is None else unpack_file_list(packed)
-        return self._lists[name]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._packed)
-
-    def __len__(self) -> int:
-        return len(self._packed)
 
 
 @record
@@ -176,6 +134,9 @@ class Snapshot:
     # the transcripts the session export reads (in the retention window); None when export is off
     transcripts: FileList | None = None
     _digests: dict[str, str | None] = field(default_factory=dict, compare=False, repr=False)
+    # Each collection's list as parts() packed it to hash it, kept for __reduce__ (a forked walker's
+    # snapshot is hashed, then pickled: packing it twice cost the walker 1.4 ms per 12,500 files).
+    _packed: dict[str, PackedFileList] = field(default_factory=dict, compare=False, repr=False)
 
     def with_collection(self, name: str, files: FileList | None) -> Snapshot:
         return Snapshot(self.settings, self.qmd_version, {**self.files, name: files}, self.transcripts)
@@ -194,7 +155,11 @@ class Snapshot:
             )
             cache["transcripts"] = file_list_digest(self.transcripts)
             for name, files in self.files.items():
-                cache[f"c:{name}"] = file_list_digest(files)
+                if files is None:
+                    cache[f"c:{name}"] = None
+                else:
+                    self._packed[name] = packed = pack_file_list(files)
+                    cache[f"c:{name}"] = packed_digest(packed)
         settings = cache["settings"]
         assert settings is not None
         return FingerprintParts(
@@ -216,7 +181,8 @@ class Snapshot:
         """Pickled (forked_map) with each collection's file list packed; the digests computed so far
         travel along."""
         packed = {
-            name: None if files is None else pack_file_list(files) for name, files in self.files.items()
+            name: None if files is None else self._packed.get(name) or pack_file_list(files)
+            for name, files in self.files.items()
         }
         return (_walked_snapshot, (self.settings, self.qmd_version, packed, self.transcripts, self._digests))
 
@@ -228,7 +194,7 @@ def _walked_snapshot(
     transcripts: FileList | None,
     digests: dict[str, str | None],
 ) -> Snapshot:
-    return Snapshot(settings, qmd_version, _WalkedFiles(packed), transcripts, digests)
+    return Snapshot(settings, qmd_version, PackedFileLists(packed), transcripts, digests)
 
 
 def take_snapshot(
