@@ -173,7 +173,8 @@ def js_trimmed_string(value: Any) -> str | None:
 
 # The JS whitespace set as the body of a regex character class (`\s` in a JS regex is exactly this set).
 JS_WHITESPACE_CLASS_BODY = "".join(f"\\u{ord(ch):04x}" for ch in JS_WHITESPACE)
-_JS_LINE_TERMINATORS_BODY = r"\n\r\u2028\u2029"
+JS_LINE_TERMINATORS = "\n\r\u2028\u2029"  # where a JS `.` stops and an `m`-flag `^`/`$` matches
+_JS_LINE_TERMINATORS_BODY = r"\n\r\u2028\u2029"  # the same, as a regex character class body
 
 
 def js_regex_source(source: str, *, multiline: bool = False) -> str:

@@ -13,7 +13,7 @@ from collections.abc import Iterator, MutableMapping
 from pathlib import Path
 from typing import NamedTuple
 
-from memwarm_cli.jsstring import JS_WHITESPACE_CLASS_BODY, js_regex, js_trim
+from memwarm_cli.jsstring import JS_LINE_TERMINATORS, JS_WHITESPACE_CLASS_BODY, js_regex, js_trim
 
 # dotenv 16's LINE expression and its quote stripping, both with the `m` flag, run as JavaScript runs them
 # (jsstring.js_regex: JS's `\s` includes a BOM, its `\w` is ASCII, `^`/`$` also stand at U+2028/U+2029).
@@ -39,7 +39,7 @@ def _patterns() -> _Patterns:
         js_regex(_LINE_REST, multiline=True),
         js_regex(r"^(['\"`])([\s\S]*)\1$", multiline=True),
         re.compile(f"[{JS_WHITESPACE_CLASS_BODY}]*"),
-        re.compile(r"[\n\r\u2028\u2029]"),
+        re.compile(f"[{JS_LINE_TERMINATORS}]"),
     )
 
 
@@ -60,7 +60,7 @@ def _line_matches(text: str) -> Iterator[re.Match[str]]:
     patterns = _patterns()
     pos = 0
     while pos <= len(text):
-        if pos > 0 and text[pos - 1] not in "\n\r\u2028\u2029":
+        if pos > 0 and text[pos - 1] not in JS_LINE_TERMINATORS:
             line_end = patterns.line_end.search(text, pos)
             if line_end is None:
                 return
