@@ -36,6 +36,7 @@ from memwarm_cli.backends.qmd_diagnosis import unavailable_hint
 from memwarm_cli.backends.qmd_paths import qmd_child_env
 from memwarm_cli.backends.qmd_settings import QmdLimits
 from memwarm_cli.config import LoadedConfig
+from memwarm_cli.config.paths import is_directory
 from memwarm_cli.errors import MemwarmError
 from memwarm_cli.jsstring import js_length, js_slice
 from memwarm_cli.records import record
@@ -133,7 +134,7 @@ def search_agent_memory(
     args = qmd_commands.probe_args(search_mode, query, wanted, collections)
     workspace = settings.workspace
     env = qmd_child_env(loaded.env, settings.paths)
-    cwd = workspace if workspace.is_dir() else loaded.state_dir
+    cwd = workspace if is_directory(workspace) else loaded.state_dir
     result = run_command(
         qmd.command,
         args,

@@ -15,7 +15,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import field
-from pathlib import Path
 from typing import Any, Literal
 
 from memwarm_cli.backends import fingerprint as fp
@@ -40,6 +39,7 @@ from memwarm_cli.backends.qmd_settings import QmdSettings
 from memwarm_cli.backends.state_files import StatePath
 from memwarm_cli.backends.version_cache import peek_version
 from memwarm_cli.config import LoadedConfig
+from memwarm_cli.config.paths import is_directory
 from memwarm_cli.exitcodes import ExitCode
 from memwarm_cli.records import record
 
@@ -209,16 +209,8 @@ def _version(
     """The qmd version the agent's next run would use, and its source (version_cache.peek_version)."""
     assert settings.qmd is not None
     env = qmd_child_env(loaded.env, settings.paths)
-    cwd = settings.workspace if _is_dir(settings.workspace) else loaded.state_dir
+    cwd = settings.workspace if is_directory(settings.workspace) else loaded.state_dir
     return peek_version(settings.qmd.command, env, cwd, loaded.state_dir, warn=warn, token=token)
-
-
-def _is_dir(path: Path) -> bool:
-    """Path.is_dir, but False for any path the OS refuses (a name longer than it takes), not a raise."""
-    try:
-        return path.is_dir()
-    except (OSError, ValueError):
-        return False
 
 
 def _agent_status(
@@ -242,7 +234,7 @@ def _agent_status(
     last_run = read_last_run(last_run_path(state_dir, paths.qmd_dir), warn)
     fingerprint_path = StatePath.of(state_dir, paths.index_path.parent / fp.FINGERPRINT_NAME)
     stored = fp.read_fingerprint(fingerprint_path, warn)
-    workspace_ok = _is_dir(settings.workspace)
+    workspace_ok = is_directory(settings.workspace)
     version, version_source = version_found
     freshness = judge_freshness(
         snapshot,

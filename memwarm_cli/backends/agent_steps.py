@@ -33,6 +33,7 @@ from memwarm_cli.backends.search_probe import ProbeSearch
 from memwarm_cli.backends.session_export_step import ExportSessions, PrepareExportDir
 from memwarm_cli.backends.state_files import StatePath
 from memwarm_cli.backends.version_cache import VERSION_TIMEOUT_MS
+from memwarm_cli.config.paths import is_directory
 
 UPDATE_RETRY_DELAYS = (0.5, 1.0)
 EMBED_TURN_POLL_SECONDS = 0.2  # while this run's other agents embed: still stopped by a signal
@@ -79,7 +80,7 @@ def _unavailable_reason(job: AgentJob, error: str) -> str:
 
 
 def _require_workspace(job: AgentJob) -> None:
-    if not job.workspace.is_dir():
+    if not is_directory(job.workspace):
         raise AgentFailed(f"qmd workspace unavailable ({job.workspace}): no such directory")
 
 

@@ -17,6 +17,7 @@ from stat import S_ISDIR
 from typing import NamedTuple
 
 from memwarm_cli.backends.qmd_collections import CollectionSpec
+from memwarm_cli.config.paths import is_directory
 
 _PATH = itemgetter(0)
 EXCLUDED_DIRS = frozenset({"node_modules", ".git", ".cache", "vendor", "dist", "build"})
@@ -275,11 +276,7 @@ def walk_by_suffix(root: str, suffix: str) -> FileList:
 
 def snapshot_collection(spec: CollectionSpec) -> FileList | None:
     """The collection's files, or None when its directory does not exist."""
-    try:
-        is_dir = S_ISDIR(os.stat(spec.path).st_mode)
-    except (OSError, ValueError):  # missing, a name too long for the OS, a NUL: no directory to walk
-        is_dir = False
-    return collection_files(spec) if is_dir else None
+    return collection_files(spec) if is_directory(spec.path) else None
 
 
 class PackedFileList(NamedTuple):
