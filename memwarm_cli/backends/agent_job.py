@@ -31,7 +31,6 @@ from memwarm_cli.backends.locks import FileLock
 from memwarm_cli.backends.process import CancelToken, CommandResult, run_command
 from memwarm_cli.backends.qmd_paths import qmd_child_env, qmd_env_overrides
 from memwarm_cli.backends.qmd_settings import QmdSettings
-from memwarm_cli.backends.state_files import StatePath
 from memwarm_cli.backends.version_cache import QmdVersions
 from memwarm_cli.config import LoadedConfig
 from memwarm_cli.records import record
@@ -97,9 +96,7 @@ class AgentJob:
         self.paths = settings.paths
         self.workspace = settings.workspace
         self.env = qmd_child_env(context.loaded.env, settings.paths)
-        self.fingerprint_path = StatePath.of(
-            context.loaded.state_dir, self.paths.index_path.parent / fp.FINGERPRINT_NAME
-        )
+        self.fingerprint_path = fp.fingerprint_path(context.loaded.state_dir, self.paths)
         self.started = time.monotonic()
         self.started_at = time.time()  # wall clock, for the last-run record
         # Recorded for the outcome:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -274,10 +275,6 @@ def clamp_injected(hits: list[SearchHit], budget: int) -> list[SearchHit]:
             remaining -= length
             continue
         cut = js_slice(hit.snippet, 0, remaining)
-        kept.append(
-            SearchHit(
-                hit.path, hit.start_line, hit.end_line, hit.score, cut, hit.source, hit.collection, hit.docid
-            )
-        )
+        kept.append(replace(hit, snippet=cut))
         break
     return kept

@@ -36,7 +36,6 @@ from memwarm_cli.backends.process import CancelToken
 from memwarm_cli.backends.qmd_diagnosis import unavailable_hint
 from memwarm_cli.backends.qmd_paths import qmd_child_env
 from memwarm_cli.backends.qmd_settings import QmdSettings
-from memwarm_cli.backends.state_files import StatePath
 from memwarm_cli.backends.version_cache import peek_version
 from memwarm_cli.config import LoadedConfig
 from memwarm_cli.config.paths import is_directory
@@ -232,7 +231,7 @@ def _agent_status(
     paths = settings.paths
     index = index_view(settings)
     last_run = read_last_run(last_run_path(state_dir, paths.qmd_dir), warn)
-    fingerprint_path = StatePath.of(state_dir, paths.index_path.parent / fp.FINGERPRINT_NAME)
+    fingerprint_path = fp.fingerprint_path(state_dir, paths)
     stored = fp.read_fingerprint(fingerprint_path, warn)
     workspace_ok = is_directory(settings.workspace)
     version, version_source = version_found

@@ -24,7 +24,7 @@ from memwarm_cli.backends import fingerprint as fp
 from memwarm_cli.backends import qmd_output as output
 from memwarm_cli.backends.agent_job import AgentFailed, AgentJob, EmbedState
 from memwarm_cli.backends.freshness import agent_snapshot, file_list_path, judge_freshness, write_file_lists
-from memwarm_cli.backends.init_report import AgentOutcome, PlannedCommand, describe_os_error
+from memwarm_cli.backends.init_report import AgentOutcome, PlannedCommand
 from memwarm_cli.backends.locks import FileLock, agent_lock_path, embed_lock_path, run_refusal
 from memwarm_cli.backends.process import PROBE_COMMAND_TIMEOUT_MS, probe_command, unavailable_error
 from memwarm_cli.backends.qmd_diagnosis import unavailable_hint
@@ -340,9 +340,8 @@ def record_fingerprint(job: AgentJob) -> fp.StoredFingerprint | None:
     except IsADirectoryError as exc:
         # A directory at one of memwarm's own names is not memwarm's to remove. The index is ready; only
         # the record is missing, so the next run does the full pass again, as it would without one.
-        job.warn(
-            f"cannot record the fingerprint: {describe_os_error(exc)}; the next run does the full pass again"
-        )
+        problem = state_refusals.describe_os_error(exc)
+        job.warn(f"cannot record the fingerprint: {problem}; the next run does the full pass again")
         return None
     return stored
 

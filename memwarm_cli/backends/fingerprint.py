@@ -32,6 +32,7 @@ from memwarm_cli.backends.file_walk import (
     snapshot_collection,
 )
 from memwarm_cli.backends.qmd_collections import CollectionSpec
+from memwarm_cli.backends.qmd_paths import AgentQmdPaths
 from memwarm_cli.backends.state_files import StatePath
 from memwarm_cli.backends.state_records import (
     InvalidStateFile,
@@ -68,6 +69,11 @@ def file_digest(path: Path) -> str | None:
 
 def _sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def fingerprint_path(state_dir: Path, paths: AgentQmdPaths) -> StatePath:
+    """`<xdg-cache>/qmd/memwarm-fingerprint.json`, next to the agent's index."""
+    return StatePath.of(state_dir, paths.index_path.parent / FINGERPRINT_NAME)
 
 
 def file_list_digest(files: FileList | None) -> str | None:

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any, Literal
 
 from memwarm_cli.backends.setting_use import ConfiguredSetting
-from memwarm_cli.backends.state_refusals import describe_os_error as describe_os_error
 from memwarm_cli.exitcodes import ExitCode, signal_exit
 from memwarm_cli.records import record
 

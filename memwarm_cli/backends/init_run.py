@@ -19,7 +19,7 @@ from memwarm_cli.backends.agent_backend import AgentBackendSettings, resolve_age
 from memwarm_cli.backends.agent_job import AgentFailed, AgentJob, RunContext
 from memwarm_cli.backends.agent_steps import plan_steps, run_steps
 from memwarm_cli.backends.fingerprint import Snapshot
-from memwarm_cli.backends.forked_map import forked_map
+from memwarm_cli.backends.forked_map import forked_map, usable_cpus
 from memwarm_cli.backends.freshness import walked_snapshot
 from memwarm_cli.backends.init_report import (
     AgentDoneEvent,
@@ -31,7 +31,6 @@ from memwarm_cli.backends.init_report import (
     LogEvent,
     RunStartEvent,
     Status,
-    describe_os_error,
     ignore_events,
 )
 from memwarm_cli.backends.last_run import (
@@ -44,6 +43,7 @@ from memwarm_cli.backends.last_run import (
 )
 from memwarm_cli.backends.process import Cancelled, CancelToken
 from memwarm_cli.backends.qmd_settings import QmdSettings
+from memwarm_cli.backends.state_refusals import describe_os_error
 from memwarm_cli.config import LoadedConfig
 
 
@@ -64,15 +64,8 @@ def export_dir_agents(loaded: LoadedConfig) -> dict[str, tuple[str, ...]]:
 
 
 def default_concurrency(eligible: int) -> int:
-    return max(1, min(usable_cpu_count(), eligible))
-
-
-def usable_cpu_count() -> int:
-    """CPUs this process may run on (`taskset`, cgroup cpusets), not every CPU the machine has."""
-    try:
-        return len(os.sched_getaffinity(0)) or 1
-    except (AttributeError, OSError):  # no sched_getaffinity on macOS
-        return os.cpu_count() or 1
+    """Usable CPUs (`taskset`, cgroup cpusets count), at most the number of agents to prepare."""
+    return max(1, min(usable_cpus(), eligible))
 
 
 def prepare_agent(job: AgentJob) -> AgentOutcome:

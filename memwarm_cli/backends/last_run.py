@@ -12,6 +12,7 @@ atomic, no symlink followed, validated on read (an unusable record reads as abse
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -115,13 +116,4 @@ def next_last_run(previous: LastRun | None, run: LastRun) -> LastRun:
         last_success: float | None = run.finished_at
     else:
         last_success = previous.last_success_at if previous is not None else None
-    return LastRun(
-        status=run.status,
-        reason=run.reason,
-        started_at=run.started_at,
-        finished_at=run.finished_at,
-        duration_ms=run.duration_ms,
-        probe_mode=run.probe_mode,
-        probe_latency_ms=run.probe_latency_ms,
-        last_success_at=last_success,
-    )
+    return replace(run, last_success_at=last_success)

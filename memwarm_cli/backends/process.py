@@ -35,7 +35,7 @@ from memwarm_cli.backends.child_watch import (
     kill_group,
     reap,
 )
-from memwarm_cli.backends.qmd_diagnosis import killed_message
+from memwarm_cli.backends.qmd_diagnosis import command_path, killed_message, lookup_path
 from memwarm_cli.records import record
 
 # The longest timeout Node's setTimeout honours (2**31-1 ms, about 24.8 days); poll() refuses more too.
@@ -138,11 +138,6 @@ class CommandResult:
     killed: str | None = None  # ended by a signal memwarm did not send: what happened, for the user
 
     @property
-    def signal(self) -> int | None:
-        """The signal that ended the command (Popen's negative exit code), if one did."""
-        return -self.exit_code if self.exit_code is not None and self.exit_code < 0 else None
-
-    @property
     def ok(self) -> bool:
         return self.exit_code == 0
 
@@ -174,16 +169,11 @@ def spawn_error_message(command: str, exc: OSError) -> str:
 def resolve_executable(command: str, env: Mapping[str, str], cwd: Path) -> str | None:
     """Where exec would find `command`: relative paths against cwd, bare names on the child's PATH."""
     if "/" in command:
-        path = _command_path(command, cwd)
+        path = command_path(command, cwd)
         return path if os.path.isfile(path) and os.access(path, os.X_OK) else None
     import shutil  # here: shutil imports bz2, lzma and zlib, a cost every fresh run would pay at start
 
-    return shutil.which(command, path=env.get("PATH", os.defpath))
-
-
-def _command_path(command: str, cwd: Path) -> str:
-    """A command holding a `/`: absolute as is, else relative to the child's cwd."""
-    return command if os.path.isabs(command) else os.path.join(str(cwd), command)
+    return shutil.which(command, path=lookup_path(env))
 
 
 def unavailable_error(command: str, env: Mapping[str, str], cwd: Path) -> str | None:
@@ -199,7 +189,7 @@ def unavailable_error(command: str, env: Mapping[str, str], cwd: Path) -> str | 
 
 def _unavailable(command: str, cwd: Path) -> OSError:
     code = errno.ENOENT
-    if "/" in command and os.path.exists(_command_path(command, cwd)):
+    if "/" in command and os.path.exists(command_path(command, cwd)):
         code = errno.EACCES
     return OSError(code, os.strerror(code), command)
 

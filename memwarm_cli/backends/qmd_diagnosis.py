@@ -41,12 +41,17 @@ def lookup_path(env: Mapping[str, str]) -> str:
     return env.get("PATH", os.defpath)
 
 
+def command_path(command: str, cwd: Path) -> str:
+    """A command holding a `/`: absolute as is, else relative to the child's cwd (the workspace)."""
+    return command if os.path.isabs(command) else os.path.join(str(cwd), command)
+
+
 def unavailable_hint(command: str, env: Mapping[str, str], cwd: Path) -> str:
     """Where memwarm looked for `command` and the two ways out, for `qmd binary unavailable (...)`."""
     fixes = f"install qmd ({INSTALL_HINT}), or set memory.qmd.command to its absolute path"
     if "/" not in command:
         return f'looked for "{command}" on PATH={lookup_path(env)}; {fixes}'
-    path = command if os.path.isabs(command) else os.path.join(str(cwd), command)
+    path = command_path(command, cwd)
     where = path if os.path.isabs(command) else f"{path} (relative to the workspace)"
     if os.path.exists(path):
         fix = "make it one, or set memory.qmd.command to qmd's absolute path"

@@ -21,7 +21,7 @@ import math
 from collections.abc import Iterator, Mapping
 from typing import Any, Literal
 
-from memwarm_cli.config.lookup import as_object
+from memwarm_cli.config.lookup import as_object, lookup
 from memwarm_cli.jsstring import js_number_text
 from memwarm_cli.records import record
 
@@ -195,20 +195,11 @@ def json_value(value: Any) -> Any:
     return str(value)
 
 
-def _lookup(block: Mapping[str, Any], dotted: str) -> Any:
-    value: Any = block
-    for part in dotted.split("."):
-        if not isinstance(value, Mapping):
-            return None
-        value = value.get(part)
-    return value
-
-
 def _settings_in(
     block: Mapping[str, Any], prefix: str, table: Mapping[str, SettingUse]
 ) -> Iterator[ConfiguredSetting]:
     for key, use in table.items():
-        value = _lookup(block, key)
+        value = lookup(block, *key.split("."))
         if value is not None:
             yield ConfiguredSetting(f"{prefix}.{key}", key, value, use.use, use.note)
 

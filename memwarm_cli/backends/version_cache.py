@@ -119,7 +119,7 @@ class QmdVersions:
         try:
             write_version_cache(self.cache_path, entries)
         except OSError as exc:
-            from memwarm_cli.backends.init_report import describe_os_error
+            from memwarm_cli.backends.state_refusals import describe_os_error
 
             if not self._write_failed:
                 self._write_failed = True
