@@ -190,8 +190,11 @@ def run_init_backends(
         _Slot(resolve_agent_backend(loaded.data, a.id, a.entry, a.workspace, loaded.state_dir, loaded.env))
         for a in agents
     ]
-    context.export_dir_agents = export_dir_agents(loaded)
     runnable = [slot for slot in slots if slot.settings.skip_reason is None]
+    # Only an exporting agent asks who shares its export dir: resolving every agent again for that cost
+    # each run as much as resolving the selected ones did.
+    if any(slot.settings.qmd is not None and slot.settings.qmd.sessions.enabled for slot in runnable):
+        context.export_dir_agents = export_dir_agents(loaded)
     workers = options.concurrency or default_concurrency(len(runnable))
     workers = max(1, min(workers, len(runnable) or 1))
     _walk_files(context, runnable, workers)
