@@ -21,13 +21,12 @@ from memwarm_cli.backends import fingerprint as fp
 from memwarm_cli.backends import state_refusals
 from memwarm_cli.backends.agent_backend import AgentBackendSettings, resolve_agent_backend, select_agents
 from memwarm_cli.backends.fingerprint import Snapshot
-from memwarm_cli.backends.forked_map import forked_map
 from memwarm_cli.backends.freshness import (
     Freshness,
     file_list_path,
     judge_freshness,
     read_file_lists,
-    walked_snapshot,
+    walk_snapshots,
 )
 from memwarm_cli.backends.index_stats import IndexView, index_view
 from memwarm_cli.backends.last_run import LastRun, last_run_path, read_last_run
@@ -35,7 +34,6 @@ from memwarm_cli.backends.locks import agent_lock_path, flocked_inodes, lock_is_
 from memwarm_cli.backends.process import CancelToken
 from memwarm_cli.backends.qmd_diagnosis import unavailable_hint
 from memwarm_cli.backends.qmd_paths import qmd_child_env
-from memwarm_cli.backends.qmd_settings import QmdSettings
 from memwarm_cli.backends.version_cache import peek_version
 from memwarm_cli.config import LoadedConfig
 from memwarm_cli.config.paths import is_directory
@@ -179,12 +177,7 @@ def collect_status(
         for s in everyone
         if s.qmd is not None and s.skip_reason is None
     }
-
-    def walk(job: tuple[QmdSettings, str, int]) -> Snapshot:
-        token.check()  # a signal ends the walks between agents, and forked_map stops its children
-        return walked_snapshot(job)
-
-    snapshots = dict(zip(jobs, forked_map(walk, list(jobs.values())), strict=True))
+    snapshots = dict(zip(jobs, walk_snapshots(list(jobs.values()), token), strict=True))
     agents = [
         _agent_status(
             loaded, s, options, now, held, note, versions.get(s.agent_id), snapshots.get(s.agent_id)

@@ -11,13 +11,15 @@ removed.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 from memwarm_cli.backends import fingerprint as fp
 from memwarm_cli.backends import state_files
 from memwarm_cli.backends.file_walk import FileList
 from memwarm_cli.backends.fingerprint import FingerprintParts, Snapshot, StoredFingerprint
+from memwarm_cli.backends.forked_map import forked_map
+from memwarm_cli.backends.process import CancelToken
 from memwarm_cli.backends.qmd_settings import QmdSettings
 from memwarm_cli.backends.state_files import StatePath
 from memwarm_cli.backends.state_records import InvalidStateFile
@@ -64,6 +66,19 @@ def walked_snapshot(job: tuple[QmdSettings, str, int]) -> Snapshot:
     snapshot = agent_snapshot(qmd, qmd_version, now_ms)
     snapshot.parts(None)
     return snapshot
+
+
+def walk_snapshots(
+    jobs: Sequence[tuple[QmdSettings, str, int]], token: CancelToken, workers: int | None = None
+) -> list[Snapshot]:
+    """walked_snapshot for each job, in forked workers (forked_map). A cancelled token ends the walks
+    between agents (Cancelled), and forked_map stops its children."""
+
+    def walk(job: tuple[QmdSettings, str, int]) -> Snapshot:
+        token.check()
+        return walked_snapshot(job)
+
+    return forked_map(walk, jobs, workers)
 
 
 @record

@@ -19,8 +19,8 @@ from memwarm_cli.backends.agent_backend import AgentBackendSettings, resolve_age
 from memwarm_cli.backends.agent_job import AgentFailed, AgentJob, RunContext
 from memwarm_cli.backends.agent_steps import plan_steps, run_steps
 from memwarm_cli.backends.fingerprint import Snapshot
-from memwarm_cli.backends.forked_map import forked_map, usable_cpus
-from memwarm_cli.backends.freshness import walked_snapshot
+from memwarm_cli.backends.forked_map import usable_cpus
+from memwarm_cli.backends.freshness import walk_snapshots
 from memwarm_cli.backends.init_report import (
     AgentDoneEvent,
     AgentOutcome,
@@ -42,7 +42,6 @@ from memwarm_cli.backends.last_run import (
     write_last_run,
 )
 from memwarm_cli.backends.process import Cancelled, CancelToken
-from memwarm_cli.backends.qmd_settings import QmdSettings
 from memwarm_cli.backends.state_refusals import describe_os_error
 from memwarm_cli.config import LoadedConfig
 
@@ -159,15 +158,9 @@ def _walk_files(context: RunContext, runnable: list[_Slot], workers: int) -> Non
     process has one thread. Interrupted, it stops: the agents then end "interrupted before start"."""
     if context.options.dry_run:  # a dry run compares nothing
         return
-    token = context.token
-
-    def walk(job: tuple[QmdSettings, str, int]) -> Snapshot:
-        token.check()
-        return walked_snapshot(job)
-
     jobs = [(slot.settings.qmd, "", context.now_ms) for slot in runnable if slot.settings.qmd is not None]
     try:
-        snapshots = forked_map(walk, jobs, workers)
+        snapshots = walk_snapshots(jobs, context.token, workers)
     except Cancelled:
         return
     for slot, snapshot in zip(runnable, snapshots, strict=True):

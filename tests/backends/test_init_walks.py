@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from memwarm_cli.backends import agent_steps, init_run, qmd_output
+from memwarm_cli.backends import agent_steps, freshness, qmd_output
 from memwarm_cli.backends.fingerprint import Snapshot
 from memwarm_cli.backends.freshness import walked_snapshot
 from memwarm_cli.backends.qmd_settings import QmdSettings
@@ -57,7 +57,7 @@ def test_a_run_walks_each_agent_once_before_its_threads_start(
     def read_yaml(*_args: Any) -> Any:
         raise AssertionError("a warm agent's pass read index.yml")
 
-    monkeypatch.setattr(init_run, "walked_snapshot", recording)
+    monkeypatch.setattr(freshness, "walked_snapshot", recording)
     monkeypatch.setattr(agent_steps, "agent_snapshot", walk_again)
     monkeypatch.setattr(qmd_output, "read_index_yml", read_yaml)
     _only_this_thread_left()
@@ -95,7 +95,7 @@ def test_one_lane_walks_here_and_a_dry_run_walks_nothing(
         pids.append(os.getpid())  # a forked worker's append would not reach this list
         return walked_snapshot(job)
 
-    monkeypatch.setattr(init_run, "walked_snapshot", recording)
+    monkeypatch.setattr(freshness, "walked_snapshot", recording)
     dry, _ = scenario.run_json(["--dry-run"])
     assert dry.returncode == 0, dry.stderr
     assert pids == []
