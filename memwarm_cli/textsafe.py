@@ -25,8 +25,10 @@ which a JSON reader turns back into exactly the original string.
 
 from __future__ import annotations
 
+import functools
 import re
 from json.encoder import encode_basestring as _encode_json_string  # json.dumps's own, in C
+from typing import NamedTuple
 
 # Unicode categories Cc, Cf, Zl and Zp (checked against unicodedata by tests/test_textsafe.py), plus
 # every surrogate: D800-DFFF holds both lone surrogates and surrogateescape's undecodable bytes.
@@ -37,13 +39,29 @@ _UNSAFE_BEYOND_C0 = (
     "\U000e0001\U000e0020-\U000e007f"
 )
 _UNSAFE_CLASS = "\x00-\x1f" + _UNSAFE_BEYOND_C0
-UNSAFE_CHARACTER = re.compile(f"[{_UNSAFE_CLASS}]")  # what the policy escapes, backslash aside
-# The same beyond the C0 controls: for JSON and TOML writers, which escape C0 in strings themselves and
-# whose line feeds are the document's own.
-UNSAFE_BEYOND_C0 = re.compile(f"[{_UNSAFE_BEYOND_C0}]")
-_UNSAFE_OR_BACKSLASH = re.compile(f"[{_UNSAFE_CLASS}\\\\]")
-_UNSAFE_BUT_TAB = re.compile(f"[\\x00-\\x08\\x0a-\\x1f{_UNSAFE_BEYOND_C0}]")
 _UNSAFE_ASCII_BUT_TAB = re.compile("[\\x00-\\x08\\x0a-\\x1f\\x7f]")
+
+
+class _Patterns(NamedTuple):
+    unsafe: re.Pattern[str]  # what the policy escapes, backslash aside
+    # The same beyond the C0 controls: for JSON and TOML writers, which escape C0 in strings themselves
+    # and whose line feeds are the document's own.
+    beyond_c0: re.Pattern[str]
+    unsafe_or_backslash: re.Pattern[str]
+    unsafe_but_tab: re.Pattern[str]
+
+
+@functools.cache
+def patterns() -> _Patterns:
+    """Compiled when first needed: printable ASCII, nearly all text memwarm writes, is told apart at C
+    speed without them, and compiling these classes cost every start about 2 ms (the prelude's too)."""
+    return _Patterns(
+        re.compile(f"[{_UNSAFE_CLASS}]"),
+        re.compile(f"[{_UNSAFE_BEYOND_C0}]"),
+        re.compile(f"[{_UNSAFE_CLASS}\\\\]"),
+        re.compile(f"[\\x00-\\x08\\x0a-\\x1f{_UNSAFE_BEYOND_C0}]"),
+    )
+
 
 _NAMED = {"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"}
 
@@ -69,9 +87,9 @@ def escape_text(text: str) -> str:
     if text.isascii():  # C-speed checks first: scan escapes every file name
         if text.isprintable() and "\\" not in text:
             return text
-    elif not _UNSAFE_OR_BACKSLASH.search(text):
+    elif not patterns().unsafe_or_backslash.search(text):
         return text
-    return _UNSAFE_OR_BACKSLASH.sub(_escape_match, text)
+    return patterns().unsafe_or_backslash.sub(_escape_match, text)
 
 
 def escape_unsafe(text: str, *, keep_tabs: bool = False) -> str:
@@ -84,14 +102,14 @@ def escape_unsafe(text: str, *, keep_tabs: bool = False) -> str:
     if text.isascii():  # C-speed checks first: a scan writes 100k lines
         if text.isprintable() or (keep_tabs and not _UNSAFE_ASCII_BUT_TAB.search(text)):
             return text
-    elif not UNSAFE_CHARACTER.search(text):
+    elif not patterns().unsafe.search(text):
         return text
-    return (_UNSAFE_BUT_TAB if keep_tabs else UNSAFE_CHARACTER).sub(_escape_match, text)
+    return (patterns().unsafe_but_tab if keep_tabs else patterns().unsafe).sub(_escape_match, text)
 
 
 def has_unsafe(text: str) -> bool:
     """Whether `text` holds a character the policy escapes (backslashes aside)."""
-    return UNSAFE_CHARACTER.search(text) is not None
+    return patterns().unsafe.search(text) is not None
 
 
 def _json_escape(match: re.Match[str]) -> str:
@@ -107,7 +125,7 @@ def json_safe(json_text: str) -> str:
     controls written as JSON's own \\u escape: the same data for a reader, nothing a terminal acts on."""
     if json_text.isascii() and "\x7f" not in json_text:  # C speed: most of a big scan is plain ASCII
         return json_text
-    return UNSAFE_BEYOND_C0.sub(_json_escape, json_text)
+    return patterns().beyond_c0.sub(_json_escape, json_text)
 
 
 def json_string(text: str) -> str:

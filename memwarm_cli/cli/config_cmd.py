@@ -82,16 +82,16 @@ def check_command(
     file cannot be read or parsed.
     """
     from memwarm_cli.backends.process import Cancelled, CancelToken
-    from memwarm_cli.cli.interrupts import interrupted_exit, signals_cancel
+    from memwarm_cli.cli.interrupts import signals_cancel
     from memwarm_cli.cli.output import json_text, note, write_lines, write_stdout
     from memwarm_cli.configview.check import check_config
-    from memwarm_cli.exitcodes import ExitCode
+    from memwarm_cli.exitcodes import ExitCode, signal_exit
 
     with signals_cancel(CancelToken()) as token:  # `node --version` may run: stopped before we end
         try:
             report = check_config(global_options(ctx).config_path, current().env, dotenv=True, token=token)
         except Cancelled as stop:
-            raise typer.Exit(interrupted_exit(stop.signum)) from None
+            raise typer.Exit(signal_exit(stop.signum)) from None
     failed = report.failed(strict)
     if json_output:
         data = {
@@ -143,16 +143,13 @@ def show_command(
     quiet: QuietOption = False,
 ) -> None:
     """The effective, resolved settings per agent: workspace, time zone, startup limits, memory, qmd."""
-    from memwarm_cli.cli.output import warn, write_stdout
+    from memwarm_cli.cli.command_config import load_for_command
+    from memwarm_cli.cli.output import write_stdout
     from memwarm_cli.cli.view_format import chosen_format
-    from memwarm_cli.config import load_config
     from memwarm_cli.configview.show_view import show_data
 
     fmt = chosen_format(json_output, output_format, SHOW_FORMATS) or "yaml"
-    loaded = load_config(global_options(ctx).config_path, current().env, dotenv=True)
-    if not quiet:
-        for warning in loaded.warnings:
-            warn(warning.message)
+    loaded = load_for_command(global_options(ctx).config_path, quiet=quiet)
     try:
         text = render(show_data(loaded, agent), fmt)
     except RecursionError:  # the writers recurse deeper per level than the reader does
@@ -182,7 +179,7 @@ def _toml_text(data: dict[str, Any]) -> str:
     import tomli_w
 
     from memwarm_cli.configview.show_view import drop_nulls
-    from memwarm_cli.textsafe import UNSAFE_CHARACTER
+    from memwarm_cli.textsafe import patterns
 
     def escape(match: re.Match[str]) -> str:
         code = ord(match.group())
@@ -194,7 +191,7 @@ def _toml_text(data: dict[str, Any]) -> str:
     # tomli_w quotes every string and every key that is not bare ASCII, and never writes multi-line or
     # literal strings: any other unsafe character (tomli_w leaves tabs raw, for one) stands inside a
     # basic string, where \u is TOML's escape.
-    return UNSAFE_CHARACTER.sub(escape, tomli_w.dumps(drop_nulls(data)))
+    return patterns().unsafe.sub(escape, tomli_w.dumps(drop_nulls(data)))
 
 
 def _yaml_text(data: dict[str, Any]) -> str:

@@ -132,19 +132,15 @@ def run_context(
 ) -> None:
     """Print the startup context of a new session: text, table, plain or JSON."""
     from memwarm_cli.cli import context_views
-    from memwarm_cli.cli.invocation import current
+    from memwarm_cli.cli.command_config import load_for_command
     from memwarm_cli.cli.output import stdout_is_terminal, warn
-    from memwarm_cli.config import load_config
     from memwarm_cli.startup.clock import parse_instant
 
     fmt = _check_options(action, only, json_output, output_format)
     if fmt is None:
         fmt = "table" if stdout_is_terminal() else "text"
     at_ms = parse_instant(at)
-    loaded = load_config(config_path, current().env, dotenv=True)
-    if not quiet:
-        for warning in loaded.warnings:
-            warn(warning.message)
+    loaded = load_for_command(config_path, quiet=quiet)
     context = compute_startup_context(loaded, agent, workspace, session_key, at_ms, action)
     if not quiet:
         for line in context.notes:

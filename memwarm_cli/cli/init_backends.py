@@ -13,8 +13,6 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from memwarm_cli.cli.invocation import current
-
 if TYPE_CHECKING:
     from memwarm_cli.backends.init_report import AgentOutcome, InitReport, SessionExportOutcome
 
@@ -38,10 +36,10 @@ def run_init_backends_command(
     from memwarm_cli.backends.init_report import InitOptions
     from memwarm_cli.backends.init_run import run_init_backends
     from memwarm_cli.backends.process import CancelToken, timeout_ms_from_seconds
+    from memwarm_cli.cli.command_config import load_for_command
     from memwarm_cli.cli.init_progress import InitRenderer
     from memwarm_cli.cli.interrupts import signals_cancel
-    from memwarm_cli.cli.output import warn, write_json
-    from memwarm_cli.config import load_config
+    from memwarm_cli.cli.output import write_json
     from memwarm_cli.errors import UsageError
     from memwarm_cli.jsstring import js_trim
     from memwarm_cli.startup.clock import parse_instant
@@ -52,10 +50,7 @@ def run_init_backends_command(
     if probe_query is not None and not js_trim(probe_query):
         raise UsageError("--probe-query: the query is empty")
     at_ms = parse_instant(at)
-    loaded = load_config(config_path, current().env, dotenv=True)
-    if not quiet:
-        for warning in loaded.warnings:
-            warn(warning.message)
+    loaded = load_for_command(config_path, quiet=quiet)
 
     options = InitOptions(
         agents=tuple(agent or ()),

@@ -17,7 +17,6 @@ from types import FrameType
 from typing import Any
 
 from memwarm_cli.backends.process import CancelToken
-from memwarm_cli.exitcodes import ExitCode, signal_exit
 
 
 @contextmanager
@@ -37,8 +36,3 @@ def signals_cancel(token: CancelToken) -> Iterator[CancelToken]:
     finally:
         for signum, old in previous.items():
             signal.signal(signum, old)
-
-
-def interrupted_exit(signum: int) -> ExitCode:
-    """The exit code of a run a signal ended: 129 for SIGHUP, 130 for SIGINT, 143 for SIGTERM."""
-    return signal_exit(signum)

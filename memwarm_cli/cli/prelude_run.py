@@ -21,9 +21,8 @@ def run_prelude(
 ) -> None:
     """Print the startup prelude a new or reset session would see (or a JSON report)."""
     from memwarm_cli.agents import select_agent
-    from memwarm_cli.cli.invocation import current
+    from memwarm_cli.cli.command_config import load_for_command
     from memwarm_cli.cli.output import json_text, note, stdout_is_terminal, warn, write_stdout
-    from memwarm_cli.config import load_config
     from memwarm_cli.errors import UsageError
     from memwarm_cli.startup.clock import parse_instant
     from memwarm_cli.startup.prelude_settings import should_apply_startup_context
@@ -32,10 +31,7 @@ def run_prelude(
     if action not in ("new", "reset"):
         raise UsageError(f'--action must be new or reset, not "{action}"')
     at_ms = parse_instant(at)
-    loaded = load_config(config_path, current().env, dotenv=True)
-    if not quiet:
-        for warning in loaded.warnings:
-            warn(warning.message)
+    loaded = load_for_command(config_path, quiet=quiet)
     chosen = select_agent(loaded.data, loaded.env, agent)
     result = plan_for_agent(loaded, chosen, at_ms, workspace_override=workspace)
     plan = result.plan

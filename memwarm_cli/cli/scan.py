@@ -13,7 +13,6 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memwarm_cli.cli.invocation import current
 from memwarm_cli.textsafe import escape_text
 
 if TYPE_CHECKING:
@@ -60,9 +59,9 @@ def run_scan(
 ) -> None:
     """Explain every candidate memory file and where the character budget went."""
     from memwarm_cli.agents import resolve_agents, select_agent
-    from memwarm_cli.cli.output import stdout_is_terminal, warn, write_json
+    from memwarm_cli.cli.command_config import load_for_command
+    from memwarm_cli.cli.output import stdout_is_terminal, write_json
     from memwarm_cli.cli.view_format import chosen_format
-    from memwarm_cli.config import load_config
     from memwarm_cli.errors import UsageError
     from memwarm_cli.startup.clock import parse_instant
     from memwarm_cli.startup.scan_record import file_record_lines, file_records, scan_record
@@ -77,10 +76,7 @@ def run_scan(
         fmt = ScanFormat(chosen)
 
     at_ms = parse_instant(at)
-    loaded = load_config(config_path, current().env, dotenv=True)
-    if not quiet:
-        for warning in loaded.warnings:
-            warn(warning.message)
+    loaded = load_for_command(config_path, quiet=quiet)
     agents = (
         resolve_agents(loaded.data, loaded.env)
         if all_agents

@@ -42,20 +42,17 @@ def search_command(
     """Search an agent's memory the way its memory_search tool would, with the real qmd."""
     from memwarm_cli.backends.agent_search import search_agent_memory
     from memwarm_cli.backends.process import Cancelled, CancelToken
-    from memwarm_cli.cli.interrupts import interrupted_exit, signals_cancel
-    from memwarm_cli.cli.invocation import current
-    from memwarm_cli.cli.output import warn, write_json, write_lines
-    from memwarm_cli.config import load_config
+    from memwarm_cli.cli.command_config import load_for_command
+    from memwarm_cli.cli.interrupts import signals_cancel
+    from memwarm_cli.cli.output import write_json, write_lines
     from memwarm_cli.errors import UsageError
+    from memwarm_cli.exitcodes import signal_exit
     from memwarm_cli.jsstring import js_trim
     from memwarm_cli.textsafe import escape_text
 
     if not js_trim(query):
         raise UsageError("the query is empty")
-    loaded = load_config(global_options(ctx).config_path, current().env, dotenv=True)
-    if not quiet:
-        for warning in loaded.warnings:
-            warn(warning.message)
+    loaded = load_for_command(global_options(ctx).config_path, quiet=quiet)
     with signals_cancel(CancelToken()) as token:  # a signal stops qmd's group before memwarm ends
         try:
             result = search_agent_memory(
@@ -67,7 +64,7 @@ def search_command(
                 token=token,
             )
         except Cancelled as stop:
-            raise typer.Exit(interrupted_exit(stop.signum)) from None
+            raise typer.Exit(signal_exit(stop.signum)) from None
     if json_output:
         write_json(result.to_json())
         return

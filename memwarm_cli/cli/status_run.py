@@ -36,22 +36,19 @@ def run_status(
     """Show whether each agent's qmd index is warm, and why not; returns the exit code."""
     from memwarm_cli.backends.agent_status import StatusOptions, collect_status
     from memwarm_cli.backends.process import Cancelled, CancelToken
-    from memwarm_cli.cli.interrupts import interrupted_exit, signals_cancel
-    from memwarm_cli.cli.invocation import current
+    from memwarm_cli.cli.command_config import load_for_command
+    from memwarm_cli.cli.interrupts import signals_cancel
     from memwarm_cli.cli.output import warn, write_json
     from memwarm_cli.cli.status_metrics import prometheus_text, status_failed_text
     from memwarm_cli.cli.status_views import write_plain, write_table, write_textfile
-    from memwarm_cli.config import load_config
     from memwarm_cli.errors import MemwarmError
+    from memwarm_cli.exitcodes import signal_exit
 
     try:
         max_age_seconds, fmt = _options(all_agents, agent, max_age, json_output, output_format, textfile)
         with signals_cancel(CancelToken()) as token:
             try:
-                loaded = load_config(config_path, current().env, dotenv=True)
-                if not quiet:
-                    for warning in loaded.warnings:
-                        warn(warning.message)
+                loaded = load_for_command(config_path, quiet=quiet)
                 report = collect_status(
                     loaded,
                     StatusOptions(agents=tuple(agent or ()), max_age_seconds=max_age_seconds),
@@ -59,7 +56,7 @@ def run_status(
                     token=token,
                 )
             except Cancelled as stop:
-                return interrupted_exit(stop.signum)
+                return signal_exit(stop.signum)
     except MemwarmError:
         # Any run that judged nothing (a bad option, a config error, an unknown agent) says so to
         # node_exporter, rather than leave the last good file to be reported on.
@@ -68,7 +65,7 @@ def run_status(
                 write_textfile(textfile, status_failed_text())
         raise
     if token.signum is not None:  # also a signal during the walks, which do not stop for it
-        return interrupted_exit(token.signum)
+        return signal_exit(token.signum)
     if textfile is not None:
         write_textfile(textfile, prometheus_text(report))
     if fmt is StatusFormat.json:
