@@ -23,7 +23,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from bench.common import MEMWARM, WORK_DIR, build_agents, compile_package, median, qmd_env
+from bench.common import MEMWARM, WORK_DIR, build_agents, compile_package, median, qmd_env, time_process
 
 AGENTS = 8
 NOTES = 12_500
@@ -73,12 +73,8 @@ def warm_up(env: dict[str, str]) -> None:
 
 
 def timed(argv: Sequence[str], env: dict[str, str]) -> float:
-    started = time.perf_counter()
-    proc = subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    elapsed = time.perf_counter() - started
-    if proc.returncode != 0:
-        raise SystemExit(f"benchmark command failed ({proc.returncode}): {argv}\n{proc.stderr.decode()}")
-    return elapsed
+    """One run's wall-clock seconds (the runs alternate between commands, so one at a time)."""
+    return time_process(argv, 1, env=env, warmup=0)[0]
 
 
 def _line(xs: Sequence[float], ys: Sequence[float]) -> tuple[float, float]:

@@ -34,6 +34,19 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 SHARED_DIR = REPO_ROOT.parent / "shared"
 TOOLS_BIN = REPO_ROOT / "tools" / "bin"
 
+
+def require_tool(name: str) -> Path:
+    """tools/bin/<name> (`make tools`: Node.js 22 and the pinned qmd). Under CI a missing one is a
+    failure, never a skip."""
+    tool = TOOLS_BIN / name
+    if tool.is_file() and os.access(tool, os.X_OK):
+        return tool
+    message = f"{tool} is missing: run `make tools` (Node.js 22 + the pinned qmd)"
+    if os.environ.get("CI"):
+        pytest.fail(message)
+    pytest.skip(message)
+
+
 # Variables that steer config discovery; the tests never inherit them from the developer's shell.
 _OPENCLAW_VARS = (
     "OPENCLAW_CONFIG_PATH",

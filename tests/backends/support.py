@@ -15,8 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from memwarm_cli.backends.agent_backend import AgentBackendSettings, resolve_agent_backend
 
 # The fake qmd lives in fake_qmd.py; the tests import it from here, as before.
@@ -24,7 +22,15 @@ from tests.backends.fake_qmd import FAKE_QMD as FAKE_QMD
 from tests.backends.fake_qmd import fake_log as fake_log
 from tests.backends.fake_qmd import install_fake_qmd as install_fake_qmd
 from tests.backends.fake_qmd import quiet_fake_log as quiet_fake_log
-from tests.conftest import MEMWARM, TOOLS_BIN, CliResult, isolated_env, run_memwarm, run_memwarm_process
+from tests.conftest import (
+    MEMWARM,
+    TOOLS_BIN,
+    CliResult,
+    isolated_env,
+    require_tool,
+    run_memwarm,
+    run_memwarm_process,
+)
 
 REAL_QMD = TOOLS_BIN / "qmd"
 
@@ -45,12 +51,7 @@ SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
 
 def require_real_qmd() -> Path:
     """tools/bin/qmd, installed by `make tools`. Under CI a missing qmd is a failure, never a skip."""
-    if REAL_QMD.is_file() and os.access(REAL_QMD, os.X_OK):
-        return REAL_QMD
-    message = f"{REAL_QMD} is missing: run `make tools` (Node.js 22 + the pinned qmd)"
-    if os.environ.get("CI"):
-        pytest.fail(message)
-    pytest.skip(message)
+    return require_tool("qmd")
 
 
 @dataclass

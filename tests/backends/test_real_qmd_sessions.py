@@ -7,13 +7,13 @@ one too. The probe runs BM25 `qmd search` (the agent's searchMode) with a query 
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.backends.session_export_support import record
 from tests.backends.support import Scenario, real_qmd_scenario, search_files
 from tests.conftest import CliResult
 
@@ -21,10 +21,6 @@ pytestmark = pytest.mark.qmd
 
 SECRET = "sk-livewalrus1234567890abcdef"
 Run = tuple[Scenario, CliResult, dict[str, Any]]  # the scenario, the first run, its agent report
-
-
-def message(role: str, text: str) -> str:
-    return json.dumps({"type": "message", "message": {"role": role, "content": text}}) + "\n"
 
 
 @pytest.fixture(scope="module")
@@ -38,8 +34,8 @@ def agent(tmp_path_factory: pytest.TempPathFactory) -> Run:
     sessions = scenario.state / "agents" / "main" / "sessions"
     sessions.mkdir(parents=True)
     (sessions / "trip.jsonl").write_text(
-        message("user", f"Plan the narwhal expedition. My key is {SECRET}")
-        + message("assistant", "The narwhal expedition leaves in May."),
+        record(f"Plan the narwhal expedition. My key is {SECRET}", "user")
+        + record("The narwhal expedition leaves in May.", "assistant"),
         encoding="utf-8",
     )
     result, report = scenario.run_json(["--probe"])
@@ -105,9 +101,7 @@ def test_a_new_transcript_makes_the_next_run_index_it(
     result, report = scenario.run_json()
     assert report["agents"][0]["status"] == "fresh", result.stderr
     sessions = scenario.state / "agents" / "main" / "sessions"
-    (sessions / "later.jsonl").write_text(
-        message("user", "What about the capybara census?"), encoding="utf-8"
-    )
+    (sessions / "later.jsonl").write_text(record("What about the capybara census?", "user"), encoding="utf-8")
     assert search_files(scenario.qmd("main", "search", "capybara", "--json", "-n", "5")) == []
     result, report = scenario.run_json()
     assert result.returncode == 0, result.stderr

@@ -17,6 +17,7 @@ import signal
 import subprocess
 import time
 from collections import Counter
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -84,7 +85,11 @@ def commands(tmp_path: Path, home_dir: Path) -> dict[str, list[str]]:
 
 
 def _signalled(
-    args: list[str], env: dict[str, str], sig: int, delay_ms: int
+    args: list[str],
+    env: dict[str, str],
+    sig: int,
+    delay_ms: int,
+    preexec_fn: Callable[[], object] | None = None,
 ) -> subprocess.CompletedProcess[str]:
     proc = subprocess.Popen(
         [MEMWARM, *args],
@@ -93,6 +98,7 @@ def _signalled(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=preexec_fn,
     )
     time.sleep(delay_ms / 1000)
     proc.send_signal(sig)
@@ -134,23 +140,11 @@ def test_a_sigint_ignored_from_the_start_stays_ignored(
     it; memwarm must not undo that (it did, installing its own handlers unconditionally)."""
     env = isolated_env(home_dir)
 
-    def run(delay_ms: int) -> subprocess.CompletedProcess[str]:
-        proc = subprocess.Popen(
-            [MEMWARM, *commands["scan (Typer and Rich)"]],
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
-        )
-        time.sleep(delay_ms / 1000)
-        proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=60)
-        return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+    def ignore_sigint() -> object:
+        return signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     for delay in (0, 20, 40, 60, 80, 100):
-        result = run(delay)
+        result = _signalled(commands["scan (Typer and Rich)"], env, signal.SIGINT, delay, ignore_sigint)
         assert (result.returncode, result.stderr) == (0, ""), delay
         assert "2026-04-11.md" in result.stdout
 

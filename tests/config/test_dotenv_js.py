@@ -8,34 +8,26 @@ U+0085), `\\w` (ASCII in JS), and `^`/`$` with the `m` flag (U+2028/U+2029).
 from __future__ import annotations
 
 import json
-import os
 import random
 import subprocess
 from pathlib import Path
 
-import pytest
-
 from memwarm_cli.config.dotenv import MAX_DOTENV_BYTES, load_dotenv_file, parse_dotenv
-from tests.conftest import TOOLS_BIN
+from tests.conftest import require_tool
 
-NODE = TOOLS_BIN / "node"
 PARSE_JS = Path(__file__).with_name("dotenv_parse.js")
 # Characters where the two engines differ, and the syntax dotenv knows.
 ALPHABET = [*"AB_x1=:'\"`#\\ \t\n\r-.", "export ", "\ufeff", "\u2028", "\u2029", "\x85", "\x1f", "\u00a0"]
 ALPHABET += ["\u00c4", "\u3000", "n", "\\n", "\\r"]
 
 
-def _node() -> Path:
-    if not NODE.exists():
-        if os.environ.get("CI"):
-            pytest.fail("tools/bin/node is missing: run `make tools`")
-        pytest.skip("tools/bin/node is missing: run `make tools`")
-    return NODE
-
-
 def _js_parse(texts: list[str]) -> list[dict[str, str]]:
     done = subprocess.run(
-        [str(_node()), str(PARSE_JS)], input=json.dumps(texts), capture_output=True, text=True, check=True
+        [str(require_tool("node")), str(PARSE_JS)],
+        input=json.dumps(texts),
+        capture_output=True,
+        text=True,
+        check=True,
     )
     parsed: list[dict[str, str]] = json.loads(done.stdout)
     return parsed

@@ -4,11 +4,8 @@ one template are the stdlib's JSON of each of its rows."""
 
 from __future__ import annotations
 
-import json
 from datetime import date
 from itertools import pairwise
-from typing import Any
-from zoneinfo import ZoneInfo
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -16,7 +13,7 @@ from hypothesis import strategies as st
 from memwarm_cli.startup.listed_notes import ListedRun, is_date_stamp, listed_runs
 from memwarm_cli.startup.plan import Status
 from memwarm_cli.startup.scan_record import file_record, listed_json_lines
-from memwarm_cli.textsafe import json_safe
+from tests.startup.test_scan_record import ZONE, stdlib_json
 
 WINDOW = {"2026-04-10", "2026-04-11"}
 Row = tuple[str, str, str | None, Status]
@@ -95,13 +92,6 @@ def test_the_date_stamp_is_strict() -> None:
         assert not is_date_stamp(stamp), stamp
 
 
-ZONE = ZoneInfo("America/Chicago")
-
-
-def _stdlib(record: dict[str, Any]) -> str:
-    return json_safe(json.dumps(record, ensure_ascii=False, separators=(", ", ": ")))
-
-
 def test_a_runs_json_lines_are_the_stdlib_json_of_its_rows() -> None:
     plain = ["2025-01-01-a.md", "2025-01-01-B_2.md", "2025-01-01-x-y.z.md"]
     odd = [
@@ -118,4 +108,4 @@ def test_a_runs_json_lines_are_the_stdlib_json_of_its_rows() -> None:
         ListedRun("2025-01-01", "daily", Status.OUTSIDE_WINDOW, ["2025-01-01.md"]),
         ListedRun("", None, Status.NAME_MISMATCH, ["README.md", " lead.md", "a\nb.md"]),
     ):
-        assert listed_json_lines(run, ZONE) == [_stdlib(file_record(row, ZONE)) for row in run.rows()]
+        assert listed_json_lines(run, ZONE) == [stdlib_json(file_record(row, ZONE)) for row in run.rows()]
