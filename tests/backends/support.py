@@ -184,6 +184,26 @@ def real_qmd_scenario(
     return scenario
 
 
+NOTES = {"MEMORY.md": "# M\nnotes\n", "memory/a.md": "# A\n"}
+
+
+def fake_scenario(
+    tmp_path: Path,
+    behaviours: Mapping[str, str] | None = None,
+    *,
+    agents: tuple[str, ...] = ("main",),
+    **qmd: Any,
+) -> tuple[Scenario, Path]:
+    """Agents (each with NOTES) whose qmd is the fake one (first on PATH), with `behaviours` and
+    memory.qmd set to `qmd`; also the fake's state dir (FAKE_QMD_DIR)."""
+    scenario = make_scenario(
+        tmp_path, dict.fromkeys(agents, NOTES), {"memory": {"backend": "qmd", "qmd": qmd}}
+    )
+    state = install_fake_qmd(tmp_path / "fakebin", behaviours)
+    scenario.path_dirs = [tmp_path / "fakebin"]
+    return scenario, state
+
+
 def by_agent(report: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     return {agent["agentId"]: agent for agent in report["agents"]}
 

@@ -17,32 +17,17 @@ import pytest
 from memwarm_cli.backends.locks import embed_lock_path
 from memwarm_cli.exitcodes import ExitCode
 from tests.backends.support import (
+    NOTES,
     Scenario,
     by_agent,
     fake_log,
+    fake_scenario,
     install_fake_qmd,
     make_scenario,
     process_alive,
     wait_for_marker,
 )
 from tests.conftest import MEMWARM, run_memwarm
-
-NOTES = {"MEMORY.md": "# M\nnotes\n", "memory/a.md": "# A\n"}
-
-
-def fake_scenario(
-    tmp_path: Path,
-    behaviours: dict[str, str] | None = None,
-    *,
-    agents: tuple[str, ...] = ("main",),
-    **qmd: Any,
-) -> tuple[Scenario, Path]:
-    """Agents (each with NOTES) whose qmd is the fake one, with `behaviours` and memory.qmd set to `qmd`."""
-    workspaces = {agent: NOTES for agent in agents}
-    scenario = make_scenario(tmp_path, workspaces, {"memory": {"backend": "qmd", "qmd": qmd}})
-    state = install_fake_qmd(tmp_path / "fakebin", behaviours)
-    scenario.path_dirs = [tmp_path / "fakebin"]
-    return scenario, state
 
 
 def run(scenario: Scenario, state: Path, args: list[str] | None = None) -> tuple[Any, dict[str, Any]]:

@@ -9,15 +9,15 @@ import re
 import signal
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from memwarm_cli.backends import qmd_diagnosis
 from memwarm_cli.exitcodes import ExitCode
 from tests.backends.support import (
+    NOTES,
     REAL_QMD,
-    install_fake_qmd,
+    fake_scenario,
     make_scenario,
     process_alive,
     require_real_qmd,
@@ -25,7 +25,6 @@ from tests.backends.support import (
 )
 from tests.conftest import run_memwarm
 
-NOTES = {"MEMORY.md": "# M\nnotes\n", "memory/a.md": "# A\n"}
 CRASH = "kill -SEGV $$\n"
 
 
@@ -39,15 +38,8 @@ def fake_node(bin_dir: Path, version: str, log: Path | None = None) -> Path:
     return node
 
 
-def crash_scenario(tmp_path: Path, behaviours: dict[str, str], *, agents: tuple[str, ...] = ("main",)) -> Any:
-    scenario = make_scenario(tmp_path, {a: NOTES for a in agents}, {"memory": {"backend": "qmd"}})
-    state = install_fake_qmd(tmp_path / "fakebin", behaviours)
-    scenario.path_dirs = [tmp_path / "fakebin"]
-    return scenario, state
-
-
 def test_a_qmd_killed_by_sigsegv_names_the_signal_and_the_node_it_ran_on(tmp_path: Path) -> None:
-    scenario, state = crash_scenario(tmp_path, {"list": CRASH})
+    scenario, state = fake_scenario(tmp_path, {"list": CRASH})
     node = fake_node(tmp_path / "fakebin", "v20.11.1")
     result, report = scenario.run_json(extra_env={"FAKE_QMD_DIR": str(state)})
     assert result.returncode == ExitCode.FINDINGS
@@ -62,7 +54,7 @@ def test_a_qmd_killed_by_sigsegv_names_the_signal_and_the_node_it_ran_on(tmp_pat
 
 
 def test_node_is_asked_once_however_many_agents_crash(tmp_path: Path) -> None:
-    scenario, state = crash_scenario(tmp_path, {"update": CRASH}, agents=("a", "b", "c"))
+    scenario, state = fake_scenario(tmp_path, {"update": CRASH}, agents=("a", "b", "c"))
     calls = tmp_path / "node-calls"
     fake_node(tmp_path / "fakebin", "v20.11.1", log=calls)
     result, report = scenario.run_json(extra_env={"FAKE_QMD_DIR": str(state)})
@@ -72,7 +64,7 @@ def test_node_is_asked_once_however_many_agents_crash(tmp_path: Path) -> None:
 
 
 def test_a_node_new_enough_points_elsewhere_and_output_is_kept(tmp_path: Path) -> None:
-    scenario, state = crash_scenario(
+    scenario, state = fake_scenario(
         tmp_path, {"update": 'echo "free(): invalid pointer" >&2; kill -BUS $$\n'}
     )
     node = fake_node(tmp_path / "fakebin", "v22.23.0")
@@ -87,7 +79,7 @@ def test_a_node_new_enough_points_elsewhere_and_output_is_kept(tmp_path: Path) -
 def test_an_abort_is_not_blamed_on_the_node_on_path(tmp_path: Path) -> None:
     """An old Node's ABI mismatch is a SIGSEGV; an abort (std::bad_alloc) is qmd's own, and a launcher
     such as tools/bin/qmd runs its own Node 22 whatever node PATH holds."""
-    scenario, state = crash_scenario(
+    scenario, state = fake_scenario(
         tmp_path, {"update": 'echo "terminate called after throwing std::bad_alloc" >&2; kill -ABRT $$\n'}
     )
     fake_node(tmp_path / "fakebin", "v20.20.2")
@@ -99,7 +91,7 @@ def test_an_abort_is_not_blamed_on_the_node_on_path(tmp_path: Path) -> None:
 
 
 def test_a_signal_qmd_did_not_raise_itself_is_not_called_a_crash(tmp_path: Path) -> None:
-    scenario, state = crash_scenario(tmp_path, {"update": "kill -KILL $$\n"})
+    scenario, state = fake_scenario(tmp_path, {"update": "kill -KILL $$\n"})
     _, report = scenario.run_json(extra_env={"FAKE_QMD_DIR": str(state)})
     assert report["agents"][0]["reason"] == (
         'qmd boot update failed: Error: qmd was killed (signal 9, SIGKILL) in "qmd update"'
@@ -205,7 +197,7 @@ def test_a_signal_while_node_is_asked_its_version_stops_it_at_once(
 ) -> None:
     """`node --version` (after a crash, or in `config check` for a `#!/usr/bin/env node` qmd) ran to its
     5 s limit whatever signal came, and a `config check` interrupted meanwhile left it running."""
-    scenario, state = crash_scenario(tmp_path, {"list": CRASH, "update": CRASH})
+    scenario, state = fake_scenario(tmp_path, {"list": CRASH, "update": CRASH})
     if command[0] == "config":  # config check asks the node a `#!/usr/bin/env node` qmd would run on
         qmd = tmp_path / "fakebin" / "qmd"
         qmd.write_text("#!/usr/bin/env node\n" + qmd.read_text().split("\n", 1)[1])

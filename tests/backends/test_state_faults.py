@@ -18,24 +18,13 @@ from tests.backends.support import (
     Scenario,
     by_agent,
     fake_log,
-    install_fake_qmd,
-    make_scenario,
+    fake_scenario,
     quiet_fake_log,
     run_measured,
     run_memwarm,
 )
 
-NOTES = {"MEMORY.md": "# M\nnotes\n", "memory/a.md": "# A\n"}
 SYMLINK = "it is a symbolic link (memwarm does not follow symlinks below the state dir)"
-
-
-def fake_scenario(tmp_path: Path, agents: tuple[str, ...] = ("main",), **qmd: Any) -> tuple[Scenario, Path]:
-    scenario = make_scenario(
-        tmp_path, dict.fromkeys(agents, NOTES), {"memory": {"backend": "qmd", "qmd": qmd}}
-    )
-    state = install_fake_qmd(tmp_path / "fakebin")
-    scenario.path_dirs = [tmp_path / "fakebin"]
-    return scenario, state
 
 
 def run(scenario: Scenario, state: Path, *args: str) -> tuple[Any, dict[str, Any]]:

@@ -14,26 +14,16 @@ from pathlib import Path
 import pytest
 
 from tests.backends.support import (
-    Scenario,
-    install_fake_qmd,
-    make_scenario,
+    fake_scenario,
     process_alive,
     signal_once_started,
 )
 from tests.conftest import MEMWARM
 
-NOTES = {"MEMORY.md": "# M\nnotes\n", "memory/a.md": "# A\n"}
+# A generous search timeout: only the signal may end the search.
+SEARCH_LIMITS = {"timeoutMs": 600_000}
 # The fake qmd records itself and a grandchild, says it started, and waits for the grandchild.
 HANG = 'sleep 300 & echo "$$ $!" >> "$FAKE_QMD_DIR/children"; touch "$FAKE_QMD_DIR/started"; wait\n'
-
-
-def _scenario(tmp_path: Path, behaviours: dict[str, str]) -> tuple[Scenario, Path]:
-    # A generous search timeout: only the signal may end the search.
-    qmd = {"limits": {"timeoutMs": 600_000}}
-    scenario = make_scenario(tmp_path, {"main": NOTES}, {"memory": {"backend": "qmd", "qmd": qmd}})
-    state = install_fake_qmd(tmp_path / "fakebin", behaviours)
-    scenario.path_dirs = [tmp_path / "fakebin"]
-    return scenario, state
 
 
 def _index_holding(path: Path) -> None:
@@ -55,10 +45,10 @@ def test_a_signal_stops_qmd_and_everything_under_it_first(
     tmp_path: Path, command: str, sig: int, code: int
 ) -> None:
     if command == "status":  # no version cache yet: status asks `qmd --version`
-        scenario, state = _scenario(tmp_path, {"version": HANG})
+        scenario, state = fake_scenario(tmp_path, {"version": HANG}, limits=SEARCH_LIMITS)
         args = ["status", "--format", "plain"]
     else:
-        scenario, state = _scenario(tmp_path, {"search": HANG})
+        scenario, state = fake_scenario(tmp_path, {"search": HANG}, limits=SEARCH_LIMITS)
         warmed = scenario.run_json([], extra_env={"FAKE_QMD_DIR": str(state)})[0]
         assert warmed.returncode == 0, warmed.stderr
         _index_holding(scenario.qmd_dir("main") / "xdg-cache" / "qmd" / "index.sqlite")
@@ -77,7 +67,7 @@ def test_a_signal_stops_qmd_and_everything_under_it_first(
 
 def test_the_fake_really_hangs_without_a_signal(tmp_path: Path) -> None:
     """The test above stands on this: left alone, status waits for the fake's `--version`."""
-    scenario, state = _scenario(tmp_path, {"version": HANG})
+    scenario, state = fake_scenario(tmp_path, {"version": HANG}, limits=SEARCH_LIMITS)
     proc = subprocess.Popen(
         [MEMWARM, "status"],
         env=scenario.env({"FAKE_QMD_DIR": str(state)}),
