@@ -102,12 +102,16 @@ class _Budget:
     the next ten times ask for 10^10 loads. Each inclusion counts, however often the file was read.
     """
 
-    __slots__ = ("exhausted", "files", "total_bytes")
+    __slots__ = ("files", "total_bytes")
 
     def __init__(self) -> None:
         self.files = 0
         self.total_bytes = 0
-        self.exhausted = False
+
+    @property
+    def exhausted(self) -> bool:
+        """A limit was crossed (and reported where it was): nothing more is loaded."""
+        return self.files > MAX_INCLUDE_FILES or self.total_bytes > MAX_INCLUDE_TOTAL_BYTES
 
 
 class IncludeProcessor:
@@ -227,7 +231,6 @@ class IncludeProcessor:
             return {}, (PNode(loc, {}) if self.track and loc is not None else None)
         budget.files += 1
         if budget.files > MAX_INCLUDE_FILES:
-            budget.exhausted = True
             raise IncludeError(
                 f"Include limit exceeded: more than {MAX_INCLUDE_FILES} $include files loaded in total "
                 f"(each inclusion counts) at: {include_path}",
@@ -236,7 +239,6 @@ class IncludeProcessor:
         raw = self._read_file(include_path, resolved, loc)
         budget.total_bytes += len(raw)
         if budget.total_bytes > MAX_INCLUDE_TOTAL_BYTES:
-            budget.exhausted = True
             raise IncludeError(
                 f"Include limit exceeded: more than {MAX_INCLUDE_TOTAL_BYTES // (1024 * 1024)} MiB read "
                 f"from $include files in total (each inclusion counts) at: {include_path}",
