@@ -22,7 +22,7 @@ from memwarm_cli.backends.forked_map import forked_map
 from memwarm_cli.backends.process import CancelToken
 from memwarm_cli.backends.qmd_settings import QmdSettings
 from memwarm_cli.backends.state_files import StatePath
-from memwarm_cli.backends.state_records import InvalidStateFile
+from memwarm_cli.backends.state_records import InvalidStateFile, read_record
 from memwarm_cli.records import record
 
 EXAMPLE_PATHS = 3  # the first few paths named per kind of change
@@ -285,23 +285,20 @@ def write_file_lists(path: StatePath, snapshot: Snapshot, parts: FingerprintPart
 def read_file_lists(path: StatePath, parts: FingerprintParts) -> StoredFiles | None:
     """The lists recorded with `parts`, or None (absent, unusable, or another run's: never an error, the
     explanation then names the collection without its files)."""
-    read = state_files.read_json(path, max_bytes=FILE_LIST_MAX_BYTES)
-    if not read.found or read.problem is not None:
-        return None
-    data = read.data
-    if (
-        not isinstance(data, dict)
-        or data.get("version") != fp.FINGERPRINT_VERSION
-        or data.get("partsDigest") != parts.digest()
-        or not isinstance(data.get("collections"), dict)
-    ):
-        return None
-    try:
+    digest = parts.digest()
+
+    def parse(data: Any) -> StoredFiles | None:
+        if (
+            not isinstance(data, dict)
+            or data.get("version") != fp.FINGERPRINT_VERSION
+            or data.get("partsDigest") != digest
+            or not isinstance(data.get("collections"), dict)
+        ):
+            return None
         collections = {name: _file_list(files) for name, files in data["collections"].items()}
-        transcripts = _file_list(data.get("transcripts"))
-    except InvalidStateFile:
-        return None
-    return StoredFiles(parts.digest(), collections, transcripts)
+        return StoredFiles(digest, collections, _file_list(data.get("transcripts")))
+
+    return read_record(path, parse, max_bytes=FILE_LIST_MAX_BYTES, warn=None)
 
 
 def _file_list(value: Any) -> FileList | None:
