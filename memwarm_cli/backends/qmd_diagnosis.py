@@ -122,7 +122,10 @@ _node_versions_lock = threading.Lock()
 
 def _node_version(executable: str, env: Mapping[str, str], token: CancelToken | None) -> str | None:
     """In its own process group, killed at the limit or on cancellation: a `node` that hangs, or leaves a
-    child holding the pipe, costs at most NODE_VERSION_TIMEOUT_SECONDS and is never left running."""
+    child holding the pipe, costs at most NODE_VERSION_TIMEOUT_SECONDS and is never left running.
+
+    Not process.run_command: a command it runs that dies by a signal is diagnosed through this very
+    function (killed_message), under the lock node_version holds."""
     try:
         proc = subprocess.Popen(
             [executable, "--version"],
