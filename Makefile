@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 VENV_STAMP := $(VENV)/.installed
 DEMO_AT := 2026-11-28T09:30:00Z
 
-.PHONY: venv tools demo test lint typecheck pytest bench bench-backends bench-scale clean
+.PHONY: venv tools demo test lint typecheck pytest golden-check bench bench-backends bench-scale clean
 
 venv: $(VENV_STAMP)
 
@@ -65,6 +65,11 @@ demo: venv
 	$(DEMO_QMD_ENV) $(DEMO_MEMWARM) init-backends --probe
 	@echo "---- again, nothing changed ----"
 	$(DEMO_QMD_ENV) $(DEMO_MEMWARM) init-backends
+
+# The golden cases the suite reads are tests/golden/, copied from the workspace's ../shared/parity by
+# scripts/golden.py. This checks the copy against its manifest and, where ../shared exists, against it.
+golden-check:
+	$(PYTHON) scripts/golden.py check
 
 lint: venv
 	$(VENV)/bin/ruff check memwarm_cli tests bench scripts

@@ -31,7 +31,8 @@ from hypothesis import HealthCheck, settings
 
 MEMWARM = str(Path(sys.executable).with_name("memwarm"))
 REPO_ROOT = Path(__file__).resolve().parent.parent
-SHARED_DIR = REPO_ROOT.parent / "shared"
+# The golden cases, copied into the repository from the workspace's ../shared/parity (scripts/golden.py).
+GOLDEN_DIR = REPO_ROOT / "tests" / "golden"
 TOOLS_BIN = REPO_ROOT / "tools" / "bin"
 
 
@@ -262,3 +263,46 @@ def run_cli_process(home_dir: Path) -> RunCli:
 # 2-core machine running the suite in parallel cannot keep.
 settings.register_profile("memwarm", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("memwarm")
+
+
+# Golden-case accounting: a parity module declares `pytestmark = pytest.mark.golden("<set>")`; each of
+# its tests carries (set, case name) in user_properties, which xdist brings back to the controller, and
+# the summary line counts the cases run and the tests passed per set.
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        marker = item.get_closest_marker("golden")
+        if marker is None:
+            continue
+        params = getattr(item, "callspec", None)
+        values = params.params if params is not None else {}
+        case = (
+            values.get("name") or values.get("case_run", {}).get("name") or values.get("case", {}).get("name")
+        )
+        if case:
+            item.user_properties.append(("golden", (marker.args[0], case)))
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    cases: dict[str, set[str]] = {}
+    outcomes: dict[str, dict[str, int]] = {}
+    for reports in terminalreporter.stats.values():
+        for report in reports:
+            if getattr(report, "when", None) not in ("call", "setup"):
+                continue
+            for key, value in getattr(report, "user_properties", ()):
+                if key != "golden" or (report.when == "setup" and report.passed):
+                    continue
+                golden_set, case = value
+                cases.setdefault(golden_set, set()).add(case)
+                tally = outcomes.setdefault(golden_set, {})
+                outcome = report.outcome
+                if hasattr(report, "wasxfail"):
+                    outcome = "xfailed" if report.skipped else "xpassed"
+                tally[outcome] = tally.get(outcome, 0) + 1
+    if not cases:
+        return
+    parts = []
+    for golden_set in sorted(cases):
+        tally = ", ".join(f"{count} {outcome}" for outcome, count in sorted(outcomes[golden_set].items()))
+        parts.append(f"{golden_set}: {len(cases[golden_set])} cases ({tally})")
+    terminalreporter.write_line("golden cases (tests/golden): " + "; ".join(parts))

@@ -63,11 +63,15 @@ def test_a_regular_file_or_no_file_is_written(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("path", ["", "x.prom/", "dir/", "prom/.", "./x.prom/.", "a/.."])
-def test_a_path_that_names_no_file_is_a_usage_error(tmp_path: Path, path: str) -> None:
-    """`x.prom/` wrote a file named x.prom; '' renamed onto the directory (EBUSY)."""
+def test_a_path_that_names_no_file_is_a_usage_error(
+    tmp_path: Path, path: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`x.prom/` wrote a file named x.prom; '' renamed onto the directory (EBUSY). Relative paths are
+    tried in tmp_path: a regression must not leave files in the checkout (stray `prom`, `x.prom`)."""
+    monkeypatch.chdir(tmp_path)
     with pytest.raises(UsageError, match="names no file"):
         write_textfile(path, "memwarm_agent_warm 1\n")
-    assert not (tmp_path / "x.prom").exists()
+    assert os.listdir(tmp_path) == []
 
 
 def test_a_long_legal_name_is_written(tmp_path: Path) -> None:

@@ -1,5 +1,5 @@
 """Build a bootstrap golden case's workspace at its fixed root, exactly as
-../shared/parity/bootstrap/README.md describes (paths in the expectations contain the root literally)."""
+tests/golden/bootstrap/README.md describes (paths in the expectations contain the root literally)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import SHARED_DIR
+from tests.conftest import GOLDEN_DIR
 from tests.parity.case_files import create_entries, load_json_cases
 
-BOOTSTRAP_CASES_DIR = SHARED_DIR / "parity" / "bootstrap" / "cases"
+BOOTSTRAP_CASES_DIR = GOLDEN_DIR / "bootstrap" / "cases"
 # Every case root lives under /tmp/mwbs/; one lock keeps two test runs from building the same root at once.
 _LOCK_FILE = Path("/tmp/mwbs.lock")
 

@@ -1,8 +1,8 @@
 """What the golden-case formats share: loading a directory of cases, and creating a case's `files`
 entries in a workspace and its `outside` directory.
 
-The startup cases (../shared/parity/README.md, workspace.py) and the bootstrap cases
-(../shared/parity/bootstrap/README.md, bootstrap_cases.py) describe their entries alike: `path`
+The startup cases (tests/golden/README.md, workspace.py) and the bootstrap cases
+(tests/golden/bootstrap/README.md, bootstrap_cases.py) describe their entries alike: `path`
 (`@outside/...` for the outside directory), `content`/`contentB64` (bootstrap adds `fill` and `tail`),
 at most one of `dir`, `symlinkTo`, `hardlinkTo`, then `mode`, and `mtimeMs` applied after all entries
 exist (only the startup cases have it).
@@ -17,10 +17,18 @@ from pathlib import Path
 from typing import Any
 
 
+class GoldenSetMissing(RuntimeError):
+    """A golden-case set is absent from tests/golden/: collecting its tests fails (an empty parameter set
+    would only skip them)."""
+
+
 def load_json_cases(directory: Path) -> list[dict[str, Any]]:
-    """Every `*.json` case in `directory`, by file name."""
+    """Every `*.json` case in `directory`, by file name; GoldenSetMissing when there is none."""
+    paths = sorted(directory.glob("*.json"))
+    if not paths:
+        raise GoldenSetMissing(f"no golden cases in {directory}: run `python3 scripts/golden.py copy`")
     cases = []
-    for path in sorted(directory.glob("*.json")):
+    for path in paths:
         with path.open(encoding="utf-8") as handle:
             cases.append(json.load(handle))
     return cases

@@ -1,4 +1,4 @@
-"""Every bootstrap golden case through the CLI (run in process), byte for byte (../shared/parity/bootstrap/).
+"""Every bootstrap golden case through the CLI (run in process), byte for byte (tests/golden/bootstrap/).
 
 Each case's workspace is built at its fixed root (paths in the expectations contain it literally). One
 `context --json` per case carries every expected key; a handful of cases also go through the text view,
@@ -22,7 +22,7 @@ from memwarm_cli.jsstring import to_well_formed
 from tests.conftest import CliResult, isolated_env, run_memwarm
 from tests.parity.bootstrap_cases import all_case_workspaces, case_roots_locked, load_bootstrap_cases
 
-pytestmark = pytest.mark.xdist_group("bootstrap-case-roots")
+pytestmark = [pytest.mark.xdist_group("bootstrap-case-roots"), pytest.mark.golden("bootstrap 2026.6.35")]
 
 CASES = load_bootstrap_cases()
 EXPECTED_KEYS = (

