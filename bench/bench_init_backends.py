@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import MEMWARM, TOOLS_BIN, WORK_DIR, build_agents, compile_package, median, qmd_env
-from memwarm_cli.backends import qmd_commands
+from memwarm_cli.backends.qmd import qmd_commands
 
 AGENTS = 8
 NOTES = 200

@@ -19,8 +19,8 @@ So `\\xNN` is always a byte and `\\u` a character, as in bash's `$'...'` and Pyt
 named `2026-04-11<U+200B>.md` must not look like the daily note it is not. The price is that text
 which needs joiners (emoji sequences, ZWNJ in Persian) shows them as `\\u200d`/`\\u200c`.
 
-JSON keeps the raw text: `json_text` (cli/output.py) writes the same characters as `\\uNNNN` JSON escapes,
-which a JSON reader turns back into exactly the original string.
+JSON keeps the raw text: `json_text` (cli/terminal/output.py) writes the same characters as `\\uNNNN` JSON
+escapes, which a JSON reader turns back into exactly the original string.
 """
 
 from __future__ import annotations

@@ -38,7 +38,7 @@ def _modules() -> list[Path]:
 
 
 def _unit(module: str) -> str:
-    """`memwarm_cli.backends.agent_steps` -> `backends`; `memwarm_cli.errors` -> the base unit."""
+    """`memwarm_cli.backends.init.agent_steps` -> `backends`; `memwarm_cli.errors` -> the base unit."""
     parts = module.split(".")
     name = parts[1] if len(parts) > 1 else ""
     return "<base>" if name in BASE else name

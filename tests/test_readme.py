@@ -10,7 +10,7 @@ from typing import Any, get_args
 import pytest
 
 from memwarm_cli.backends.agent_status import Verdict
-from memwarm_cli.backends.init_report import Status as InitStatus
+from memwarm_cli.backends.init.init_report import Status as InitStatus
 from memwarm_cli.bootstrap.context_plan import BootstrapStatus
 from memwarm_cli.cli.app import build_command
 from memwarm_cli.startup.plan import Status as ScanStatus

@@ -17,24 +17,28 @@ from collections.abc import Callable, Sequence
 from dataclasses import field
 from typing import Any, Literal
 
-from memwarm_cli.backends import fingerprint as fp
-from memwarm_cli.backends import state_refusals
-from memwarm_cli.backends.agent_backend import AgentBackendSettings, resolve_agent_backend, select_agents
-from memwarm_cli.backends.fingerprint import Snapshot
-from memwarm_cli.backends.freshness import (
+from memwarm_cli.backends.freshness import fingerprint as fp
+from memwarm_cli.backends.freshness.fingerprint import Snapshot
+from memwarm_cli.backends.freshness.freshness import (
     Freshness,
     file_list_path,
     judge_freshness,
     read_file_lists,
     walk_snapshots,
 )
-from memwarm_cli.backends.index_stats import IndexView, index_view
-from memwarm_cli.backends.last_run import LastRun, last_run_path, read_last_run
-from memwarm_cli.backends.locks import agent_lock_path, flocked_inodes, lock_is_held, run_refusal
-from memwarm_cli.backends.process import CancelToken
-from memwarm_cli.backends.qmd_diagnosis import unavailable_hint
-from memwarm_cli.backends.qmd_paths import qmd_child_env
-from memwarm_cli.backends.version_cache import peek_version
+from memwarm_cli.backends.qmd.index_stats import IndexView, index_view
+from memwarm_cli.backends.qmd.process import CancelToken
+from memwarm_cli.backends.qmd.qmd_diagnosis import unavailable_hint
+from memwarm_cli.backends.qmd.version_cache import peek_version
+from memwarm_cli.backends.settings.agent_backend import (
+    AgentBackendSettings,
+    resolve_agent_backend,
+    select_agents,
+)
+from memwarm_cli.backends.settings.qmd_paths import qmd_child_env
+from memwarm_cli.backends.state import state_refusals
+from memwarm_cli.backends.state.last_run import LastRun, last_run_path, read_last_run
+from memwarm_cli.backends.state.locks import agent_lock_path, flocked_inodes, lock_is_held, run_refusal
 from memwarm_cli.config import LoadedConfig
 from memwarm_cli.config.paths import is_directory
 from memwarm_cli.exitcodes import ExitCode

@@ -32,7 +32,7 @@ app = typer.Typer(
 
 def _version(ctx: typer.Context, value: bool) -> None:
     if value and not ctx.resilient_parsing:  # not while the shell asks for completions
-        from memwarm_cli.cli.output import write_stdout
+        from memwarm_cli.cli.terminal.output import write_stdout
 
         write_stdout(f"memwarm {__version__}\n")
         raise typer.Exit()
@@ -54,7 +54,8 @@ def root(
 
 
 def _register() -> None:
-    from memwarm_cli.cli import prelude, scan_cmd
+    from memwarm_cli.cli.commands import prelude_cmd as prelude
+    from memwarm_cli.cli.commands import scan_cmd
 
     app.command(
         "prelude",
@@ -69,7 +70,7 @@ def _register() -> None:
         short_help="Explain each memory note: in or out of the prelude, and why.",
         epilog=examples("memwarm scan --all", "memwarm scan --all-agents --format plain | grep truncated"),
     )(scan_cmd.scan_command)
-    from memwarm_cli.cli.context_cmd import context_command
+    from memwarm_cli.cli.commands.context_cmd import context_command
 
     app.command(
         "context",
@@ -79,7 +80,7 @@ def _register() -> None:
             "memwarm context --session-key agent:main:cron:nightly --format plain",
         ),
     )(context_command)
-    from memwarm_cli.cli.config_cmd import config_app
+    from memwarm_cli.cli.commands.config_cmd import config_app
 
     app.add_typer(
         config_app,
@@ -87,14 +88,14 @@ def _register() -> None:
         short_help="Find, check and show the OpenClaw config.",
         epilog=examples("memwarm config check --strict", "memwarm config show --agent main --format json"),
     )
-    from memwarm_cli.cli.init_backends_cmd import init_backends_command
+    from memwarm_cli.cli.commands.init_backends_cmd import init_backends_command
 
     app.command(
         "init-backends",
         short_help="Pre-warm each agent's qmd index, as the gateway does at boot.",
         epilog=examples("memwarm init-backends --dry-run", "memwarm init-backends --agent main --probe -q"),
     )(init_backends_command)
-    from memwarm_cli.cli.status_cmd import status_command
+    from memwarm_cli.cli.commands.status_cmd import status_command
 
     app.command(
         "status",
@@ -104,7 +105,7 @@ def _register() -> None:
             "memwarm status --textfile /var/lib/node_exporter/memwarm.prom",
         ),
     )(status_command)
-    from memwarm_cli.cli.search_cmd import search_command
+    from memwarm_cli.cli.commands.search_cmd import search_command
 
     app.command(
         "search",

@@ -214,7 +214,7 @@ def _complete_agent(ctx: Context, _param: Parameter, incomplete: str) -> list[st
     """The agent ids of the config the command line names so far (or the default one)."""
     from memwarm_cli.agents import resolve_agents
     from memwarm_cli.cli.global_options import CONFIG_META_KEY
-    from memwarm_cli.cli.invocation import current
+    from memwarm_cli.cli.terminal.invocation import current
     from memwarm_cli.config import load_config
 
     try:

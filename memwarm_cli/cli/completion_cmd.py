@@ -12,7 +12,7 @@ def completion_command(
 ) -> None:
     """Print the script that makes the shell complete memwarm's commands, options and values."""
     from memwarm_cli.cli.completion import SHELLS, completion_script
-    from memwarm_cli.cli.output import write_stdout
+    from memwarm_cli.cli.terminal.output import write_stdout
     from memwarm_cli.errors import UsageError
 
     if shell not in SHELLS:

@@ -5,7 +5,7 @@ Python turns SIGINT into KeyboardInterrupt wherever it lands: while Typer and Ri
 that printed a traceback, in a weakref callback of the import system it was printed as "Exception
 ignored" and lost (the command ran on), and in a class's __set_name__ it became a RuntimeError. So no
 exception is raised at all: the handler calls os._exit. Nothing is lost by it: stdout and stderr are
-flushed at every write (cli/output.py), and the one command that holds locks and children,
+flushed at every write (cli/terminal/output.py), and the one command that holds locks and children,
 init-backends, installs its own SIGINT/SIGTERM handlers for its run and winds down through them.
 SIGTERM keeps its default (the process ends by the signal, 143 to a shell, silently). A SIGINT ignored
 from the start (a shell script's background job) stays ignored. A signal before the script's first

@@ -215,23 +215,23 @@ def parse_prelude_argv(argv: Sequence[str]) -> dict[str, Any] | None:
 def run_fast(command: FastCommand, params: dict[str, Any]) -> int:
     """Run a parsed invocation through the function its Typer command calls; the exit code."""
     if command is PRELUDE:
-        from memwarm_cli.cli.prelude_run import run_prelude
+        from memwarm_cli.cli.commands.prelude import run_prelude
 
         run_prelude(**params)
     elif command is CONTEXT:
-        from memwarm_cli.cli.context_run import run_context
+        from memwarm_cli.cli.commands.context import run_context
 
         run_context(**params)
     elif command is SCAN:
-        from memwarm_cli.cli.scan import run_scan
+        from memwarm_cli.cli.commands.scan import run_scan
 
         run_scan(**params)
     elif command is STATUS:
-        from memwarm_cli.cli.status_run import run_status
+        from memwarm_cli.cli.commands.status import run_status
 
         return run_status(**params)
     else:
-        from memwarm_cli.cli.init_backends import run_init_backends_command
+        from memwarm_cli.cli.commands.init_backends import run_init_backends_command
 
         return run_init_backends_command(**params)
     return 0

@@ -20,8 +20,8 @@ import sys
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
-from memwarm_cli.cli.invocation import Invocation, active, process_invocation
-from memwarm_cli.cli.output import ReaderGone, error, write_stderr_text, write_stdout
+from memwarm_cli.cli.terminal.invocation import Invocation, active, process_invocation
+from memwarm_cli.cli.terminal.output import ReaderGone, error, write_stderr_text, write_stdout
 from memwarm_cli.errors import MemwarmError
 from memwarm_cli.exitcodes import ExitCode
 
@@ -157,7 +157,7 @@ def _run_app(argv: list[str]) -> int:
     from typer import Abort, _click
 
     from memwarm_cli.cli.app import build_command
-    from memwarm_cli.cli.invocation import current, terminal_size
+    from memwarm_cli.cli.terminal.invocation import current, terminal_size
 
     root = build_command()
     _route_help_through_the_writer(root)
@@ -189,7 +189,7 @@ def _complete(instruction: str) -> int:
     """A shell's completion request: the candidates (or the script) on stdout."""
     from memwarm_cli.cli.app import build_command
     from memwarm_cli.cli.completion import complete
-    from memwarm_cli.cli.invocation import current
+    from memwarm_cli.cli.terminal.invocation import current
 
     text, code = complete(build_command(), instruction, current().env)
     write_stdout(text)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from memwarm_cli.backends.process import CancelToken, resolve_executable
+from memwarm_cli.backends.qmd.process import CancelToken, resolve_executable
 from memwarm_cli.config.includes import IncludeError
 from memwarm_cli.config.loader import LoadedConfig, TopLevelArrayError, load_config
 from memwarm_cli.config.paths import ConfigSource, is_directory, resolve_config_source, stat_problem
@@ -202,10 +202,10 @@ def _agent_findings(
     """Missing workspaces and memory/ dirs, a qmd command that is not there; returns, for each
     `memorySearch.backend`/`.qmd` key in use, the agents that use it."""
     from memwarm_cli.agents import resolve_agents
-    from memwarm_cli.backends.backend_choice import resolve_backend_choice
-    from memwarm_cli.backends.memory_search import memory_search_enabled
-    from memwarm_cli.backends.qmd_diagnosis import node_problem, unavailable_hint
-    from memwarm_cli.backends.qmd_settings import configured_command, dropped_words, split_command
+    from memwarm_cli.backends.qmd.qmd_diagnosis import node_problem, unavailable_hint
+    from memwarm_cli.backends.settings.backend_choice import resolve_backend_choice
+    from memwarm_cli.backends.settings.memory_search import memory_search_enabled
+    from memwarm_cli.backends.settings.qmd_settings import configured_command, dropped_words, split_command
 
     loaded, pos = scope.loaded, scope.pos
     index_of = {id(e): i for i, e in scope.entries}
@@ -276,7 +276,7 @@ def _agent_findings(
 
 def _spelling_findings(scope: _Scope, out: _Collector, users_by_key: dict[str, list[str]]) -> None:
     """The `memorySearch.backend` / `memorySearch.qmd` spelling, wherever it stands."""
-    from memwarm_cli.backends.backend_choice import UPSTREAM_SPELLING_WARNING
+    from memwarm_cli.backends.settings.backend_choice import UPSTREAM_SPELLING_WARNING
 
     agents_cfg = scope.data.get("agents")
     defaults = agents_cfg.get("defaults") if isinstance(agents_cfg, dict) else None

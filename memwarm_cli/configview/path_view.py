@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from memwarm_cli.agents import resolve_agents
-from memwarm_cli.backends.agent_backend import resolve_agent_backend
+from memwarm_cli.backends.settings.agent_backend import resolve_agent_backend
 from memwarm_cli.config.loader import LoadedConfig
 from memwarm_cli.config.paths import is_directory, resolve_state_dir_choice
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from memwarm_cli.agents import Agent, resolve_agents, select_agent
-from memwarm_cli.backends.agent_backend import resolve_agent_backend
-from memwarm_cli.backends.setting_use import setting_use_table
+from memwarm_cli.backends.settings.agent_backend import resolve_agent_backend
+from memwarm_cli.backends.settings.setting_use import setting_use_table
 from memwarm_cli.config.loader import LoadedConfig
 from memwarm_cli.config.paths import is_directory
 from memwarm_cli.configview.path_view import source_data
@@ -112,7 +112,7 @@ def show_data(
         "stateDir": str(loaded.state_dir),
         "agents": [_agent_show(loaded, agent, host_zone) for agent in agents],
         # Every key under memory.qmd and agents.*.memorySearch: used by memwarm, by the gateway only, at
-        # search time only, or by the builtin backend only (memwarm_cli/backends/setting_use.py).
+        # search time only, or by the builtin backend only (memwarm_cli/backends/settings/setting_use.py).
         "settingsUse": setting_use_table(),
     }
 

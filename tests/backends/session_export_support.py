@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from memwarm_cli.backends.session_export import SessionExportPlan, plan_session_export
+from memwarm_cli.backends.sessions.session_export import SessionExportPlan, plan_session_export
 
 NOW_MS = 1_775_930_400_000
 

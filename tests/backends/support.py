@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memwarm_cli.backends.agent_backend import AgentBackendSettings, resolve_agent_backend
+from memwarm_cli.backends.settings.agent_backend import AgentBackendSettings, resolve_agent_backend
 
 # The fake qmd lives in fake_qmd.py; the tests import it from here, as before.
 from tests.backends.fake_qmd import FAKE_QMD as FAKE_QMD

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memwarm_cli.backends.backend_choice import resolve_backend_choice
+from memwarm_cli.backends.settings.backend_choice import resolve_backend_choice
 from tests.backends.support import resolve
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from memwarm_cli.backends.qmd_output import parse_collection_list, read_index_yml
+from memwarm_cli.backends.qmd.qmd_output import parse_collection_list, read_index_yml
 from memwarm_cli.exitcodes import ExitCode
 from tests.backends.support import Scenario, install_fake_qmd, make_scenario, require_real_qmd
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from memwarm_cli.backends.locks import embed_lock_path
+from memwarm_cli.backends.state.locks import embed_lock_path
 from memwarm_cli.exitcodes import ExitCode
 from tests.backends.support import (
     NOTES,

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from memwarm_cli.backends import file_walk
-from memwarm_cli.backends.qmd_collections import CollectionSpec
+from memwarm_cli.backends.freshness import file_walk
+from memwarm_cli.backends.settings.qmd_collections import CollectionSpec
 
 
 def _odd_tree(root: Path) -> None:

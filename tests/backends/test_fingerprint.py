@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from memwarm_cli.backends import file_walk
-from memwarm_cli.backends import fingerprint as fp
-from memwarm_cli.backends.qmd_collections import CollectionSpec
-from memwarm_cli.backends.state_files import StatePath
+from memwarm_cli.backends.freshness import file_walk
+from memwarm_cli.backends.freshness import fingerprint as fp
+from memwarm_cli.backends.settings.qmd_collections import CollectionSpec
+from memwarm_cli.backends.state.state_files import StatePath
 
 
 def test_glob_masks_match_like_qmd() -> None:

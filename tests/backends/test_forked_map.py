@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import threading
 
-from memwarm_cli.backends.forked_map import forked_map
+from memwarm_cli.backends.freshness.forked_map import forked_map
 
 PARENT = os.getpid()
 

@@ -6,16 +6,16 @@ import os
 from dataclasses import replace
 from pathlib import Path
 
-from memwarm_cli.backends import fingerprint as fp
-from memwarm_cli.backends.freshness import (
+from memwarm_cli.backends.freshness import fingerprint as fp
+from memwarm_cli.backends.freshness.freshness import (
     Freshness,
     file_list_path,
     judge_freshness,
     read_file_lists,
     write_file_lists,
 )
-from memwarm_cli.backends.qmd_collections import CollectionSpec
-from memwarm_cli.backends.state_files import StatePath
+from memwarm_cli.backends.settings.qmd_collections import CollectionSpec
+from memwarm_cli.backends.state.state_files import StatePath
 
 YML = "a" * 64  # the digest of qmd's index.yml
 

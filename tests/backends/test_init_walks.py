@@ -13,10 +13,12 @@ from typing import Any
 
 import pytest
 
-from memwarm_cli.backends import agent_steps, freshness, qmd_output
-from memwarm_cli.backends.fingerprint import Snapshot
-from memwarm_cli.backends.freshness import walked_snapshot
-from memwarm_cli.backends.qmd_settings import QmdSettings
+from memwarm_cli.backends.freshness import freshness
+from memwarm_cli.backends.freshness.fingerprint import Snapshot
+from memwarm_cli.backends.freshness.freshness import walked_snapshot
+from memwarm_cli.backends.init import agent_steps
+from memwarm_cli.backends.qmd import qmd_output
+from memwarm_cli.backends.settings.qmd_settings import QmdSettings
 from tests.backends.support import by_agent, real_qmd_scenario
 
 pytestmark = pytest.mark.qmd

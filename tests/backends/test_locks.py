@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memwarm_cli.backends.locks import FileLock
-from memwarm_cli.backends.state_files import StatePath
+from memwarm_cli.backends.state.locks import FileLock
+from memwarm_cli.backends.state.state_files import StatePath
 
 
 def test_file_lock_excludes_a_second_holder(tmp_path: Path) -> None:

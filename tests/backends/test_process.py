@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from memwarm_cli.backends import child_watch, process
-from memwarm_cli.backends.capped_output import MAX_OUTPUT_CHARS
+from memwarm_cli.backends.qmd import child_watch, process
+from memwarm_cli.backends.qmd.capped_output import MAX_OUTPUT_CHARS
 from tests.backends.support import process_alive
 
 ENV = {"PATH": "/usr/bin:/bin"}

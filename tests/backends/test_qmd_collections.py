@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memwarm_cli.backends.qmd_collections import ensure_unique_name, sanitize_collection_name
+from memwarm_cli.backends.settings.qmd_collections import ensure_unique_name, sanitize_collection_name
 from tests.backends.support import resolve
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memwarm_cli.backends import qmd_commands
-from memwarm_cli.backends.qmd_collections import CollectionSpec
+from memwarm_cli.backends.qmd import qmd_commands
+from memwarm_cli.backends.settings.qmd_collections import CollectionSpec
 
 
 def test_command_lines() -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from memwarm_cli.backends import qmd_diagnosis
+from memwarm_cli.backends.qmd import qmd_diagnosis
 from memwarm_cli.exitcodes import ExitCode
 from tests.backends.support import (
     NOTES,

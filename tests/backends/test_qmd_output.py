@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from memwarm_cli.backends import qmd_output
+from memwarm_cli.backends.qmd import qmd_output
 
 LIST_TEXT = """Collections (2):
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memwarm_cli.backends.qmd_paths import agent_qmd_paths, qmd_child_env
+from memwarm_cli.backends.settings.qmd_paths import agent_qmd_paths, qmd_child_env
 from tests.backends.support import STATE
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memwarm_cli.backends.qmd_settings import split_command
+from memwarm_cli.backends.settings.qmd_settings import split_command
 from memwarm_cli.durations import parse_duration_ms
 from tests.backends.support import resolve
 

@@ -450,8 +450,8 @@ def test_collection_list_prints_text_even_with_json(
     two_agents: tuple[Scenario, CliResult, dict[str, Any]],
 ) -> None:
     """qmd 2.8.3 ignores `--json` here: memwarm parses only the text blocks (and reads index.yml)."""
-    from memwarm_cli.backends import qmd_commands
-    from memwarm_cli.backends.qmd_output import parse_collection_list
+    from memwarm_cli.backends.qmd import qmd_commands
+    from memwarm_cli.backends.qmd.qmd_output import parse_collection_list
 
     scenario, _, _ = two_agents
     listing = scenario.qmd("main", *qmd_commands.collection_list_args())

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from memwarm_cli.backends.qmd_collections import CollectionSpec
-from memwarm_cli.backends.search_probe import longest_word, newest_note_word
+from memwarm_cli.backends.init.search_probe import longest_word, newest_note_word
+from memwarm_cli.backends.settings.qmd_collections import CollectionSpec
 from memwarm_cli.exitcodes import ExitCode
 from tests.backends.support import Scenario, install_fake_qmd, make_scenario
 from tests.conftest import CliResult

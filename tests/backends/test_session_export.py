@@ -11,13 +11,13 @@ from typing import Any
 
 import pytest
 
-from memwarm_cli.backends.qmd_collections import sessions_collection_name
-from memwarm_cli.backends.qmd_settings import (
+from memwarm_cli.backends.sessions.session_export import DAY_MS, apply_session_export
+from memwarm_cli.backends.settings.qmd_collections import sessions_collection_name
+from memwarm_cli.backends.settings.qmd_settings import (
     QmdSessionSettings,
     resolve_retention_days,
     resolve_session_settings,
 )
-from memwarm_cli.backends.session_export import DAY_MS, apply_session_export
 from tests.backends.session_export_support import Layout, layout, snapshot
 
 __all__ = ["layout"]  # the fixture, imported for pytest

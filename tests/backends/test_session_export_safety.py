@@ -12,7 +12,7 @@ import textwrap
 
 import pytest
 
-from memwarm_cli.backends.session_export import (
+from memwarm_cli.backends.sessions.session_export import (
     ExportTarget,
     SessionExportFailed,
     SessionExportPlan,
@@ -20,7 +20,7 @@ from memwarm_cli.backends.session_export import (
     apply_session_export,
     plan_session_export,
 )
-from memwarm_cli.backends.session_export_files import check_entry_name
+from memwarm_cli.backends.sessions.session_export_files import check_entry_name
 from tests.backends.session_export_support import NOW_MS, Layout, layout, record, snapshot
 from tests.conftest import REPO_ROOT
 
@@ -238,8 +238,8 @@ def test_a_write_that_fails_half_way_leaves_no_temp_file_and_the_old_export(layo
         f"""
         import resource, signal, sys
         from pathlib import Path
-        from memwarm_cli.backends.session_export import apply_session_export, plan_session_export
-        from memwarm_cli.backends.session_export import SessionExportFailed
+        from memwarm_cli.backends.sessions.session_export import apply_session_export, plan_session_export
+        from memwarm_cli.backends.sessions.session_export import SessionExportFailed
         plan = plan_session_export(Path({str(layout.sessions)!r}), Path({str(layout.export)!r}),
                                    retention_days=None, now_ms={NOW_MS})
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)

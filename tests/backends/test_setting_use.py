@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from memwarm_cli.backends.setting_use import MEMORY_SEARCH_SETTINGS, QMD_SETTINGS, setting_use_table
+from memwarm_cli.backends.settings.setting_use import MEMORY_SEARCH_SETTINGS, QMD_SETTINGS, setting_use_table
 from memwarm_cli.configview.schema import MEMORY_SEARCH, QMD
 from memwarm_cli.configview.schema_types import Obj
 from tests.backends.support import by_agent, fake_log, install_fake_qmd, make_scenario, resolve

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from memwarm_cli.backends import fingerprint as fp
+from memwarm_cli.backends.freshness import fingerprint as fp
 from memwarm_cli.exitcodes import ExitCode
 from tests.backends.support import (
     Scenario,

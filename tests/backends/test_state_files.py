@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
-from memwarm_cli.backends import fingerprint as fp
-from memwarm_cli.backends import state_files, state_records
-from memwarm_cli.backends.locks import FileLock, agent_lock_path
-from memwarm_cli.backends.state_files import StatePath
+from memwarm_cli.backends.freshness import fingerprint as fp
+from memwarm_cli.backends.state import state_files, state_records
+from memwarm_cli.backends.state.locks import FileLock, agent_lock_path
+from memwarm_cli.backends.state.state_files import StatePath
 
 
 @pytest.fixture
@@ -91,7 +91,7 @@ def test_fingerprint_temp_names_cannot_be_predicted(state: Path, outside: Path) 
 FULL_DISK_WRITER = """
 import resource, sys
 from pathlib import Path
-from memwarm_cli.backends import state_files, state_records
+from memwarm_cli.backends.state import state_files, state_records
 resource.setrlimit(resource.RLIMIT_FSIZE, (16, 16))
 state = Path(sys.argv[1])
 try:

@@ -19,12 +19,12 @@ from memwarm_cli.backends.agent_search import (
     search_path,
     snippet_lines,
 )
-from memwarm_cli.backends.index_stats import IndexUnreadable, read_index_stats
-from memwarm_cli.backends.last_run import LastRun, next_last_run, read_last_run, write_last_run
-from memwarm_cli.backends.locks import flocked_inodes, lock_is_held
-from memwarm_cli.backends.qmd_collections import CollectionSpec
-from memwarm_cli.backends.state_files import StatePath
-from memwarm_cli.cli.status_metrics import escape_label
+from memwarm_cli.backends.qmd.index_stats import IndexUnreadable, read_index_stats
+from memwarm_cli.backends.settings.qmd_collections import CollectionSpec
+from memwarm_cli.backends.state.last_run import LastRun, next_last_run, read_last_run, write_last_run
+from memwarm_cli.backends.state.locks import flocked_inodes, lock_is_held
+from memwarm_cli.backends.state.state_files import StatePath
+from memwarm_cli.cli.commands.status_prometheus import escape_label
 from memwarm_cli.jsstring import js_length
 
 PROC_LOCKS = """\

@@ -28,7 +28,7 @@ HANG = 'sleep 300 & echo "$$ $!" >> "$FAKE_QMD_DIR/children"; touch "$FAKE_QMD_D
 
 def _index_holding(path: Path) -> None:
     """The fake leaves an empty file; search first checks the index holds the agent's collections, in the
-    table qmd 2.8.3 keeps them in (backends/index_stats.py)."""
+    table qmd 2.8.3 keeps them in (backends/qmd/index_stats.py)."""
     path.unlink()
     with sqlite3.connect(path) as db:
         db.execute("CREATE TABLE documents (collection TEXT, path TEXT, hash TEXT, active INTEGER)")

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from memwarm_cli.backends.transcript_redaction import mask_token, redact_sensitive_text
-from memwarm_cli.backends.transcript_text import (
+from memwarm_cli.backends.sessions.transcript_redaction import mask_token, redact_sensitive_text
+from memwarm_cli.backends.sessions.transcript_text import (
     normalize_whitespace,
     parse_json_line,
     parse_transcript,

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from memwarm_cli.cli.context_run import compute_startup_context
-from memwarm_cli.cli.context_views import PLAIN_COLUMNS, TERMINAL_SEPARATOR, _render_table
+from memwarm_cli.cli.commands.context import compute_startup_context
+from memwarm_cli.cli.commands.context_views import PLAIN_COLUMNS, TERMINAL_SEPARATOR, _render_table
 from memwarm_cli.config import load_config
 from memwarm_cli.startup.clock import parse_instant
 from tests.conftest import RunCli, isolated_env, run_in_terminal, strip_ansi

@@ -152,7 +152,7 @@ def test_closed_streams_in_process(setup: dict[str, Any]) -> None:
 # Process state memwarm may read only where an invocation is made from it (the console script's main)
 # or as the default of an `env=None` parameter; anywhere else it would bypass what `run` was given.
 _PROCESS_STATE = {("sys", "stdout"), ("sys", "stderr"), ("sys", "stdin"), ("sys", "argv"), ("os", "environ")}
-_ENTRY_POINTS = {("cli/invocation.py", "process_invocation"), ("cli/main.py", "main")}
+_ENTRY_POINTS = {("cli/terminal/invocation.py", "process_invocation"), ("cli/main.py", "main")}
 
 
 def test_only_the_entry_points_read_process_state() -> None:

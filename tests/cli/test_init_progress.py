@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from memwarm_cli.backends.init_report import (
+from memwarm_cli.backends.init.init_report import (
     AgentDoneEvent,
     AgentOutcome,
     AgentStartEvent,
@@ -19,7 +19,12 @@ from memwarm_cli.backends.init_report import (
     RunStartEvent,
     StepEvent,
 )
-from memwarm_cli.cli.init_progress import InitRenderer, ProgressDisplay, clock_text, duration_text
+from memwarm_cli.cli.commands.init_backends_progress import (
+    InitRenderer,
+    ProgressDisplay,
+    clock_text,
+    duration_text,
+)
 from tests.backends.support import install_fake_qmd, make_scenario
 from tests.conftest import run_in_terminal, strip_ansi
 

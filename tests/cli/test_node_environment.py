@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from memwarm_cli.cli.invocation import node_environment
+from memwarm_cli.cli.terminal.invocation import node_environment
 from tests.conftest import RunCli
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from memwarm_cli.cli.scan import PLAIN_COLUMNS
+from memwarm_cli.cli.commands.scan import PLAIN_COLUMNS
 from memwarm_cli.startup import plan as plan_module
 from memwarm_cli.startup.plan import STATUS_DESCRIPTIONS, Status, build_plan
 from tests.conftest import RunCli, isolated_env, run_in_terminal, strip_ansi, write_memory_note

@@ -12,7 +12,7 @@ import pytest
 from rich.cells import cell_len
 from rich.console import Console
 
-from memwarm_cli.cli.scan_table import (
+from memwarm_cli.cli.terminal.table import (
     Column,
     Styles,
     draw_table,

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from memwarm_cli.backends.qmd_collections import (
+from memwarm_cli.backends.settings.qmd_collections import (
     ensure_unique_name,
     sanitize_collection_name,
     scope_collection_base,

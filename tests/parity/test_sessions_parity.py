@@ -19,16 +19,16 @@ from typing import Any
 import pytest
 
 from memwarm_cli.agents import find_agent_entry
-from memwarm_cli.backends.agent_backend import resolve_agent_backend
-from memwarm_cli.backends.qmd_collections import sessions_collection_name
-from memwarm_cli.backends.qmd_settings import resolve_session_settings
-from memwarm_cli.backends.session_export import (
+from memwarm_cli.backends.sessions.session_export import (
     SessionExportFailed,
     SessionExportPlan,
     SessionExportResult,
     apply_session_export,
     plan_session_export,
 )
+from memwarm_cli.backends.settings.agent_backend import resolve_agent_backend
+from memwarm_cli.backends.settings.qmd_collections import sessions_collection_name
+from memwarm_cli.backends.settings.qmd_settings import resolve_session_settings
 from tests.parity.sessions_case import (
     SessionsCaseTree,
     build_sessions_case,

@@ -1,0 +1,387 @@
+"""The per-agent steps of `init-backends`, in order, as one list that the run and `--dry-run` both walk.
+
+Each step says whether it applies, does its work (`run`) and describes the qmd commands it would run
+(`plan`), so a step added here is run and planned alike (memory-backends.md §2 Version B, §5.1-§5.5):
+
+1. the workspace must exist and the qmd command must start (`qmd binary unavailable (<cmd>): <error>`,
+then where memwarm looked and the fix: qmd_diagnosis.py);
+2. per-agent dirs, the per-agent lock (held by another run: "busy"), the shared-models symlink;
+3. the qmd version; 4. the fingerprint: nothing changed and the index is there, so no qmd indexing;
+5. the session export dir is created (session_export_step.py); 6. collections listed, added, rebound
+(collection_sync.py), the sessions collection last; 7. the transcripts exported;
+8. `qmd update` with the boot retry rule; 9. `qmd embed` (one lock per state dir; a failure is
+"degraded", with a backoff); 10. `--probe`: the agent's own search, once (search_probe.py);
+11. the fingerprint is recorded.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Protocol
+
+from memwarm_cli.backends.freshness import fingerprint as fp
+from memwarm_cli.backends.freshness.freshness import (
+    agent_snapshot,
+    file_list_path,
+    judge_freshness,
+    write_file_lists,
+)
+from memwarm_cli.backends.init import collection_sync
+from memwarm_cli.backends.init.agent_job import AgentFailed, AgentJob, EmbedState
+from memwarm_cli.backends.init.init_report import AgentOutcome, PlannedCommand
+from memwarm_cli.backends.init.search_probe import ProbeSearch
+from memwarm_cli.backends.init.session_export_step import ExportSessions, PrepareExportDir
+from memwarm_cli.backends.qmd import qmd_commands
+from memwarm_cli.backends.qmd import qmd_output as output
+from memwarm_cli.backends.qmd.process import PROBE_COMMAND_TIMEOUT_MS, probe_command, unavailable_error
+from memwarm_cli.backends.qmd.qmd_diagnosis import unavailable_hint
+from memwarm_cli.backends.qmd.version_cache import VERSION_TIMEOUT_MS
+from memwarm_cli.backends.settings.qmd_paths import shared_models_dir
+from memwarm_cli.backends.state import state_files, state_refusals
+from memwarm_cli.backends.state.locks import FileLock, agent_lock_path, embed_lock_path, run_refusal
+from memwarm_cli.backends.state.state_files import StatePath
+from memwarm_cli.config.paths import is_directory
+
+UPDATE_RETRY_DELAYS = (0.5, 1.0)
+EMBED_TURN_POLL_SECONDS = 0.2  # while this run's other agents embed: still stopped by a signal
+
+
+class AgentStep(Protocol):
+    def wanted(self, job: AgentJob) -> bool: ...
+
+    def run(self, job: AgentJob) -> None:
+        """Do the step; raise AgentFailed to fail the agent, or `job.end(...)` to stop the pass early."""
+
+    def plan(self, job: AgentJob) -> list[PlannedCommand]:
+        """The qmd commands the step would run (`--dry-run`); it touches nothing."""
+
+
+class _Always:
+    def wanted(self, job: AgentJob) -> bool:
+        return True
+
+
+class CheckAvailability(_Always):
+    def run(self, job: AgentJob) -> None:
+        _require_workspace(job)
+        job.step("probing qmd", PROBE_COMMAND_TIMEOUT_MS)
+        error = probe_command(job.qmd.command, job.env, job.workspace, job.token)
+        if error is not None:
+            raise AgentFailed(_unavailable_reason(job, error))
+
+    def plan(self, job: AgentJob) -> list[PlannedCommand]:
+        _require_workspace(job)
+        error = unavailable_error(job.qmd.command, job.env, job.workspace)  # what spawning would say
+        if error is not None:
+            raise AgentFailed(_unavailable_reason(job, error))
+        return []
+
+
+def _unavailable_reason(job: AgentJob, error: str) -> str:
+    """OpenClaw's reason, then where memwarm looked and the way out (the PATH a cron job gives qmd is
+    rarely the shell's)."""
+    command = job.qmd.command
+    if "timed out" in error:  # it exists and started: nothing to say about where it is
+        return f"qmd binary unavailable ({command}): {error}"
+    return f"qmd binary unavailable ({command}): {error}; {unavailable_hint(command, job.env, job.workspace)}"
+
+
+def _require_workspace(job: AgentJob) -> None:
+    if not is_directory(job.workspace):
+        raise AgentFailed(f"qmd workspace unavailable ({job.workspace}): no such directory")
+
+
+class PrepareStateDirs(_Always):
+    """The per-agent qmd dirs and lock, and the shared-models symlink (all under the state dir)."""
+
+    def run(self, job: AgentJob) -> None:
+        state_dir = job.context.loaded.state_dir
+        for directory in (job.paths.qmd_config_dir, job.paths.index_path.parent):
+            state_files.make_dirs(StatePath.of(state_dir, directory))
+        # qmd writes these itself, through any link: one planted there would have it write outside.
+        for path in job.paths.qmd_written_files:
+            state_refusals.refuse_link(path)
+        lock = FileLock(agent_lock_path(state_dir, job.paths.qmd_dir))
+        if not lock.try_acquire():
+            job.end("busy", f"another memwarm run holds {lock.path}")
+            return
+        job.lock = lock
+        self._link_models(job)
+
+    @staticmethod
+    def _link_models(job: AgentJob) -> None:
+        """Link the agent's models dir to the shared one, as the gateway does when it is missing; also
+        when it is an empty directory, which a model download that failed offline leaves behind (else
+        models pre-downloaded into the shared dir later would never reach this agent)."""
+        source = shared_models_dir(job.context.loaded.env)
+        if not source.is_dir():
+            return
+        link = StatePath.of(job.context.loaded.state_dir, job.paths.models_dir)
+        try:
+            state_files.make_symlink(link, source, replace_empty_dir=True)
+        except FileExistsError:
+            return  # a link, a file or a directory with models in it is there already
+        except OSError as exc:
+            job.warn(f"failed to symlink qmd models directory: {exc}")
+
+    def plan(self, job: AgentJob) -> list[PlannedCommand]:
+        # What run() would refuse, found read-only.
+        refused = run_refusal(job.context.loaded.state_dir, job.paths, embeds=job.want_embed)
+        if refused is not None:
+            raise AgentFailed(state_refusals.describe_os_error(refused))
+        return []
+
+
+class LookUpVersion(_Always):
+    def run(self, job: AgentJob) -> None:
+        timeout = job.timeout(job.qmd.update.command_timeout_ms)
+        job.step("qmd version", min(timeout, VERSION_TIMEOUT_MS))  # often cached: no command at all
+        job.version, result = job.context.versions.lookup(job.qmd.command, job.env, job.workspace, timeout)
+        if result is not None:
+            job.record(result)
+
+    def plan(self, job: AgentJob) -> list[PlannedCommand]:
+        return [job.planned(qmd_commands.version_args(), "skipped when this executable's version is cached")]
+
+
+class CompareFingerprint(_Always):
+    """Nothing changed since the last successful run and the index is there: no indexing this time.
+
+    The same judgement `memwarm status` makes (freshness.py), without the explanation."""
+
+    def run(self, job: AgentJob) -> None:
+        job.stored = stored = fp.read_fingerprint(job.fingerprint_path, job.warn)
+        walked = job.walked  # the run walked every agent's files before its threads started
+        if walked is not None:
+            job.snapshot = snapshot = walked.with_version(job.version)
+        else:
+            job.snapshot = snapshot = agent_snapshot(job.qmd, job.version, job.now_ms)
+        if stored is not None and not job.options.force:
+            index_present = job.paths.index_path.is_file()
+            freshness = judge_freshness(
+                snapshot,
+                stored,
+                index_present=index_present,
+                index_yml_digest=fp.file_digest(job.paths.index_yml) if index_present else None,
+                explain=False,
+            )
+            if freshness.fresh:
+                job.unchanged = True
+                return
+        fp.remove_fingerprint(job.fingerprint_path)  # unfinished work leaves no fingerprint
+
+    def plan(self, job: AgentJob) -> list[PlannedCommand]:
+        return []  # the collection list's note says it: a dry run cannot know what will have changed
+
+
+class SyncCollections(_Always):
+    def run(self, job: AgentJob) -> None:
+        if job.unchanged:
+            collection_sync.list_unchanged(job)
+            return
+        recorded = set(job.stored.managed_collections) if job.stored else set()
+        collection_sync.ensure_collections(job, recorded)
+
+    def plan(self, job: AgentJob) -> list[PlannedCommand]:
+        return collection_sync.plan_collections(job)
+
+
+class UpdateIndex:
+    """`qmd update` with the boot retry rule, and upstream's one-shot repair of broken metadata."""
+
+    def wanted(self, job: AgentJob) -> bool:
+        return not job.unchanged
+
+    def run(self, job: AgentJob) -> None:
+        timeout = job.timeout(job.qmd.update.update_timeout_ms)
+        job.step("qmd update", timeout)
+        attempts = len(UPDATE_RETRY_DELAYS) + 1
+        repaired = False
+        attempt = 1
+        while True:
+            result = job.run_qmd(qmd_commands.update_args(), timeout, discard_stdout=True)
+            if result.ok:
+                return
+            message = result.error_message()
+            repair = output.repairable_update_error(message)
+            if repair is not None and not repaired:
+                repaired = True
+                rebuild = "rebuilding managed collections and retrying once"
+                job.warn(f"qmd update failed with {repair} (boot); {rebuild}")
+                collection_sync.rebuild_collections(job)
+                continue
+            if attempt < attempts and output.is_retryable_update_error(message):
+                job.warn(f"qmd update retry {attempt}/{attempts - 1} after failure (boot): {message}")
+                job.token.sleep(UPDATE_RETRY_DELAYS[attempt - 1])
+                attempt += 1
+                continue
+            job.warn(f"qmd boot update failed: Error: {message}")
+            raise AgentFailed(f"qmd boot update failed: Error: {message}")
+
+    def plan(self, job: AgentJob) -> list[PlannedCommand]:
+        note = "retried after 500 ms and 1000 ms on a locked database or a timeout"
+        return [job.planned(qmd_commands.update_args(), note)]
+
+
+class Embed:
+    """`qmd embed`, one at a time per state dir; a failure degrades, never fails, and backs off."""
+
+    def wanted(self, job: AgentJob) -> bool:
+        if not job.want_embed:
+            return False
+        # An unchanged agent embeds only when its vectors are owed (the last embed failed).
+        return not job.unchanged or (job.stored is not None and not job.stored.vectors_current)
+
+    def run(self, job: AgentJob) -> None:
+        stored = job.stored
+        remaining = _backoff_remaining(job)
+        if remaining > 0 and stored is not None:
+            reason = f"vectors stale: the last qmd embed failed; next attempt in {remaining:.0f}s"
+            job.embed = EmbedState(False, stored.embed_failures, stored.embed_failed_at, reason)
+            return
+        if job.unchanged:
+            fp.remove_fingerprint(job.fingerprint_path)  # unfinished work leaves no fingerprint
+        job.embed = self._embed(job)
+        if job.unchanged:
+            # Recorded at once: the vectors are what this run owed; a later probe does not change that.
+            job.stored = record_fingerprint(job) or stored
+            job.embedded_unchanged = True
+
+    @classmethod
+    def _embed(cls, job: AgentJob) -> EmbedState:
+        turn = job.context.embed_turn
+        job.step("waiting for the embed lock")
+        while not turn.acquire(timeout=EMBED_TURN_POLL_SECONDS):  # the run's own agents, one at a time
+            job.token.check()
+        try:
+            return cls._embed_locked(job)
+        finally:
+            turn.release()
+
+    @staticmethod
+    def _embed_locked(job: AgentJob) -> EmbedState:
+        embed_timeout = job.timeout(job.qmd.update.embed_timeout_ms)
+        lock = FileLock(embed_lock_path(job.context.loaded.state_dir))
+        stuck = job.context.embed_lock_stuck
+        if stuck is None:
+            job.step("waiting for the embed lock", embed_timeout)
+            # A holder's own embed ends within its timeout; one that keeps the lock longer is stuck (a
+            # run stopped with Ctrl-Z, say), and waiting on would hold every later run's agents too.
+            if not lock.acquire(job.token, embed_timeout / 1000):
+                stuck = job.context.embed_lock_stuck = (
+                    f"qmd embed skipped: another process held {lock.path} for {embed_timeout / 1000:.0f}s "
+                    "(the embed timeout); searchable with BM25; vectors stale"
+                )
+        if stuck is not None:
+            stored = job.stored
+            job.warn(stuck)
+            return EmbedState(
+                False,
+                stored.embed_failures if stored else 0,
+                stored.embed_failed_at if stored else 0.0,
+                stuck,
+            )
+        try:
+            job.step("qmd embed", embed_timeout)
+            result = job.run_qmd(qmd_commands.embed_args(), embed_timeout, discard_stdout=True)
+        finally:
+            lock.release()
+        if result.ok:
+            return EmbedState(vectors_current=True)
+        stored = job.stored
+        failures = (stored.embed_failures if stored else 0) + 1
+        reason = f"qmd embed failed (boot): Error: {result.error_message()}"
+        job.warn(f"{reason}; backing off for {fp.embed_backoff_seconds(failures):.0f}s")
+        return EmbedState(False, failures, fp.now(), f"{reason} (searchable with BM25; vectors stale)")
+
+    def plan(self, job: AgentJob) -> list[PlannedCommand]:
+        return [job.planned(qmd_commands.embed_args(), "one at a time per state dir")]
+
+
+def _backoff_remaining(job: AgentJob) -> float:
+    """Seconds before another embed attempt after failures (0 with --force or an explicit --embed)."""
+    stored = job.stored
+    if stored is None or stored.embed_failures <= 0 or job.options.force or job.options.embed:
+        return 0.0
+    return fp.embed_backoff_seconds(stored.embed_failures) - (fp.now() - stored.embed_failed_at)
+
+
+class RecordFingerprint(_Always):
+    def run(self, job: AgentJob) -> None:
+        if not job.unchanged:
+            record_fingerprint(job)
+        elif job.probe_failed and job.stored is not None:
+            # A run whose search fails is not a successful one: the next run must not report "fresh".
+            fp.write_fingerprint(job.fingerprint_path, replace(job.stored, digest=fp.UNSUCCESSFUL_DIGEST))
+
+    def plan(self, job: AgentJob) -> list[PlannedCommand]:
+        return []
+
+
+def record_fingerprint(job: AgentJob) -> fp.StoredFingerprint | None:
+    """Only a successful run leaves a fingerprint that can match. After a failed --probe one is
+    written that never matches, so the embed backoff it carries still holds on the next run.
+    A full pass also records the file lists it saw (read by `status` to name what changed).
+    Returns what was written (None: nothing, after a failure)."""
+    if job.failure is not None:
+        return None
+    job.token.check()
+    snapshot = job.snapshot
+    assert snapshot is not None  # CompareFingerprint ran
+    parts = snapshot.parts(fp.file_digest(job.paths.index_yml))
+    stored = fp.StoredFingerprint(
+        digest=fp.UNSUCCESSFUL_DIGEST if job.probe_failed else parts.digest(),
+        recorded_at=fp.now(),
+        vectors_current=job.embed.vectors_current,
+        embed_failures=job.embed.failures,
+        managed_collections=tuple(c.name for c in job.qmd.collections),
+        file_count=snapshot.file_count,
+        embed_failed_at=job.embed.failed_at,
+        parts=parts,
+    )
+    try:
+        if not job.unchanged:
+            # First the lists, then the fingerprint: a fingerprint never names lists that are not there.
+            write_file_lists(file_list_path(job.fingerprint_path), snapshot, parts)
+        fp.write_fingerprint(job.fingerprint_path, stored)
+    except IsADirectoryError as exc:
+        # A directory at one of memwarm's own names is not memwarm's to remove. The index is ready; only
+        # the record is missing, so the next run does the full pass again, as it would without one.
+        problem = state_refusals.describe_os_error(exc)
+        job.warn(f"cannot record the fingerprint: {problem}; the next run does the full pass again")
+        return None
+    return stored
+
+
+AGENT_STEPS: tuple[AgentStep, ...] = (
+    CheckAvailability(),
+    PrepareStateDirs(),
+    LookUpVersion(),
+    CompareFingerprint(),
+    PrepareExportDir(),
+    SyncCollections(),
+    ExportSessions(),
+    UpdateIndex(),
+    Embed(),
+    ProbeSearch(),
+    RecordFingerprint(),
+)
+
+
+def run_steps(job: AgentJob) -> AgentOutcome:
+    """Every step that applies, in order, until one ends the pass (the caller releases the agent lock)."""
+    for step in AGENT_STEPS:
+        if step.wanted(job):
+            step.run(job)
+        if job.ended is not None:
+            return job.ended
+    return job.final()
+
+
+def plan_steps(job: AgentJob) -> AgentOutcome:
+    """`--dry-run`: what every step that applies would run, touching nothing."""
+    planned: list[PlannedCommand] = []
+    for step in AGENT_STEPS:
+        if step.wanted(job):
+            planned += step.plan(job)
+    return job.outcome("planned", None, planned)

@@ -1,0 +1,197 @@
+"""What an agent's qmd index holds, read the way `openclaw memory status` reads it: `index.sqlite` opened
+read-only, never written, nothing created beside it.
+
+qmd 2.8.3 keeps the database in WAL mode. A read-only SQLite connection to a WAL database creates the
+`-wal` and `-shm` files when they are missing, which would be memwarm writing next to qmd's index. So:
+when both exist (qmd has the database open, or left them), the connection uses them like any reader of a
+live WAL database; when they do not, nobody is writing and the file is opened `immutable` (no locks, no
+side files). A writer that starts meanwhile can make that read fail; it is retried once, then reported.
+
+Schema (checked against qmd 2.8.3): `documents(collection, path, hash, active, ...)`,
+`content_vectors(hash, seq, ...)`, `store_collections(name, path, pattern, ...)`.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import closing, contextmanager
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from memwarm_cli.backends.settings.agent_backend import AgentBackendSettings
+from memwarm_cli.cwd import absolute_path
+from memwarm_cli.records import record
+
+BUSY_TIMEOUT_SECONDS = 1.0  # a WAL reader waits only for a checkpoint's brief exclusive moments
+RETRY_PAUSE_SECONDS = 0.05
+
+
+class IndexUnreadable(Exception):
+    """The index exists but cannot be read (locked, corrupt, not qmd's)."""
+
+
+@record
+class IndexStats:
+    documents: Mapping[str, int]  # collection -> active documents
+    pending_embeddings: Mapping[str, int]  # collection -> active documents whose content has no vectors
+    collections: tuple[str, ...]  # every collection the index knows, sorted
+
+
+def _uri(index_path: Path, *, immutable: bool) -> str:
+    path = quote(absolute_path(str(index_path)), safe="/")
+    return f"file:{path}?mode=ro" + ("&immutable=1" if immutable else "")
+
+
+@contextmanager
+def open_index(index_path: Path) -> Iterator[sqlite3.Connection]:
+    """A read-only connection to qmd's index that creates and changes no file (module docstring).
+    Raises FileNotFoundError when the index is missing, IndexUnreadable when it cannot be opened."""
+    if not index_path.is_file():
+        raise FileNotFoundError(index_path)
+    live = all(os.path.exists(f"{index_path}{suffix}") for suffix in ("-wal", "-shm"))
+    try:
+        connection = sqlite3.connect(
+            _uri(index_path, immutable=not live),
+            uri=True,
+            timeout=BUSY_TIMEOUT_SECONDS,
+            check_same_thread=False,
+        )
+    except sqlite3.Error as exc:
+        raise IndexUnreadable(str(exc)) from None
+    with closing(connection):
+        yield connection
+
+
+def read_index_stats(index_path: Path, *, pending: bool = True) -> IndexStats:
+    """Documents per collection, and (with `pending`) those whose content has no vectors yet.
+    Raises FileNotFoundError, IndexUnreadable."""
+    for attempt in (1, 2):
+        try:
+            with open_index(index_path) as db:
+                return _stats(db, pending)
+        except sqlite3.Error as exc:
+            if attempt == 2:
+                raise IndexUnreadable(str(exc)) from None
+            time.sleep(RETRY_PAUSE_SECONDS)  # a writer started during an immutable read: look again
+    raise AssertionError("unreachable")
+
+
+def _stats(db: sqlite3.Connection, with_pending: bool) -> IndexStats:
+    tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if "documents" not in tables:
+        raise IndexUnreadable("not a qmd index (no documents table)")
+    documents = dict(
+        db.execute("SELECT collection, COUNT(*) FROM documents WHERE active = 1 GROUP BY collection")
+    )
+    pending: dict[str, int] = {}
+    if with_pending and "content_vectors" in tables:
+        pending = dict(
+            db.execute(
+                "SELECT d.collection, COUNT(*) FROM documents d WHERE d.active = 1 AND NOT EXISTS "
+                "(SELECT 1 FROM content_vectors v WHERE v.hash = d.hash AND v.seq = 0) GROUP BY d.collection"
+            )
+        )
+    names = set(documents)
+    if "store_collections" in tables:
+        names.update(row[0] for row in db.execute("SELECT name FROM store_collections"))
+    return IndexStats(documents=documents, pending_embeddings=pending, collections=tuple(sorted(names)))
+
+
+def document_locations(index_path: Path, docids: list[str]) -> dict[str, tuple[str, str]]:
+    """docid (qmd's 6-hex `#abc123`, or a longer hash prefix) -> (collection, path) of an active document,
+    as OpenClaw resolves a search hit (`SELECT collection, path FROM documents WHERE hash LIKE ? AND
+    active = 1`). Raises FileNotFoundError, IndexUnreadable."""
+    found: dict[str, tuple[str, str]] = {}
+    try:
+        with open_index(index_path) as db:
+            for docid in docids:
+                prefix = docid.removeprefix("#")
+                if not prefix or not all(c in "0123456789abcdef" for c in prefix):
+                    continue
+                row = db.execute(
+                    "SELECT collection, path FROM documents WHERE hash LIKE ? AND active = 1 LIMIT 1",
+                    (f"{prefix}%",),
+                ).fetchone()
+                if row is not None:
+                    found[docid] = (row[0], row[1])
+    except sqlite3.Error as exc:
+        raise IndexUnreadable(str(exc)) from None
+    return found
+
+
+@record
+class IndexView:
+    path: str
+    exists: bool
+    size_bytes: int | None
+    stats: IndexStats | None  # None: missing or unreadable
+    error: str | None  # why it could not be read
+    managed: tuple[str, ...]  # the collections memwarm manages for the agent, in config order
+    needs_vectors: bool  # the search mode uses embeddings (vsearch, query)
+
+    @property
+    def unmanaged(self) -> tuple[str, ...]:
+        if self.stats is None:
+            return ()
+        return tuple(name for name in self.stats.collections if name not in self.managed)
+
+    @property
+    def documents(self) -> int:
+        return sum(self.stats.documents.get(name, 0) for name in self.managed) if self.stats else 0
+
+    @property
+    def pending(self) -> int | None:
+        if self.stats is None or not self.needs_vectors:
+            return None
+        return sum(self.stats.pending_embeddings.get(name, 0) for name in self.managed)
+
+    def to_json(self) -> dict[str, Any]:
+        stats = self.stats
+        return {
+            "path": self.path,
+            "exists": self.exists,
+            "sizeBytes": self.size_bytes,
+            "error": self.error,
+            "documents": self.documents if stats else None,
+            "pendingEmbeddings": self.pending,
+            "collections": [
+                {
+                    "name": name,
+                    "inIndex": stats is not None and name in stats.collections,
+                    "documents": stats.documents.get(name, 0) if stats else None,
+                    "pendingEmbeddings": (
+                        stats.pending_embeddings.get(name, 0) if stats and self.needs_vectors else None
+                    ),
+                }
+                for name in self.managed
+            ],
+            "unmanagedCollections": list(self.unmanaged),
+        }
+
+
+def index_view(settings: AgentBackendSettings) -> IndexView:
+    """The agent's index as `status` shows it: there or not, its size, its counts, or why unreadable."""
+    qmd = settings.qmd
+    assert qmd is not None
+    index_path = settings.paths.index_path
+    managed = tuple(spec.name for spec in qmd.collections)
+    needs_vectors = qmd.search_mode != "search"
+    try:
+        size: int | None = os.stat(index_path).st_size
+    except OSError:
+        size = None
+    stats: IndexStats | None = None
+    error: str | None = None
+    exists = size is not None
+    if exists:
+        try:
+            stats = read_index_stats(index_path, pending=needs_vectors)
+        except FileNotFoundError:
+            exists, size = False, None
+        except IndexUnreadable as exc:
+            error = str(exc)
+    return IndexView(str(index_path), exists, size, stats, error, managed, needs_vectors)

@@ -1,0 +1,209 @@
+"""What to tell a user whose qmd cannot be found or crashed: where memwarm looked, what it found, and the
+way out.
+
+The two faults users meet first (memory-backends.md §8): `spawn qmd ENOENT` when the PATH memwarm passes
+to qmd (a cron job's is `/usr/bin:/bin`) lacks it, and qmd dying by a signal (SIGSEGV, exit -11) when it
+runs on a Node.js older than 22, whose ABI its native modules were not built for. The messages name the
+command, the PATH that was searched, the `node` found on it and its version (`node --version`, bounded
+and cached per executable).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from memwarm_cli.backends.qmd.process import CancelToken
+
+MIN_NODE_MAJOR = 22
+INSTALL_HINT = "npm install -g @tobilu/qmd, which needs Node.js 22 or later"
+NODE_VERSION_TIMEOUT_SECONDS = 5.0
+# Signals a program raises on itself when it breaks (a bad native module, an abort); anything else that
+# ends qmd (SIGKILL from the OOM killer, SIGTERM from an admin) was done to it.
+_CRASH_SIGNALS = frozenset({signal.SIGSEGV, signal.SIGBUS, signal.SIGILL, signal.SIGABRT, signal.SIGFPE})
+# The ones a native module built for another Node's ABI dies of. An abort (a failed allocation, a broken
+# assertion) or an arithmetic fault is qmd's own: blaming the node on PATH misled users whose qmd launcher
+# pins its own Node 22 (tools/bin/qmd).
+_ABI_CRASH_SIGNALS = frozenset({signal.SIGSEGV, signal.SIGBUS, signal.SIGILL})
+
+
+def lookup_path(env: Mapping[str, str]) -> str:
+    """The PATH a bare command is looked up on: the child's, else the OS default (as exec does)."""
+    return env.get("PATH", os.defpath)
+
+
+def command_path(command: str, cwd: Path) -> str:
+    """A command holding a `/`: absolute as is, else relative to the child's cwd (the workspace)."""
+    return command if os.path.isabs(command) else os.path.join(str(cwd), command)
+
+
+def unavailable_hint(command: str, env: Mapping[str, str], cwd: Path) -> str:
+    """Where memwarm looked for `command` and the two ways out, for `qmd binary unavailable (...)`."""
+    fixes = f"install qmd ({INSTALL_HINT}), or set memory.qmd.command to its absolute path"
+    if "/" not in command:
+        return f'looked for "{command}" on PATH={lookup_path(env)}; {fixes}'
+    path = command_path(command, cwd)
+    where = path if os.path.isabs(command) else f"{path} (relative to the workspace)"
+    if os.path.exists(path):
+        fix = "make it one, or set memory.qmd.command to qmd's absolute path"
+        return f"{where} is not an executable file; {fix}"
+    return f"{where} does not exist; {fixes}"
+
+
+def signal_name(signum: int) -> str:
+    try:
+        return signal.Signals(signum).name
+    except ValueError:
+        return f"signal {signum}"
+
+
+def killed_message(label: str, signum: int, env: Mapping[str, str], token: CancelToken | None = None) -> str:
+    """`qmd crashed (signal 11, SIGSEGV) in "qmd update": ...`, with the node qmd probably ran on."""
+    name = signal_name(signum)
+    if signum not in _CRASH_SIGNALS:
+        return f'qmd was killed (signal {signum}, {name}) in "{label}"'
+    if signum not in _ABI_CRASH_SIGNALS:
+        return f'qmd crashed (signal {signum}, {name}) in "{label}" (see its output)'
+    return f'qmd crashed (signal {signum}, {name}) in "{label}": {node_requirement(env, token)}'
+
+
+def node_requirement(env: Mapping[str, str], token: CancelToken | None = None) -> str:
+    """`qmd needs Node.js 22 or later; ...` and what the PATH holds."""
+    node = node_on_path(env, token)
+    head = f"qmd needs Node.js {MIN_NODE_MAJOR} or later"
+    if node is None:
+        return f"{head}; there is no node on the PATH memwarm passes to qmd ({lookup_path(env)})"
+    executable, version = node
+    shown = version or "its version is unknown"
+    found = f"the node on the PATH memwarm passes to qmd is {executable} ({shown})"
+    major = node_major(version)
+    if major is not None and major >= MIN_NODE_MAJOR:
+        found += ", new enough: the crash has another cause (see qmd's output)"
+    return f"{head}; {found}"
+
+
+def node_on_path(env: Mapping[str, str], token: CancelToken | None = None) -> tuple[str, str | None] | None:
+    """The `node` a `#!/usr/bin/env node` script would run with this env, and its `--version`."""
+    import shutil  # only when qmd failed: see process.resolve_executable
+
+    executable = shutil.which("node", path=lookup_path(env))
+    if executable is None:
+        return None
+    return executable, node_version(executable, env, token)
+
+
+def node_version(executable: str, env: Mapping[str, str], token: CancelToken | None = None) -> str | None:
+    """`executable --version` (`v20.11.1`), asked once per executable; None if it does not say. Raises
+    Cancelled when `token` is cancelled meanwhile (the node and its process group killed first)."""
+    try:
+        st = os.stat(executable)
+    except OSError:
+        return None
+    identity = (executable, st.st_ino, st.st_size, st.st_mtime_ns)
+    with _node_versions_lock:  # agents fail in parallel threads: the first asks, the others wait for it
+        if identity not in _node_versions:
+            _node_versions[identity] = _node_version(executable, env, token)
+        return _node_versions[identity]
+
+
+# One `node --version` per executable however many agents fail (their envs differ only in qmd's dirs).
+_node_versions: dict[tuple[str, int, int, int], str | None] = {}
+_node_versions_lock = threading.Lock()
+
+
+def _node_version(executable: str, env: Mapping[str, str], token: CancelToken | None) -> str | None:
+    """In its own process group, killed at the limit or on cancellation: a `node` that hangs, or leaves a
+    child holding the pipe, costs at most NODE_VERSION_TIMEOUT_SECONDS and is never left running.
+
+    Not process.run_command: a command it runs that dies by a signal is diagnosed through this very
+    function (killed_message), under the lock node_version holds."""
+    try:
+        proc = subprocess.Popen(
+            [executable, "--version"],
+            env=dict(env),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    except (OSError, ValueError):
+        return None
+    assert proc.stdout is not None
+    deadline = time.monotonic() + NODE_VERSION_TIMEOUT_SECONDS
+    try:
+        while proc.poll() is None:
+            if token is not None:
+                token.check()
+            if time.monotonic() >= deadline:
+                return None
+            time.sleep(0.02)
+        os.set_blocking(proc.stdout.fileno(), False)  # a child left holding the pipe: no wait for EOF
+        try:
+            out = os.read(proc.stdout.fileno(), 4096)
+        except BlockingIOError:
+            out = b""
+    finally:
+        with contextlib.suppress(OSError):  # the group may be gone already
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        proc.stdout.close()
+    text = out.decode("utf-8", "replace").strip()
+    return text if proc.returncode == 0 and re.fullmatch(r"v?\d+(\.\d+)*\S*", text) else None
+
+
+def node_major(version: str | None) -> int | None:
+    match = re.match(r"v?(\d+)", version or "")
+    return int(match.group(1)) if match else None
+
+
+def node_problem(executable: str, env: Mapping[str, str], token: CancelToken | None = None) -> str | None:
+    """Why the qmd at `executable` will crash on the node it gets, ahead of time (`config check`); None
+    when that node is new enough, or when qmd's first line does not say it runs on node (a launcher
+    script of its own, as `make tools` installs, picks its node itself)."""
+    interpreter = _shebang_node(executable)
+    if interpreter is None:
+        return None
+    if interpreter == "env":
+        found = node_on_path(env, token)
+        if found is None:
+            return (
+                f"{executable} runs the node on its PATH, and there is none on PATH={lookup_path(env)}; "
+                f"qmd needs Node.js {MIN_NODE_MAJOR} or later"
+            )
+        node, version = found
+    else:
+        node, version = interpreter, node_version(interpreter, env, token)
+    major = node_major(version)
+    if major is None or major >= MIN_NODE_MAJOR:
+        return None
+    return (
+        f"{executable} runs on {node} ({version}), and qmd needs Node.js {MIN_NODE_MAJOR} or later: on an "
+        "older one it crashes (SIGSEGV)"
+    )
+
+
+def _shebang_node(executable: str) -> str | None:
+    """`env` for `#!/usr/bin/env node`, the interpreter's path for `#!/path/to/node`, else None."""
+    try:
+        with open(executable, "rb") as file:
+            first = file.read(256).split(b"\n", 1)[0]
+    except OSError:
+        return None
+    if not first.startswith(b"#!"):
+        return None
+    words = first[2:].decode("utf-8", "replace").split()
+    if not words:
+        return None
+    if os.path.basename(words[0]) == "env":
+        names = [word for word in words[1:] if not word.startswith("-")]  # `env -S node ...`
+        return "env" if names and names[0] == "node" else None
+    return words[0] if os.path.basename(words[0]).startswith("node") else None

@@ -1,0 +1,274 @@
+"""The qmd backend settings of one agent, resolved like OpenClaw's `resolveMemoryBackendConfig(...).qmd`
+(memory-backends.md §4): command, search mode, update/embed timing, limits, sessions, collections.
+
+A pure function of the backend choice, the agent's id and workspace, its extra paths, the state dir and
+an environment mapping; never raises on bad values (defaults instead, like upstream). The session export
+settings (session-export.md §1-§2) are resolved here too, and nowhere else.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import shlex
+from collections.abc import Mapping, Sequence
+from dataclasses import field
+from pathlib import Path
+from typing import Any, Literal
+
+from memwarm_cli.agents import normalize_agent_id
+from memwarm_cli.backends.settings.backend_choice import BackendChoice
+from memwarm_cli.backends.settings.qmd_collections import (
+    SESSIONS_PATTERN,
+    CollectionSpec,
+    resolve_collection_path,
+    resolve_collections,
+    sessions_collection_name,
+)
+from memwarm_cli.backends.settings.qmd_paths import agent_qmd_paths
+from memwarm_cli.config.lookup import as_object
+from memwarm_cli.durations import parse_duration_ms
+from memwarm_cli.jsstring import js_is_finite_number, js_trimmed_string, js_truthy
+from memwarm_cli.records import record
+
+SearchMode = Literal["search", "vsearch", "query"]
+
+SEARCH_MODES: tuple[SearchMode, ...] = ("search", "vsearch", "query")
+DEFAULT_COMMAND = "qmd"
+DEFAULT_SEARCH_MODE: SearchMode = "search"
+
+DEFAULT_UPDATE_INTERVAL_MS = 5 * 60_000
+DEFAULT_DEBOUNCE_MS = 15_000
+DEFAULT_EMBED_INTERVAL_MS = 60 * 60_000
+DEFAULT_COMMAND_TIMEOUT_MS = 30_000
+DEFAULT_UPDATE_TIMEOUT_MS = 120_000
+DEFAULT_EMBED_TIMEOUT_MS = 120_000
+DEFAULT_LIMITS = {"maxResults": 6, "maxSnippetChars": 700, "maxInjectedChars": 4000, "timeoutMs": 4000}
+
+
+def _positive_int(value: Any, default: int) -> int:
+    """`finite and > 0 gives floor, else default`."""
+    return math.floor(value) if js_is_finite_number(value) and value > 0 else default
+
+
+def _non_negative_int(value: Any, default: int) -> int:
+    """`finite and >= 0 gives floor, else default`."""
+    return math.floor(value) if js_is_finite_number(value) and value >= 0 else default
+
+
+def _duration_or_default(raw: Any, default_ms: int) -> int:
+    if raw is None:
+        return default_ms
+    try:
+        return parse_duration_ms(str(raw), "m")
+    except ValueError:
+        return default_ms
+
+
+@record
+class QmdUpdateSettings:
+    interval_ms: int
+    debounce_ms: int
+    on_boot: bool
+    wait_for_boot_sync: bool
+    embed_interval_ms: int
+    command_timeout_ms: int  # collection list/add/remove
+    update_timeout_ms: int  # qmd update
+    embed_timeout_ms: int  # qmd embed
+
+
+@record
+class QmdLimits:
+    max_results: int
+    max_snippet_chars: int
+    max_injected_chars: int
+    timeout_ms: int  # one search
+
+
+@record
+class QmdSessionSettings:
+    """`memory.qmd.sessions` for one agent, resolved (session-export.md §1-§2)."""
+
+    enabled: bool
+    sessions_dir: Path  # <stateDir>/agents/<normalized id>/sessions: the transcripts
+    export_dir: Path  # exportDir, else <stateDir>/agents/<id as given>/qmd/sessions
+    export_dir_configured: bool
+    retention_days: int | None  # None: keep every transcript
+
+
+def resolve_retention_days(value: Any) -> int | None:
+    """A number > 0, floored; anything else (or a value that floors to 0, e.g. 0.5) is no limit.
+
+    Infinity is no limit too, as in JS (its cutoff is -Infinity). A non-number (which OpenClaw's schema
+    rejects) counts as absent.
+    """
+    if not js_is_finite_number(value) or value <= 0:
+        return None
+    return math.floor(value) or None
+
+
+def resolve_session_settings(
+    qmd_block: Mapping[str, Any], *, agent_id: str, workspace: Path, state_dir: Path, env: Mapping[str, str]
+) -> QmdSessionSettings:
+    """§1/§2 from the qmd block: wrong types count as absent, like the rest of the qmd settings.
+
+    The transcripts are under the normalised agent id; the default export dir uses the id as given (as
+    upstream does; memwarm's agent ids are normalised already, so the two agree in practice).
+    """
+    sessions = as_object(qmd_block.get("sessions"))
+    export_raw = sessions.get("exportDir")
+    configured = resolve_collection_path(export_raw, workspace, env) if isinstance(export_raw, str) else None
+    return QmdSessionSettings(
+        enabled=js_truthy(sessions.get("enabled")),
+        sessions_dir=state_dir / "agents" / normalize_agent_id(agent_id) / "sessions",
+        export_dir=configured or agent_qmd_paths(state_dir, agent_id).sessions_dir,
+        export_dir_configured=configured is not None,
+        retention_days=resolve_retention_days(sessions.get("retentionDays")),
+    )
+
+
+@record
+class QmdSettings:
+    """`resolveMemoryBackendConfig(...).qmd` for one agent (collections already scoped to the agent)."""
+
+    command: str  # first token only, as upstream runs it
+    command_raw: str  # the configured value (or "qmd")
+    search_mode: SearchMode
+    include_default_memory: bool
+    collections: tuple[CollectionSpec, ...]
+    update: QmdUpdateSettings
+    limits: QmdLimits
+    sessions: QmdSessionSettings
+    skipped_paths: tuple[str, ...] = field(default=())  # why a configured path produced no collection
+
+    def as_dict(self) -> dict[str, Any]:
+        """A JSON-ready view (paths as strings) in a stable order: used for reports and fingerprints."""
+        return {
+            "command": self.command,
+            "searchMode": self.search_mode,
+            "includeDefaultMemory": self.include_default_memory,
+            "collections": [
+                {"name": c.name, "path": str(c.path), "pattern": c.pattern, "kind": c.kind}
+                for c in self.collections
+            ],
+            "update": {
+                "intervalMs": self.update.interval_ms,
+                "debounceMs": self.update.debounce_ms,
+                "onBoot": self.update.on_boot,
+                "waitForBootSync": self.update.wait_for_boot_sync,
+                "embedIntervalMs": self.update.embed_interval_ms,
+                "commandTimeoutMs": self.update.command_timeout_ms,
+                "updateTimeoutMs": self.update.update_timeout_ms,
+                "embedTimeoutMs": self.update.embed_timeout_ms,
+            },
+            "limits": {
+                "maxResults": self.limits.max_results,
+                "maxSnippetChars": self.limits.max_snippet_chars,
+                "maxInjectedChars": self.limits.max_injected_chars,
+                "timeoutMs": self.limits.timeout_ms,
+            },
+            "sessions": {
+                "enabled": self.sessions.enabled,
+                "sessionsDir": str(self.sessions.sessions_dir),
+                "exportDir": str(self.sessions.export_dir),
+                "exportDirConfigured": self.sessions.export_dir_configured,
+                "retentionDays": self.sessions.retention_days,
+            },
+        }
+
+
+@functools.lru_cache(maxsize=256)  # the same command for every agent: shlex is slow
+def split_command(raw: str) -> str:
+    """The first token of a shell-split command (args are dropped, as upstream does)."""
+    try:
+        tokens = shlex.split(raw)
+    except ValueError:
+        tokens = []
+    if tokens and tokens[0]:
+        return tokens[0]
+    parts = raw.split()
+    return parts[0] if parts else DEFAULT_COMMAND
+
+
+def dropped_words(raw: str) -> str:
+    """What `split_command` leaves out of a configured command (its arguments), as written; "" if none."""
+    try:
+        tokens = shlex.split(raw)
+    except ValueError:
+        tokens = raw.split()
+    if len(tokens) <= 1:
+        return ""
+    return " ".join(shlex.quote(token) for token in tokens[1:])
+
+
+def configured_command(block: Mapping[str, Any]) -> str:
+    """`memory.qmd.command` as configured (trimmed), or `qmd`; `split_command` gives what is run."""
+    return js_trimmed_string(block.get("command")) or DEFAULT_COMMAND
+
+
+def resolve_qmd_settings(
+    choice: BackendChoice,
+    agent_id: str,
+    workspace: Path,
+    extra_paths: Sequence[str],
+    state_dir: Path,
+    env: Mapping[str, str],
+) -> QmdSettings:
+    """The resolved qmd block for one agent; never raises on bad values (defaults instead, like upstream).
+
+    With session export on, the export dir is one more collection, after every other one
+    (`sessions-<agent>`, pattern `**/*.md`, kind "sessions").
+    """
+    block = choice.qmd_block
+    command_raw = configured_command(block)
+    mode_raw = block.get("searchMode")
+    search_mode: SearchMode = DEFAULT_SEARCH_MODE
+    for mode in SEARCH_MODES:
+        if mode_raw == mode:
+            search_mode = mode
+
+    update = as_object(block.get("update"))
+    update_settings = QmdUpdateSettings(
+        interval_ms=_duration_or_default(update.get("interval"), DEFAULT_UPDATE_INTERVAL_MS),
+        debounce_ms=_non_negative_int(update.get("debounceMs"), DEFAULT_DEBOUNCE_MS),
+        on_boot=update.get("onBoot") is not False,
+        wait_for_boot_sync=update.get("waitForBootSync") is True,
+        embed_interval_ms=_duration_or_default(update.get("embedInterval"), DEFAULT_EMBED_INTERVAL_MS),
+        command_timeout_ms=_positive_int(update.get("commandTimeoutMs"), DEFAULT_COMMAND_TIMEOUT_MS),
+        update_timeout_ms=_positive_int(update.get("updateTimeoutMs"), DEFAULT_UPDATE_TIMEOUT_MS),
+        embed_timeout_ms=_positive_int(update.get("embedTimeoutMs"), DEFAULT_EMBED_TIMEOUT_MS),
+    )
+    limits = as_object(block.get("limits"))
+    limit_settings = QmdLimits(
+        max_results=_positive_int(limits.get("maxResults"), DEFAULT_LIMITS["maxResults"]),
+        max_snippet_chars=_positive_int(limits.get("maxSnippetChars"), DEFAULT_LIMITS["maxSnippetChars"]),
+        max_injected_chars=_positive_int(limits.get("maxInjectedChars"), DEFAULT_LIMITS["maxInjectedChars"]),
+        timeout_ms=_positive_int(limits.get("timeoutMs"), DEFAULT_LIMITS["timeoutMs"]),
+    )
+    session_settings = resolve_session_settings(
+        block, agent_id=agent_id, workspace=workspace, state_dir=state_dir, env=env
+    )
+    collections, skipped = resolve_collections(
+        block, choice.qmd_source, agent_id, workspace, extra_paths, env
+    )
+    if session_settings.enabled:
+        prefix = "memory.qmd" if choice.qmd_source == "default" else choice.qmd_source
+        sessions_collection = CollectionSpec(
+            name=sessions_collection_name(agent_id, {c.name for c in collections}),
+            path=session_settings.export_dir,
+            pattern=SESSIONS_PATTERN,
+            kind="sessions",
+            source=f"{prefix}.sessions",
+        )
+        collections = (*collections, sessions_collection)
+    return QmdSettings(
+        command=split_command(command_raw),
+        command_raw=command_raw,
+        search_mode=search_mode,
+        include_default_memory=block.get("includeDefaultMemory") is not False,
+        collections=collections,
+        update=update_settings,
+        limits=limit_settings,
+        sessions=session_settings,
+        skipped_paths=skipped,
+    )

@@ -1,0 +1,76 @@
+"""`memwarm context`: the whole startup context a new session sees, bootstrap files and prelude.
+
+The work is in cli/commands/context.py (Typer-free, so cli/fastpath.py can run it too); option values are
+checked there, so both routes report a bad value with the same line.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from memwarm_cli.cli.commands.context import FORMATS
+from memwarm_cli.cli.global_options import global_options
+from memwarm_cli.cli.options import (
+    AgentOption,
+    AtOption,
+    JsonAliasOption,
+    QuietOption,
+    WorkspaceOption,
+    format_option,
+)
+
+
+def context_command(
+    ctx: typer.Context,
+    agent: AgentOption = None,
+    workspace: WorkspaceOption = None,
+    session_key: Annotated[
+        str | None,
+        typer.Option(
+            "--session-key",
+            "-k",
+            metavar="KEY",
+            help="Session key, e.g. agent:main:subagent:<id> or agent:main:cron:<job> "
+            "(default: the agent's main session, agent:<id>:main).",
+        ),
+    ] = None,
+    at: AtOption = None,
+    action: Annotated[
+        str,
+        typer.Option("--action", metavar="new|reset", help="Session action the prelude gate is checked for."),
+    ] = "new",
+    only: Annotated[
+        str | None,
+        typer.Option(
+            "--only",
+            metavar="bootstrap|prelude",
+            help="Show only the bootstrap files or the prelude (not for JSON).",
+        ),
+    ] = None,
+    json_output: JsonAliasOption = False,
+    output_format: Annotated[
+        str | None,
+        format_option(
+            FORMATS,
+            "text (default in a pipe: the exact bytes), table (default on a terminal), plain or json.",
+        ),
+    ] = None,
+    quiet: QuietOption = False,
+) -> None:
+    """Show the Project Context block(s) and the startup prelude a new session would see, and why."""
+    from memwarm_cli.cli.commands.context import run_context
+
+    run_context(
+        global_options(ctx).config_path,
+        agent,
+        workspace,
+        session_key,
+        at,
+        action,
+        only,
+        json_output,
+        output_format,
+        quiet,
+    )

@@ -1,0 +1,144 @@
+"""`memwarm context --json`: both plans as one versioned record (schema documented in the README).
+
+`bootstrap` carries OpenClaw's own results under the golden cases' names (`files` being the injection
+stats) plus memwarm's explanation (`rows`, limit sources); `prelude` and `scan` are exactly what
+`prelude --json` and `scan --json` print for the same plan.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from memwarm_cli.cli.commands.context_views import CHARS_PER_TOKEN, total_chars
+from memwarm_cli.jsstring import js_length
+
+if TYPE_CHECKING:
+    from memwarm_cli.bootstrap.context_plan import BootstrapPlan, BootstrapRow
+    from memwarm_cli.bootstrap.context_settings import BootstrapLimit
+    from memwarm_cli.cli.commands.context import StartupContext
+
+CONTEXT_SCHEMA_VERSION = 1
+
+
+def _limit_record(limit: BootstrapLimit) -> dict[str, Any]:
+    from memwarm_cli.startup.prelude_settings import jsonable
+
+    return {
+        "value": limit.value,
+        "origin": limit.origin,
+        "configured": jsonable(limit.configured),
+        "note": limit.note,
+    }
+
+
+def bootstrap_record(plan: BootstrapPlan) -> dict[str, Any]:
+    from memwarm_cli.bootstrap.context_plan import raw_chars
+
+    used, total = plan.budget_used, plan.total_max_chars.value
+    return {
+        "sessionAgentId": plan.session.agent_id,
+        "contextInjection": plan.context_injection,
+        "limits": {"maxChars": plan.max_chars.value, "totalMaxChars": total},
+        "limitSources": {
+            "maxChars": _limit_record(plan.max_chars),
+            "totalMaxChars": _limit_record(plan.total_max_chars),
+        },
+        "bootstrapMode": plan.bootstrap_mode,
+        "setup": {
+            "completed": plan.setup.completed,
+            "stateFile": plan.setup.source,
+            "marker": plan.setup.marker,
+        },
+        "heartbeat": None
+        if plan.heartbeat is None
+        else {"kept": plan.heartbeat.keep, "reason": plan.heartbeat.reason},
+        "truncationWarning": plan.warning_mode,
+        "budget": {"used": used, "max": total, "remaining": max(0, max(1, total) - used)},
+        "renderedChars": plan.rendered_chars,
+        "resolvedFiles": [
+            {"name": f.name, "path": f.path, "missing": f.missing, "rawChars": raw_chars(f)}
+            for f in plan.files
+        ],
+        "contextFiles": [
+            {"path": f.path, "content": f.content, "chars": js_length(f.content)} for f in plan.context_files
+        ],
+        "files": [
+            {
+                "name": s.name,
+                "path": s.path,
+                "missing": s.missing,
+                "rawChars": s.raw_chars,
+                "injectedChars": s.injected_chars,
+                "truncated": s.truncated,
+            }
+            for s in plan.injected
+        ],
+        "truncationNotice": plan.truncation_notice,
+        "projectContext": plan.blocks.project_context,
+        "dynamicProjectContext": plan.blocks.dynamic_project_context,
+        "rows": [_row_record(row) for row in plan.rows],
+    }
+
+
+def _row_record(row: BootstrapRow) -> dict[str, Any]:
+    placement = row.placement
+    trimmed = row.trimmed
+    return {
+        "name": row.file.name,
+        "path": row.file.path,
+        "status": row.status.value,
+        "statusText": row.status.description,
+        "detail": row.detail,
+        "missing": row.file.missing,
+        "readFailure": None if row.file.failure is None else row.file.failure.value,
+        "bytes": row.file.size,
+        "rawChars": row.raw_chars,
+        "budgetChars": row.budget_chars,
+        "injectedChars": row.injected_chars,
+        "limit": None if placement is None else placement.limit,
+        "limitCause": None if placement is None else placement.limit_cause,
+        "cut": None
+        if trimmed is None or not trimmed.cut
+        else {
+            "style": trimmed.style,
+            "head": trimmed.head,
+            "tail": trimmed.tail,
+            "digestChars": trimmed.digest_chars,
+            "digestOmittedLines": trimmed.digest_omitted,
+        },
+        "block": row.block,
+    }
+
+
+def context_record(context: StartupContext) -> dict[str, Any]:
+    from memwarm_cli.cli.commands.prelude import prelude_report
+    from memwarm_cli.startup.clock import iso_utc
+    from memwarm_cli.startup.scan_record import scan_record
+
+    boot_chars, prelude_chars = total_chars(context)
+    session = context.bootstrap.session
+    grand = boot_chars + prelude_chars
+    return {
+        "schema": CONTEXT_SCHEMA_VERSION,
+        "agent": context.agent_id,
+        "workspace": str(context.startup.workspace),
+        "workspaceExists": context.startup.workspace_exists,
+        "at": iso_utc(context.startup.plan.at_ms),
+        "session": {"key": context.session_key, "agentId": session.agent_id, "class": session.session_class},
+        "bootstrap": bootstrap_record(context.bootstrap),
+        "prelude": prelude_report(context.startup, context.action, context.gate),
+        "preludeSuppressedWhileBootstrapPending": context.prelude_suppressed,
+        "scan": scan_record(context.startup, context.config),
+        "total": {
+            "bootstrapChars": boot_chars,
+            "preludeChars": prelude_chars,
+            "chars": grand,
+            "tokensEstimate": grand // CHARS_PER_TOKEN,
+        },
+    }
+
+
+def write_json_view(context: StartupContext) -> None:
+    from memwarm_cli.cli.terminal.output import write_json
+
+    write_json(context_record(context))

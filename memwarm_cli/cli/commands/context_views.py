@@ -1,0 +1,313 @@
+"""`memwarm context`'s views over the two plans: the exact text, a Rich table and plain rows.
+
+Rows are built once (`context_rows`) from the bootstrap plan and the startup plan, so the table and the
+plain view cannot disagree; cli/commands/context_json.py gives the same facts as JSON. Rich is imported only
+by the table view.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from memwarm_cli.jsstring import js_length
+from memwarm_cli.textsafe import escape_text, escape_unsafe
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from memwarm_cli.bootstrap.context_plan import BootstrapPlan, BootstrapRow
+    from memwarm_cli.cli.commands.context import StartupContext
+
+CHARS_PER_TOKEN = 4  # the usual rough estimate; labelled as one wherever it is shown
+TERMINAL_SEPARATOR = "---- memwarm: the startup prelude follows (this line is shown on a terminal only) ----"
+PLAIN_COLUMNS = (
+    "part",
+    "file",
+    "status",
+    "detail",
+    "raw_chars",
+    "injected_chars",
+    "limit",
+    "limit_source",
+    "share",
+)
+
+
+# ---- the facts every view shares ------------------------------------------------------------------
+
+
+def bootstrap_text(plan: BootstrapPlan) -> str | None:
+    blocks = [plan.blocks.project_context, plan.blocks.dynamic_project_context]
+    present = [block for block in blocks if block is not None]
+    return "\n\n".join(present) if present else None
+
+
+def total_chars(context: StartupContext) -> tuple[int, int]:
+    """(bootstrap, prelude) units the session's context gains: the rendered blocks and the prelude."""
+    prelude = context.prelude
+    return context.bootstrap.rendered_chars, js_length(prelude) if prelude is not None else 0
+
+
+class ContextRow(NamedTuple):
+    part: str  # bootstrap | prelude
+    file: str  # escaped for one cell
+    status: str
+    status_text: str
+    detail: str | None
+    raw_chars: int | None
+    injected_chars: int | None
+    limit: int | None
+    limit_source: str | None
+
+
+def _cut_detail(row: BootstrapRow) -> str | None:
+    trimmed = row.trimmed
+    if trimmed is None or not trimmed.cut:
+        return row.detail
+    kept = f"kept head {trimmed.head} + tail {trimmed.tail} of {trimmed.raw_chars}"
+    if trimmed.style == "digest":
+        kept += f", policy digest {trimmed.digest_chars}"
+        if trimmed.digest_omitted:
+            kept += f" ({trimmed.digest_omitted} policy lines omitted)"
+    else:
+        kept += f", {trimmed.style} marker"
+    if row.placement is not None and row.placement.limit_cause == "total budget":
+        kept += "; cut to the budget left"
+    return kept
+
+
+def bootstrap_rows(plan: BootstrapPlan) -> list[ContextRow]:
+    rows = []
+    for row in plan.rows:
+        placement = row.placement
+        limit = placement.limit if placement is not None else None
+        source = None
+        if placement is not None and placement.limit_cause is not None:
+            source = plan.max_chars.origin if placement.limit_cause == "per-file" else "total budget"
+        detail = _cut_detail(row)
+        rows.append(
+            ContextRow(
+                "bootstrap",
+                escape_text(row.file.name),
+                row.status.value,
+                row.status.description,
+                None if detail is None else escape_text(detail),
+                None if row.file.missing else row.raw_chars,
+                row.injected_chars if row.block else None,
+                limit,
+                source,
+            )
+        )
+    return rows
+
+
+def prelude_rows(context: StartupContext) -> list[ContextRow]:
+    limit = context.startup.plan.settings.max_file_chars
+    rows = []
+    for row in context.startup.plan.rows:
+        read = row.chars_read is not None
+        rows.append(
+            ContextRow(
+                "prelude",
+                escape_text(row.relative_path),
+                row.status.value,
+                row.status.description,
+                None if row.detail is None else escape_text(row.detail),
+                row.chars_read,
+                row.block_chars if context.gate.applied else None,
+                limit.value if read else None,
+                limit.source if read else None,
+            )
+        )
+    return rows
+
+
+def context_rows(context: StartupContext, only: str | None) -> list[ContextRow]:
+    rows = [] if only == "prelude" else bootstrap_rows(context.bootstrap)
+    return rows + ([] if only == "bootstrap" else prelude_rows(context))
+
+
+def share(chars: int | None, total: int) -> str | None:
+    if not chars or not total:
+        return None
+    return f"{100 * chars / total:.1f}%"
+
+
+def summary_lines(context: StartupContext, only: str | None = None) -> list[str]:
+    plan = context.bootstrap
+    startup = context.startup.plan
+    boot_chars, prelude_chars = total_chars(context)
+    session = plan.session
+    lines = [
+        f"agent {escape_text(context.agent_id)}, session {escape_text(context.session_key)} "
+        f"({session.session_class}); "
+        f"workspace {escape_text(str(context.startup.workspace))}",
+    ]
+    if only != "prelude":
+        total = plan.total_max_chars
+        lines.append(
+            f"bootstrap: {plan.budget_used} of {total.value} chars of the total budget "
+            f"(bootstrapTotalMaxChars, {total.origin}); per file {plan.max_chars.value} "
+            f"({plan.max_chars.origin}); blocks {boot_chars} chars; bootstrap mode {plan.bootstrap_mode}"
+        )
+        if plan.context_injection == "never":
+            lines.append("bootstrap: not injected, contextInjection is never")
+        if plan.truncation_notice is not None:
+            lines.append(f"bootstrap: the truncation notice is shown (warning mode {plan.warning_mode})")
+        for limit in (plan.max_chars, plan.total_max_chars):
+            if limit.note:  # quotes the configured value
+                lines.append(f"bootstrap: {escape_text(limit.note)}")
+    if only != "bootstrap":
+        max_total = startup.settings.max_total_chars
+        if not context.gate.applied:
+            prelude_text = f"not applied for /{context.action} ({escape_text(context.gate.reason or '')})"
+        elif startup.prelude is None:
+            prelude_text = "none (no daily memory in the window)"
+        else:
+            prelude_text = f"{prelude_chars} chars rendered"
+        lines.append(
+            f"prelude: {startup.budget_used} of {max_total.value} chars (maxTotalChars, {max_total.source}); "
+            + prelude_text
+        )
+        if context.prelude_suppressed and context.gate.applied and startup.prelude is not None:
+            lines.append(
+                "prelude: BOOTSTRAP.md is pending, and while it is, OpenClaw does not prepend the prelude "
+                "on /new or /reset"
+            )
+    grand = (0 if only == "prelude" else boot_chars) + (0 if only == "bootstrap" else prelude_chars)
+    lines.append(f"total: {grand} chars, about {grand // CHARS_PER_TOKEN} tokens (estimate: chars/4)")
+    return lines
+
+
+# ---- text ---------------------------------------------------------------------------------------
+
+
+def write_text_view(context: StartupContext, only: str | None, quiet: bool) -> None:
+    """The exact blocks, then the exact prelude; a separator line and a final newline only on a terminal."""
+    from memwarm_cli.cli.terminal.output import note, stdout_is_terminal, write_stdout
+
+    boot = None if only == "prelude" else bootstrap_text(context.bootstrap)
+    prelude = None if only == "bootstrap" else context.prelude
+    terminal = stdout_is_terminal()
+    if not quiet:
+        for line in _text_notes(context, only):
+            note(line)
+    if boot is None and prelude is None:
+        return
+    if boot is not None and prelude is not None:
+        text = f"{boot}\n{TERMINAL_SEPARATOR}\n{prelude}" if terminal else f"{boot}\n\n{prelude}"
+    else:
+        text = boot if boot is not None else prelude or ""
+    write_stdout(text + ("\n" if terminal else ""))
+
+
+def _text_notes(context: StartupContext, only: str | None) -> list[str]:
+    plan = context.bootstrap
+    notes = []
+    if only != "prelude":
+        if plan.context_injection == "never":
+            notes.append("no Project Context: contextInjection is never")
+        if plan.truncation_notice is not None:
+            notes.append(
+                "some bootstrap files were truncated; OpenClaw adds its truncation notice to the prompt"
+            )
+    if only != "bootstrap":
+        if not context.gate.applied:
+            notes.append(f"startup context not applied for /{context.action}: {context.gate.reason}")
+        elif context.startup.plan.prelude is None:
+            notes.append("no daily memory in the window: no startup prelude")
+        elif context.prelude_suppressed:
+            notes.append(
+                "BOOTSTRAP.md is pending: OpenClaw does not prepend the prelude on /new or /reset yet, "
+                "so none is shown (memwarm prelude shows what it will be)"
+            )
+    return notes
+
+
+# ---- plain and table ------------------------------------------------------------------------------
+
+
+def _cell(value: Any) -> str:
+    return "-" if value is None else str(value)  # file and detail come escaped: no tab, no line break
+
+
+def write_plain_view(context: StartupContext, only: str | None, quiet: bool) -> None:
+    from memwarm_cli.cli.terminal.output import write_lines, write_stderr
+
+    grand = _grand_total(context, only)
+    lines = ["\t".join(PLAIN_COLUMNS)]
+    for row in context_rows(context, only):
+        cells = [
+            row.part,
+            row.file,
+            row.status,
+            row.detail,
+            row.raw_chars,
+            row.injected_chars,
+            row.limit,
+            row.limit_source,
+            share(row.injected_chars, grand),
+        ]
+        lines.append("\t".join(_cell(cell) for cell in cells))
+    write_lines(lines, tsv=True)
+    if not quiet:
+        for line in summary_lines(context, only):
+            write_stderr(f"# {line}")
+
+
+def _grand_total(context: StartupContext, only: str | None) -> int:
+    boot, prelude = total_chars(context)
+    return (0 if only == "prelude" else boot) + (0 if only == "bootstrap" else prelude)
+
+
+_STATUS_STYLE = {
+    "included": "green",
+    "truncated": "yellow",
+    "shrunk": "yellow",
+    "budget-exhausted": "red",
+    "hidden": "dim",
+    "session-filter": "dim",
+    "missing": "dim",
+}
+
+
+def write_table_view(context: StartupContext, only: str | None) -> None:
+    from memwarm_cli.cli.terminal.output import render_to_stdout
+
+    render_to_stdout(lambda console: _render_table(console, context, only))
+
+
+def _render_table(console: Console, context: StartupContext, only: str | None) -> None:
+    """One row per file; the bootstrap files, then (after a rule) the prelude's notes under memory/."""
+    from rich.table import Table
+    from rich.text import Text
+
+    grand = _grand_total(context, only)
+    table = Table(expand=True, pad_edge=False)
+    table.add_column("file", overflow="fold", ratio=3, min_width=14)
+    table.add_column("status", overflow="fold", ratio=4, min_width=16)
+    table.add_column("raw", justify="right", no_wrap=True)
+    table.add_column("injected", justify="right", no_wrap=True)
+    table.add_column("limit", no_wrap=True)
+    table.add_column("share", justify="right", no_wrap=True)
+    part = None
+    for row in context_rows(context, only):
+        if part is not None and row.part != part:
+            table.add_section()
+        part = row.part
+        style = "" if console.no_color else _STATUS_STYLE.get(row.status, "")
+        status = Text(row.status_text, style=style)
+        if row.detail:
+            status.append(f" ({row.detail})")
+        limit = "-" if row.limit is None else f"{row.limit} {row.limit_source}"
+        cells: list[str | Text] = [
+            Text(escape_unsafe(row.file)),
+            status,
+            _cell(row.raw_chars),
+            _cell(row.injected_chars),
+            limit,
+        ]
+        table.add_row(*cells, _cell(share(row.injected_chars, grand)))
+    console.print(table)
+    for line in summary_lines(context, only):
+        console.print(Text(escape_unsafe(line)))

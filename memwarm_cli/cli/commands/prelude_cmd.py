@@ -1,0 +1,27 @@
+"""`memwarm prelude`: print exactly the startup prelude OpenClaw would put in front of a new session."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from memwarm_cli.cli.global_options import global_options
+from memwarm_cli.cli.options import AgentOption, AtOption, JsonOption, QuietOption, WorkspaceOption
+
+
+def prelude_command(
+    ctx: typer.Context,
+    agent: AgentOption = None,
+    workspace: WorkspaceOption = None,
+    at: AtOption = None,
+    action: Annotated[
+        str, typer.Option("--action", metavar="new|reset", help="Session action the gate is checked for.")
+    ] = "new",
+    json_output: JsonOption = False,
+    quiet: QuietOption = False,
+) -> None:
+    """Print the startup prelude a new or reset session would see."""
+    from memwarm_cli.cli.commands.prelude import run_prelude
+
+    run_prelude(global_options(ctx).config_path, agent, workspace, at, action, json_output, quiet)

@@ -1,0 +1,54 @@
+"""`memwarm scan`'s Typer command. The work is in cli/commands/scan.py (Typer-free, so cli/fastpath.py can
+run it too); option values are checked there, so both routes report a bad value with the same line."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from memwarm_cli.cli.commands.scan import SCAN_FORMATS
+from memwarm_cli.cli.global_options import global_options
+from memwarm_cli.cli.options import (
+    AgentOption,
+    AtOption,
+    JsonAliasOption,
+    QuietOption,
+    WorkspaceOption,
+    format_option,
+)
+
+
+def scan_command(
+    ctx: typer.Context,
+    agent: AgentOption = None,
+    all_agents: Annotated[
+        bool, typer.Option("--all-agents", help="One section per configured agent.")
+    ] = False,
+    workspace: WorkspaceOption = None,
+    at: AtOption = None,
+    show_all: Annotated[
+        bool,
+        typer.Option("--all", help="Also list every other *.md in memory/ (outside the window, misnamed)."),
+    ] = False,
+    json_output: JsonAliasOption = False,
+    output_format: Annotated[
+        str | None,
+        format_option(SCAN_FORMATS, "table (default on a terminal), plain (default in a pipe) or json."),
+    ] = None,
+    quiet: QuietOption = False,
+) -> None:
+    """Explain every candidate memory file and where the character budget went."""
+    from memwarm_cli.cli.commands.scan import run_scan
+
+    run_scan(
+        global_options(ctx).config_path,
+        agent,
+        all_agents,
+        workspace,
+        at,
+        show_all,
+        json_output,
+        output_format,
+        quiet,
+    )

@@ -1,0 +1,110 @@
+"""`memwarm status`: is each agent's qmd index warm? Read-only (backends/agent_status.py).
+
+Views: a table on a terminal, tab-separated lines in a pipe, versioned JSON, and the node_exporter
+textfile format (`--format prometheus`; `--textfile PATH` writes it atomically). With `--textfile` and no
+`--format`/`--json`, stdout stays empty: a cron line prints nothing unless something fails to run.
+Typer-free, so cli/fastpath.py can run it too; the Typer command is cli/commands/status_cmd.py.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Sequence
+from enum import StrEnum
+
+
+class StatusFormat(StrEnum):
+    table = "table"
+    plain = "plain"
+    json = "json"
+    prometheus = "prometheus"
+
+
+STATUS_FORMATS = tuple(StatusFormat)
+
+
+def run_status(
+    config_path: str | None,
+    agent: Sequence[str] | None = None,
+    all_agents: bool = False,
+    json_output: bool = False,
+    output_format: str | None = None,
+    textfile: str | None = None,
+    max_age: str | None = None,
+    quiet: bool = False,
+) -> int:
+    """Show whether each agent's qmd index is warm, and why not; returns the exit code."""
+    from memwarm_cli.backends.agent_status import StatusOptions, collect_status
+    from memwarm_cli.backends.qmd.process import Cancelled, CancelToken
+    from memwarm_cli.cli.commands.status_prometheus import prometheus_text, status_failed_text
+    from memwarm_cli.cli.commands.status_views import write_plain, write_table, write_textfile
+    from memwarm_cli.cli.terminal.command_config import load_for_command
+    from memwarm_cli.cli.terminal.interrupts import signals_cancel
+    from memwarm_cli.cli.terminal.output import warn, write_json
+    from memwarm_cli.errors import MemwarmError
+    from memwarm_cli.exitcodes import signal_exit
+
+    try:
+        max_age_seconds, fmt = _options(all_agents, agent, max_age, json_output, output_format, textfile)
+        with signals_cancel(CancelToken()) as token:
+            try:
+                loaded = load_for_command(config_path, quiet=quiet)
+                report = collect_status(
+                    loaded,
+                    StatusOptions(agents=tuple(agent or ()), max_age_seconds=max_age_seconds),
+                    warn=None if quiet else warn,
+                    token=token,
+                )
+            except Cancelled as stop:
+                return signal_exit(stop.signum)
+    except MemwarmError:
+        # Any run that judged nothing (a bad option, a config error, an unknown agent) says so to
+        # node_exporter, rather than leave the last good file to be reported on.
+        if textfile is not None:  # (a textfile that names no file is refused in there, suppressed)
+            with contextlib.suppress(MemwarmError):
+                write_textfile(textfile, status_failed_text())
+        raise
+    if token.signum is not None:  # also a signal during the walks, which do not stop for it
+        return signal_exit(token.signum)
+    if textfile is not None:
+        write_textfile(textfile, prometheus_text(report))
+    if fmt is StatusFormat.json:
+        write_json(report.to_json())
+    elif fmt is StatusFormat.prometheus:
+        from memwarm_cli.cli.terminal.output import write_stdout
+
+        write_stdout(prometheus_text(report))
+    elif fmt is StatusFormat.plain:
+        write_plain(report, quiet=quiet)
+    elif fmt is StatusFormat.table:
+        write_table(report, quiet=quiet)
+    return int(report.exit_code)
+
+
+def _options(
+    all_agents: bool,
+    agent: Sequence[str] | None,
+    max_age: str | None,
+    json_output: bool,
+    output_format: str | None,
+    textfile: str | None,
+) -> tuple[float | None, StatusFormat | None]:
+    """--max-age in seconds and the output format; UsageError for what cannot be."""
+    from memwarm_cli.cli.terminal.output import stdout_is_terminal
+    from memwarm_cli.cli.terminal.view_format import chosen_format
+    from memwarm_cli.durations import parse_duration_ms
+    from memwarm_cli.errors import UsageError
+
+    if all_agents and agent:
+        raise UsageError("--agent and --all-agents exclude each other")
+    max_age_seconds: float | None = None
+    if max_age is not None:
+        try:
+            max_age_seconds = parse_duration_ms(max_age, "m") / 1000
+        except ValueError as exc:
+            raise UsageError(f"--max-age: {exc}") from None
+    chosen = chosen_format(json_output, output_format, STATUS_FORMATS)
+    fmt = StatusFormat(chosen) if chosen is not None else None
+    if fmt is None and textfile is None:
+        fmt = StatusFormat.table if stdout_is_terminal() else StatusFormat.plain
+    return max_age_seconds, fmt

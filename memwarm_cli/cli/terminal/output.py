@@ -1,0 +1,265 @@
+"""Output discipline shared by every command.
+
+Data goes to stdout only when requested; diagnostics go to stderr. JSON is written with json.dumps,
+never through Rich. The streams and the environment are the current invocation's (cli/terminal/invocation.py),
+never sys.stdout, sys.stderr or os.environ, so an in-process run (cli/main.py `run`) writes where it was
+told. stdout failures are errors (exit 5, or 0 when the reader went away); stderr failures are not.
+"""
+
+from __future__ import annotations
+
+import errno
+import io
+import json
+import os
+from typing import TYPE_CHECKING, Any, TextIO, cast
+
+from memwarm_cli.cli.terminal.invocation import Invocation, current, is_terminal, terminal_size
+from memwarm_cli.jsstring import to_well_formed
+from memwarm_cli.textsafe import escape_text, escape_unsafe, json_safe
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+
+    from rich.console import Console
+
+
+def stdout_is_terminal() -> bool:
+    # stdout is None when fd 1 was closed at startup (`memwarm ... >&-`); write_stdout reports that.
+    return is_terminal(current().stdout)
+
+
+def color_allowed(stream_is_tty: bool) -> bool:
+    """Colour only on a terminal and never when NO_COLOR is set (to anything non-empty)."""
+    return stream_is_tty and not current().env.get("NO_COLOR")
+
+
+def make_console(*, stderr: bool = False) -> Console:
+    """A Rich console on this invocation's stdout or stderr, sized and coloured from its own streams and
+    environment (Rich would ask the process's fds and os.environ). Writes to stderr never raise."""
+    from rich.console import Console
+
+    invocation = current()
+    stream = invocation.stderr if stderr else invocation.stdout
+    tty = is_terminal(stream)
+    width, height = terminal_size(invocation)
+    if tty and invocation.env.get("TERM", "").lower() in ("dumb", "unknown"):
+        width, height = 80, 25  # as Rich sizes a dumb terminal
+    if stderr:
+        file: TextIO = cast("TextIO", _StderrStream(invocation))
+    else:
+        file = stream if stream is not None else io.StringIO()  # closed: Rich would fall back to sys.stdout
+    return Console(
+        file=file,
+        width=width,
+        height=height,
+        no_color=not color_allowed(tty),
+        force_terminal=None,
+        highlight=False,
+        soft_wrap=False,
+        _environ=invocation.env,
+    )
+
+
+def render_to_stdout(render: Callable[[Console], None]) -> None:
+    """Let `render` print to a console shaped like stdout (width, colours), then write it all at once.
+
+    Rich writing to stdout itself would turn a full disk into a traceback and a closed pipe into exit 1;
+    going through write_stdout gives every command the same errors and exit codes.
+    """
+    from rich.console import Console
+
+    shape = make_console()
+    buffer = io.StringIO()
+    render(
+        Console(
+            file=buffer,
+            width=shape.width,
+            color_system="auto" if shape.color_system is not None else None,  # same detection, same env
+            force_terminal=shape.is_terminal,
+            no_color=shape.no_color,
+            highlight=False,
+            soft_wrap=False,
+            _environ=current().env,
+        )
+    )
+    write_stdout(buffer.getvalue())
+
+
+def json_text(data: Any, *, rows_key: str | None = None, row_text: Callable[[Any], str] | None = None) -> str:
+    """JSON like JSON.stringify: non-ASCII kept, lone surrogates escaped as \\udXXX, indented by 2.
+
+    Beyond JSON.stringify, every character textsafe's policy escapes (C1 controls, bidi and other
+    format characters, U+2028/U+2029) is written as a \\u escape too (textsafe.json_safe): JSON's own
+    spelling of the same string, so a reader gets the raw text back and a terminal never acts on it.
+
+    With `rows_key`, each item of a list under that key (scan's `files`) is written on one line, by
+    `row_text` (which must give safe one-line JSON) or the stdlib's C encoder: the stdlib indents only in
+    pure Python, about 13 us per scan row.
+    """
+    return "".join(_json_parts(data, rows_key, row_text))  # one copy of a text that can be tens of MB
+
+
+def _json_parts(data: Any, rows_key: str | None, row_text: Callable[[Any], str] | None) -> list[str]:
+    if rows_key is None:
+        return [json_safe(json.dumps(data, ensure_ascii=False, indent=2))]
+    parts: list[str] = []
+    _json_with_rows(data, rows_key, row_text or _compact_json, "", parts)
+    return parts
+
+
+_ROW_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": "))
+
+
+def _compact_json(value: Any) -> str:
+    return json_safe(_ROW_ENCODER.encode(value))
+
+
+def _json_with_rows(
+    value: Any, rows_key: str, row_text: Callable[[Any], str], indent: str, out: list[str]
+) -> None:
+    inner = indent + "  "
+    if isinstance(value, dict) and value:
+        out.append("{")
+        for index, (key, item) in enumerate(value.items()):
+            out.append(f"{',' if index else ''}\n{inner}{_compact_json(str(key))}: ")
+            if key == rows_key and isinstance(item, list) and item:
+                # The rows and their separators go into `out` as they are: joined here first, a 40 MB
+                # `scan --all` would be copied once more.
+                rows: list[str] = [",\n" + inner + "  "] * (2 * len(item) - 1)
+                rows[0::2] = map(row_text, item)
+                out += ["[\n", inner, "  ", *rows, "\n", inner, "]"]
+            else:
+                _json_with_rows(item, rows_key, row_text, inner, out)
+        out.append(f"\n{indent}}}")
+    elif isinstance(value, list) and value:
+        out.append("[")
+        for index, item in enumerate(value):
+            out.append(f"{',' if index else ''}\n{inner}")
+            _json_with_rows(item, rows_key, row_text, inner, out)
+        out.append(f"\n{indent}]")
+    else:
+        # JSON text holds no raw line feed inside a string: every line break here is indentation.
+        out.append(json_safe(json.dumps(value, ensure_ascii=False, indent=2)).replace("\n", "\n" + indent))
+
+
+class ReaderGone(Exception):
+    """The reader of stdout went away (`memwarm scan | head`): cli/main.py exits 0 quietly."""
+
+
+def write_stdout(text: str) -> None:
+    """Write exactly `text` as UTF-8 (lone surrogates become U+FFFD, as Node writes them).
+
+    Raises OutputError when stdout is closed or the write fails (disk full, I/O error), and ReaderGone
+    when the reader went away (EPIPE).
+    """
+    from memwarm_cli.errors import OutputError
+
+    invocation = current()
+    stdout = invocation.stdout
+    if stdout is None:  # fd 1 was closed when the process started
+        raise OutputError("cannot write to stdout: it is closed")
+    try:
+        encoded = text.encode("utf-8")  # fails on a lone surrogate: one C pass for the common case
+    except UnicodeEncodeError:
+        encoded = to_well_formed(text).encode("utf-8")
+    data = memoryview(encoded)
+    try:
+        stdout.flush()
+        # Under PYTHONUNBUFFERED stdout.buffer is the raw file, whose write may be short (a file size
+        # limit, a disk filling up): write the rest, so the failure surfaces instead of a silent cut.
+        while data:
+            written = stdout.buffer.write(data)
+            if written is None:  # a non-blocking raw stdout that is full: as BufferedWriter reports it
+                raise BlockingIOError(errno.EAGAIN, os.strerror(errno.EAGAIN))
+            data = data[written:]
+        stdout.buffer.flush()
+    except BrokenPipeError:
+        invocation.stdout_failed = True
+        # Not an OSError any more: Typer would catch EPIPE itself and exit 1, where prelude exits 0.
+        raise ReaderGone from None
+    except (OSError, ValueError) as exc:  # ValueError: the stream object itself was closed
+        invocation.stdout_failed = True
+        reason = (exc.strerror if isinstance(exc, OSError) else None) or str(exc) or "input/output error"
+        raise OutputError(f"cannot write to stdout: {reason}") from exc
+
+
+def write_json(
+    data: Any, *, rows_key: str | None = None, row_text: Callable[[Any], str] | None = None
+) -> None:
+    parts = _json_parts(data, rows_key, row_text)
+    parts.append("\n")  # joined with the rest: `text + "\n"` would copy a 40 MB scan once more
+    write_stdout("".join(parts))
+
+
+def write_lines(lines: Iterable[str], *, tsv: bool = False) -> None:
+    """Lines of a human view to stdout, each guarded: their outside parts are escaped by the caller
+    (textsafe.escape_text); anything unsafe that slipped through is escaped here, so a row stays a row.
+    `tsv`: the lines' tabs separate fields and stay."""
+    write_stdout("".join(escape_unsafe(line, keep_tabs=tsv) + "\n" for line in lines))
+
+
+def write_stderr(line: str) -> None:
+    """One diagnostic line: whatever it holds, it stays one line and never reaches the terminal raw.
+
+    A stderr that cannot be written (full, closed, its reader gone) loses the diagnostics and nothing
+    else: the exit code and stdout stay what they would have been."""
+    write_stderr_text(escape_unsafe(line) + "\n")  # escapes lone surrogates too
+
+
+def write_stderr_text(text: str) -> None:
+    """memwarm's own text to stderr as it is (a help page for a group called without a command)."""
+    invocation = current()
+    stream = invocation.stderr
+    if stream is None or invocation.stderr_failed:
+        return
+    try:
+        stream.write(to_well_formed(text))
+        stream.flush()
+    except (OSError, ValueError):  # ValueError: the stream object itself was closed
+        invocation.stderr_failed = True
+
+
+class _StderrStream:
+    """stderr for a Rich console (init-backends' progress display): its writes never raise either.
+
+    Only what Rich uses of a file: write, flush, isatty, fileno and encoding.
+    """
+
+    def __init__(self, invocation: Invocation) -> None:
+        self._invocation = invocation
+        self.encoding: str = getattr(invocation.stderr, "encoding", None) or "utf-8"
+
+    def write(self, text: str) -> int:
+        write_stderr_text(text)
+        return len(text)
+
+    def flush(self) -> None:  # every write is flushed already
+        pass
+
+    def isatty(self) -> bool:
+        return is_terminal(self._invocation.stderr)
+
+    def fileno(self) -> int:
+        if self._invocation.stderr is None:
+            raise io.UnsupportedOperation("stderr is closed")
+        return self._invocation.stderr.fileno()
+
+
+# The message of error/warn/note is a sentence of memwarm's (no backslashes, no controls) with outside
+# text (paths, config values, qmd's output, arguments) put in raw: escaping the whole message escapes
+# exactly those parts. Callers therefore pass raw text, never text escaped already.
+
+
+def error(message: str, *, escaped: bool = False) -> None:
+    """`escaped`: the message's outside text is escaped already (click quotes arguments with repr()):
+    only the guard applies, so its backslashes are not doubled."""
+    write_stderr(f"memwarm: error: {message if escaped else escape_text(message)}")
+
+
+def warn(message: str) -> None:
+    write_stderr(f"memwarm: warning: {escape_text(message)}")
+
+
+def note(message: str) -> None:
+    write_stderr(f"memwarm: {escape_text(message)}")
