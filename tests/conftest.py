@@ -259,6 +259,22 @@ def run_cli_process(home_dir: Path) -> RunCli:
     return _cli_runner(home_dir, run_memwarm_process)
 
 
+# A user's file outside the state dir (the state-file tests, unit and scenario).
+OUTSIDE_TEXT = "precious user data\n"
+
+
+@pytest.fixture
+def outside(tmp_path: Path) -> Iterator[Path]:
+    """A user's file outside the state dir, where planted symlinks point: it must stay as it is, and
+    nothing may be created beside it."""
+    path = tmp_path / "outside" / "user-file"
+    path.parent.mkdir()
+    path.write_text(OUTSIDE_TEXT)
+    yield path
+    assert path.read_text() == OUTSIDE_TEXT
+    assert sorted(p.name for p in path.parent.iterdir()) == ["user-file"], "memwarm created a file outside"
+
+
 # Property tests: bounded by each test's max_examples, never by wall-clock deadlines, which a shared
 # 2-core machine running the suite in parallel cannot keep.
 settings.register_profile("memwarm", deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -1,6 +1,6 @@
 """The fake qmd of the init-backends tests: a bash script on PATH, for faults the real qmd cannot show.
 
-Where it answers at all it answers as qmd 2.8.3 does (tests/backends/test_fake_qmd.py holds it to the
+Where it answers at all it answers as qmd 2.8.3 does (tests/backends/qmd/test_fake_qmd.py holds it to the
 real one), so memwarm's collection paths run against it as against qmd. tests/backends/support.py
 re-exports what is here.
 """

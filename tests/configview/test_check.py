@@ -644,7 +644,7 @@ def test_keys_with_line_breaks_stay_on_one_line(home_dir: Path) -> None:
 
 
 def test_parse_error_with_a_line_break_character_is_raw_in_the_core(home_dir: Path) -> None:
-    """The core keeps outside text raw; cli/output.error escapes it (tests/cli/test_escaping.py)."""
+    """The core keeps outside text raw; cli/output.error escapes it (tests/scenarios/test_escaping.py)."""
     with pytest.raises(ConfigError) as info:
         run_check(home_dir, "c.json5", "{a: 1}\u0085x")
     assert info.value.detail == "JSON5: invalid character '\x85'"

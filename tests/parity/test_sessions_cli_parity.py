@@ -194,6 +194,6 @@ def _assert_secrets_absent(run: CliCase, secrets: set[str]) -> None:
                     assert secret.encode("utf-8", "surrogatepass") not in path.read_bytes(), (secret, path)
         assert not any(secret in text for text in texts), secret
     # One real search per case, for its longest secret, finds nothing (that the exports are searchable
-    # is shown in tests/backends/test_real_qmd_sessions.py).
+    # is shown in tests/scenarios/test_real_qmd_sessions.py).
     longest = max(sorted(secrets), key=len)
     assert _qmd_search(run, longest) == [], longest

@@ -14,8 +14,8 @@ import pytest
 from memwarm_cli.startup.plan import Status, build_plan
 from memwarm_cli.startup.scan_record import file_record, file_record_json, file_record_lines
 from memwarm_cli.textsafe import json_safe
-from tests.cli.test_scan import AT_MS, STATUS_CASES, Builder
 from tests.conftest import write_memory_note
+from tests.scenarios.test_scan import AT_MS, STATUS_CASES, Builder
 from tests.terminal_safety import HOSTILE
 
 ZONE = ZoneInfo("America/Chicago")

@@ -2,8 +2,8 @@
 
 `config show` marks each configured setting with it, and `init-backends` reports (in `--json`, and once
 per run on stderr) every configured setting that changes what the gateway does but that memwarm does not
-reproduce, so no setting is accepted without a word. tests/backends/test_setting_use.py checks that the
-table names exactly the keys `config check`'s schema knows, so a new key cannot be added silently.
+reproduce, so no setting is accepted without a word. tests/backends/settings/test_setting_use.py checks that
+the table names exactly the keys `config check`'s schema knows, so a new key cannot be added silently.
 
 Uses:
 - `memwarm`: init-backends acts on it as the gateway's boot would.
