@@ -18,7 +18,18 @@ PACKAGE = Path(__file__).resolve().parent.parent / "memwarm_cli"
 # module of memwarm_cli (`""` is the package's own __init__).
 LAYERS: tuple[tuple[str, ...], ...] = (
     # base: one unit
-    ("", "exitcodes", "errors", "jsstring", "textsafe", "durations", "boundary_read", "records", "cwd"),
+    (
+        "",
+        "exitcodes",
+        "errors",
+        "jsstring",
+        "textsafe",
+        "durations",
+        "boundary_read",
+        "records",
+        "cwd",
+        "cancel",
+    ),
     ("config",),  # reading a config: discovery, formats, includes, ${VAR}, positions
     ("agents",),
     ("startup", "backends", "bootstrap"),
@@ -26,6 +37,30 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("cli",),
     ("__main__",),  # `python -m memwarm_cli`
 )
+# Inside a unit, its subpackages and modules in the same way, lowest first (`""` is the unit's __init__,
+# which may import nothing of its own unit). A unit not listed here is flat.
+SUBLAYERS: dict[str, tuple[tuple[str, ...], ...]] = {
+    "backends": (
+        ("",),
+        ("settings", "sessions"),  # what the config asks for; transcripts to markdown
+        ("state",),  # memwarm's own files and locks, never through a link
+        ("qmd",),  # running qmd and reading what it says
+        ("freshness",),  # walks, fingerprints, the one freshness judgement
+        ("init",),  # init-backends: its steps, orchestrator and report
+        ("agent_status", "agent_search"),  # status and search
+    ),
+    "cli": (
+        ("",),
+        ("typer_private",),  # every private Typer/click/Rich name, in one module
+        ("terminal",),  # the invocation's streams, output, signals, tables, view formats
+        ("options",),
+        ("commands", "completion"),
+        ("app",),
+        ("fastpath",),
+        ("main",),
+        ("console",),
+    ),
+}
 BASE = frozenset(LAYERS[0])  # the base modules form one unit: they may import each other
 UNITS = frozenset(unit for layer in LAYERS for unit in layer if unit)
 CORE_FREE_OF = ("typer", "rich", "click")  # only cli/ talks to the terminal
@@ -98,6 +133,102 @@ def test_imports_only_go_down_the_layers() -> None:
             if _layer_of(target) >= own_layer:
                 where = path.relative_to(PACKAGE.parent)
                 wrong.append(f"{where}:{line}: {source} imports {module} (layer {_layer_of(target)})")
+    assert wrong == []
+
+
+def _sublayer_of(unit: str, part: str) -> int:
+    for index, layer in enumerate(SUBLAYERS[unit]):
+        if part in layer:
+            return index
+    raise AssertionError(f"memwarm_cli.{unit}.{part} is in no sub-layer: add it to SUBLAYERS in {__file__}")
+
+
+def _part(module: str) -> str:
+    """`memwarm_cli.backends.qmd.process` -> `qmd`; `memwarm_cli.backends` -> `""`."""
+    parts = module.split(".")
+    return parts[2] if len(parts) > 2 else ""
+
+
+def test_every_module_of_a_layered_unit_is_in_a_sub_layer() -> None:
+    for path in _modules():
+        module = _module_name(path)
+        if _unit(module) in SUBLAYERS:
+            _sublayer_of(_unit(module), _part(module))
+
+
+def test_imports_only_go_down_the_sub_layers() -> None:
+    wrong: list[str] = []
+    for path in _modules():
+        module = _module_name(path)
+        unit = _unit(module)
+        if unit not in SUBLAYERS:
+            continue
+        source = _part(module)
+        for line, imported in _imports(path):
+            if not imported.startswith(f"memwarm_cli.{unit}") or _unit(imported) != unit:
+                continue
+            target = _part(imported)
+            if target == source:
+                continue
+            if _sublayer_of(unit, target) >= _sublayer_of(unit, source):
+                where = path.relative_to(PACKAGE.parent)
+                wrong.append(f"{where}:{line}: {unit}.{source or '__init__'} imports {imported}")
+    assert wrong == []
+
+
+PRIVATE_NAME_HOME = "memwarm_cli/cli/typer_private.py"
+STDLIB_UNDERSCORE_API = frozenset({"_exit", "_replace", "_asdict", "_fields", "_make"})  # public despite `_`
+
+
+def _own_private_names() -> set[str]:
+    """Every `_name` memwarm itself defines (functions, classes, attributes set on self, assignments)."""
+    names: set[str] = set()
+    for path in _modules():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(node.name)
+            elif (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.ctx, ast.Store)
+                and isinstance(node.value, ast.Name)
+                and node.value.id in ("self", "cls")
+            ):
+                names.add(node.attr)
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                names.add(node.id)
+            elif isinstance(node, ast.arg):
+                names.add(node.arg)
+    return names
+
+
+def test_private_typer_click_rich_names_are_touched_in_one_module() -> None:
+    """A private module of typer, click or rich (`typer._click.core`), or a private attribute memwarm
+    does not define itself (`param._custom_shell_complete`), changes without notice between releases:
+    cli/typer_private.py holds every such touch, so an upgrade has one place to look."""
+    own = _own_private_names()
+    wrong = []
+    for path in _modules():
+        where = path.relative_to(PACKAGE.parent).as_posix()
+        if where == PRIVATE_NAME_HOME:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                modules = [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
+            elif isinstance(node, ast.Import):
+                modules = [alias.name for alias in node.names]
+            else:
+                modules = []
+            for module in modules:
+                head, *rest = module.split(".")
+                if head in CORE_FREE_OF and any(part.startswith("_") for part in rest):
+                    wrong.append(f"{where}:{node.lineno}: {module}")
+            if (
+                isinstance(node, ast.Attribute)
+                and node.attr.startswith("_")
+                and not node.attr.startswith("__")
+                and node.attr not in own | STDLIB_UNDERSCORE_API
+            ):
+                wrong.append(f"{where}:{node.lineno}: .{node.attr}")
     assert wrong == []
 
 

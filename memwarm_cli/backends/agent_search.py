@@ -30,12 +30,13 @@ from typing import Any
 from memwarm_cli.agents import select_agent
 from memwarm_cli.backends.qmd import qmd_commands
 from memwarm_cli.backends.qmd.index_stats import IndexUnreadable, document_locations, read_index_stats
-from memwarm_cli.backends.qmd.process import CancelToken, run_command
+from memwarm_cli.backends.qmd.process import run_command
 from memwarm_cli.backends.qmd.qmd_diagnosis import unavailable_hint
 from memwarm_cli.backends.settings.agent_backend import AgentBackendSettings, resolve_agent_backend
 from memwarm_cli.backends.settings.qmd_collections import CollectionSpec
 from memwarm_cli.backends.settings.qmd_paths import qmd_child_env
 from memwarm_cli.backends.settings.qmd_settings import QmdLimits
+from memwarm_cli.cancel import CancelToken
 from memwarm_cli.config import LoadedConfig
 from memwarm_cli.config.paths import is_directory
 from memwarm_cli.errors import MemwarmError

@@ -27,7 +27,6 @@ from memwarm_cli.backends.freshness.freshness import (
     walk_snapshots,
 )
 from memwarm_cli.backends.qmd.index_stats import IndexView, index_view
-from memwarm_cli.backends.qmd.process import CancelToken
 from memwarm_cli.backends.qmd.qmd_diagnosis import unavailable_hint
 from memwarm_cli.backends.qmd.version_cache import peek_version
 from memwarm_cli.backends.settings.agent_backend import (
@@ -36,9 +35,10 @@ from memwarm_cli.backends.settings.agent_backend import (
     select_agents,
 )
 from memwarm_cli.backends.settings.qmd_paths import qmd_child_env
-from memwarm_cli.backends.state import state_refusals
+from memwarm_cli.backends.state import state_files
 from memwarm_cli.backends.state.last_run import LastRun, last_run_path, read_last_run
 from memwarm_cli.backends.state.locks import agent_lock_path, flocked_inodes, lock_is_held, run_refusal
+from memwarm_cli.cancel import CancelToken
 from memwarm_cli.config import LoadedConfig
 from memwarm_cli.config.paths import is_directory
 from memwarm_cli.exitcodes import ExitCode
@@ -252,7 +252,7 @@ def _agent_status(
     refused = run_refusal(state_dir, paths, embeds=qmd.search_mode != "search")
     verdict, why = _verdict(
         running=bool(running),
-        next_run_fails=None if refused is None else state_refusals.describe_os_error(refused),
+        next_run_fails=None if refused is None else state_files.describe_os_error(refused),
         workspace_ok=workspace_ok,
         qmd_unavailable=(
             None

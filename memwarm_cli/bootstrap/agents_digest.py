@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from memwarm_cli.bootstrap.utf16_cuts import truncate_utf16_safe
-from memwarm_cli.jsstring import JS_WHITESPACE, js_length
+from memwarm_cli.jsstring import JS_WHITESPACE, js_length, truncate_utf16_safe
 
 MAX_DIGEST_LINE = 240
 _ELLIPSIS = "\u2026"

@@ -10,8 +10,7 @@ from typing import Literal, NamedTuple
 
 from memwarm_cli.bootstrap.candidates import BootstrapFile
 from memwarm_cli.bootstrap.trimming import Trimmed, trim_bootstrap_content
-from memwarm_cli.bootstrap.utf16_cuts import clamp_to_budget
-from memwarm_cli.jsstring import js_length
+from memwarm_cli.jsstring import clamp_to_budget, js_length
 
 MIN_PRESENT_FILE_BUDGET = 64
 MISSING_MARKER_PREFIX = "[MISSING] Expected at: "

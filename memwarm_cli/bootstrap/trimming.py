@@ -12,8 +12,7 @@ from collections.abc import Callable
 from typing import Literal, NamedTuple
 
 from memwarm_cli.bootstrap.agents_digest import policy_digest
-from memwarm_cli.bootstrap.utf16_cuts import truncate_utf16_safe
-from memwarm_cli.jsstring import js_length, js_slice, js_trim_end
+from memwarm_cli.jsstring import js_length, js_slice, js_trim_end, truncate_utf16_safe
 
 CutStyle = Literal["full", "compact", "digest"]
 MIN_FULL_MARKER_ROOM = 16

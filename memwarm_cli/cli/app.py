@@ -12,11 +12,10 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from memwarm_cli import __version__
-from memwarm_cli.cli.global_options import CONFIG_HELP, remember_config
-from memwarm_cli.cli.options import examples
+from memwarm_cli.cli.options import CONFIG_HELP, examples, remember_config
 
 if TYPE_CHECKING:
-    from typer._click.core import Command
+    from memwarm_cli.cli.typer_private import Command
 
 app = typer.Typer(
     name="memwarm",
@@ -49,7 +48,7 @@ def root(
         typer.Option("--version", "-V", callback=_version, is_eager=True, help="Show the version and exit."),
     ] = False,
 ) -> None:
-    # Both options act in their callbacks; `--config` lands in the context's meta (global_options.py).
+    # Both options act in their callbacks; `--config` lands in the context's meta (options.py).
     pass
 
 
@@ -115,7 +114,7 @@ def _register() -> None:
             "memwarm search --agent ops --mode search -n 3 invoice",
         ),
     )(search_command)
-    from memwarm_cli.cli.completion_cmd import completion_command
+    from memwarm_cli.cli.completion import completion_command
 
     app.command(
         "completion",
@@ -154,10 +153,12 @@ def _share_options(command: Command, *, is_root: bool = False) -> None:
             help=CONFIG_HELP,
         )
         command.params.append(config)
+    from memwarm_cli.cli.typer_private import custom_completer, set_custom_completer
+
     for param in command.params:
-        if getattr(param, "_custom_shell_complete", None) is None:
+        if custom_completer(param) is None:
             completer = value_completer(param)
             if completer is not None:
-                param._custom_shell_complete = completer
+                set_custom_completer(param, completer)
     for sub in getattr(command, "commands", {}).values():
         _share_options(sub)

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
 
 if TYPE_CHECKING:
-    from typer._click.core import Command, Context, Parameter
-    from typer._click.shell_completion import CompletionItem
+    from memwarm_cli.cli.typer_private import Command, CompletionItem, Context, Parameter
 
 COMPLETE_VAR = "_MEMWARM_COMPLETE"
 SHELLS = ("bash", "zsh", "fish")
@@ -140,7 +141,7 @@ def complete(root: Command, instruction: str, env: Mapping[str, str]) -> tuple[s
 
 def _words(shell: str, env: Mapping[str, str]) -> tuple[list[str], str]:
     """The complete words after `memwarm`, and the word being completed, as the script passed them."""
-    from typer._click.shell_completion import split_arg_string
+    from memwarm_cli.cli.typer_private import split_arg_string
 
     words = split_arg_string(env.get("COMP_WORDS", ""))
     if shell == "fish":
@@ -162,11 +163,11 @@ def _words(shell: str, env: Mapping[str, str]) -> tuple[list[str], str]:
 
 
 def _candidates(root: Command, args: list[str], incomplete: str) -> list[CompletionItem]:
-    from typer._click.shell_completion import _resolve_context, _resolve_incomplete
+    from memwarm_cli.cli.typer_private import resolve_context, resolve_incomplete
 
     try:
-        ctx = _resolve_context(root, {}, PROG_NAME, args)
-        target, incomplete = _resolve_incomplete(ctx, args, incomplete)
+        ctx = resolve_context(root, {}, PROG_NAME, args)
+        target, incomplete = resolve_incomplete(ctx, args, incomplete)
         return target.shell_complete(ctx, incomplete)
     except Exception:  # a half-typed command line must never print a traceback into the shell
         return []
@@ -203,7 +204,7 @@ def value_completer(param: Parameter) -> Any:
 
 def _complete_kind(kind: str) -> Any:
     def complete_path(_ctx: Context, _param: Parameter, incomplete: str) -> list[CompletionItem]:
-        from typer._click.shell_completion import CompletionItem
+        from memwarm_cli.cli.typer_private import CompletionItem
 
         return [CompletionItem(incomplete, type=kind)]
 
@@ -213,7 +214,7 @@ def _complete_kind(kind: str) -> Any:
 def _complete_agent(ctx: Context, _param: Parameter, incomplete: str) -> list[str]:
     """The agent ids of the config the command line names so far (or the default one)."""
     from memwarm_cli.agents import resolve_agents
-    from memwarm_cli.cli.global_options import CONFIG_META_KEY
+    from memwarm_cli.cli.options import CONFIG_META_KEY
     from memwarm_cli.cli.terminal.invocation import current
     from memwarm_cli.config import load_config
 
@@ -223,3 +224,15 @@ def _complete_agent(ctx: Context, _param: Parameter, incomplete: str) -> list[st
     except Exception:  # no config, a broken one: nothing to offer, and never a traceback in the shell
         return []
     return [agent_id for agent_id in ids if agent_id.startswith(incomplete)]
+
+
+def completion_command(
+    shell: Annotated[str, typer.Argument(metavar="bash|zsh|fish", help="The shell to complete in.")],
+) -> None:
+    """Print the script that makes the shell complete memwarm's commands, options and values."""
+    from memwarm_cli.cli.terminal.output import write_stdout
+    from memwarm_cli.errors import UsageError
+
+    if shell not in SHELLS:
+        raise UsageError(f"completion: the shell must be one of {', '.join(SHELLS)}, not {shell!r}")
+    write_stdout(completion_script(shell))

@@ -28,7 +28,7 @@ from memwarm_cli.exitcodes import ExitCode
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from typer._click.core import Command, Context, Parameter
+    from memwarm_cli.cli.typer_private import Command, Context, Parameter
 
 # Signals whose handlers a command may replace (init-backends): restored after every run.
 _RESTORED_SIGNALS = (_signal.SIGINT, _signal.SIGTERM, _signal.SIGHUP)
@@ -153,11 +153,11 @@ def _run_app(argv: list[str]) -> int:
     command is called directly rather than through `app()`, which would set sys.excepthook for the
     whole process.
     """
-    # typer vendors click as typer._click (pinned <0.29 in pyproject); its exception classes live there.
-    from typer import Abort, _click
+    from typer import Abort
 
     from memwarm_cli.cli.app import build_command
     from memwarm_cli.cli.terminal.invocation import current, terminal_size
+    from memwarm_cli.cli.typer_private import ClickException, NoArgsIsHelpError, UsageError
 
     root = build_command()
     _route_help_through_the_writer(root)
@@ -165,15 +165,15 @@ def _run_app(argv: list[str]) -> int:
     help_width = max(min(terminal_size(current())[0], 80) - 2, 50)
     try:
         returned = root.main(args=argv, prog_name="memwarm", standalone_mode=False, terminal_width=help_width)
-    except _click.exceptions.NoArgsIsHelpError as exc:
+    except NoArgsIsHelpError as exc:
         # A group called with no subcommand (`memwarm config`): its help, on stderr as click prints it.
         write_stderr_text(exc.format_message() + "\n")
         return ExitCode.USAGE
-    except _click.exceptions.UsageError as exc:
+    except UsageError as exc:
         path = exc.ctx.command_path if exc.ctx is not None else command_path(root, argv)
         error(usage_error_line(path, exc.format_message()), escaped=True)  # click repr()s what it quotes
         return ExitCode.USAGE
-    except _click.exceptions.ClickException as exc:  # not a usage error: click's own code (1)
+    except ClickException as exc:  # not a usage error: click's own code (1)
         error(_collapse_whitespace(exc.format_message()), escaped=True)
         return exc.exit_code
     except Abort:  # click's own abort (no memwarm command prompts today): exit 1, as click gives

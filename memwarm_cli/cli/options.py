@@ -1,12 +1,21 @@
-"""Option declarations shared by several commands, so their names and help read the same everywhere."""
+"""Option declarations shared by several commands, so their names and help read the same everywhere.
+
+The global `--config`/`-c` is accepted before the subcommand and after it (`memwarm -c X prelude`,
+`memwarm prelude -c X`, `memwarm config -c X check`), as users type them: every command and group of the
+tree gets its own (cli/app.py `build_command`), each records its value in the context's `meta`, which a
+context shares with its parents, so the one given last on the command line wins. cli/fastpath.py accepts
+the same spellings.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+
+from memwarm_cli.records import record
 
 AgentOption = Annotated[
     str | None, typer.Option("--agent", "-a", metavar="ID", help="Agent id (default: the default agent).")
@@ -44,3 +53,25 @@ def examples(*command_lines: str) -> str:
     """A help page's epilog: `Examples:` and the command lines, kept as written (click's `\\b` marker
     stops it rewrapping them). tests/cli/test_conventions.py parses every one of them."""
     return "\b\nExamples:\n" + "\n".join(f"  {line}" for line in command_lines)
+
+
+if TYPE_CHECKING:
+    import typer
+
+CONFIG_META_KEY = "memwarm.config_path"
+CONFIG_HELP = "Config file to use (default: OPENCLAW_CONFIG_PATH, then the state dir's openclaw.json)."
+
+
+@record
+class GlobalOptions:
+    config_path: str | None = None
+
+
+def remember_config(ctx: Any, _param: Any, value: str | None) -> None:
+    """The `--config` callback of every command: the latest value given wins."""
+    if value is not None:
+        ctx.meta[CONFIG_META_KEY] = value
+
+
+def global_options(ctx: typer.Context) -> GlobalOptions:
+    return GlobalOptions(config_path=ctx.meta.get(CONFIG_META_KEY))

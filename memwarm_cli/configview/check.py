@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from memwarm_cli.backends.qmd.process import CancelToken, resolve_executable
+from memwarm_cli.backends.qmd.process import resolve_executable
+from memwarm_cli.cancel import CancelToken
 from memwarm_cli.config.includes import IncludeError
 from memwarm_cli.config.loader import LoadedConfig, TopLevelArrayError, load_config
 from memwarm_cli.config.paths import ConfigSource, is_directory, resolve_config_source, stat_problem

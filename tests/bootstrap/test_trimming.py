@@ -7,8 +7,7 @@ from hypothesis import strategies as st
 
 from memwarm_cli.bootstrap.agents_digest import policy_digest
 from memwarm_cli.bootstrap.trimming import trim_bootstrap_content
-from memwarm_cli.bootstrap.utf16_cuts import clamp_to_budget, truncate_utf16_safe
-from memwarm_cli.jsstring import js_length
+from memwarm_cli.jsstring import clamp_to_budget, js_length, truncate_utf16_safe
 
 GRIN = "\U0001f600"  # two UTF-16 units: \ud83d \ude00
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from memwarm_cli.cli.app import build_command
-from memwarm_cli.cli.global_options import CONFIG_META_KEY
+from memwarm_cli.cli.options import CONFIG_META_KEY
 from memwarm_cli.exitcodes import ExitCode
 from tests.conftest import RunCli
 

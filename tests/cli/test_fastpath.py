@@ -19,7 +19,7 @@ from memwarm_cli.cli.fastpath import (
     parse_fast_argv,
     parse_prelude_argv,
 )
-from memwarm_cli.cli.global_options import CONFIG_META_KEY
+from memwarm_cli.cli.options import CONFIG_META_KEY
 from tests.conftest import RunCli
 
 GROUP = build_command()

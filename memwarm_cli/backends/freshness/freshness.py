@@ -18,11 +18,11 @@ from memwarm_cli.backends.freshness import fingerprint as fp
 from memwarm_cli.backends.freshness.file_walk import FileList
 from memwarm_cli.backends.freshness.fingerprint import FingerprintParts, Snapshot, StoredFingerprint
 from memwarm_cli.backends.freshness.forked_map import forked_map
-from memwarm_cli.backends.qmd.process import CancelToken
 from memwarm_cli.backends.settings.qmd_settings import QmdSettings
 from memwarm_cli.backends.state import state_files
 from memwarm_cli.backends.state.state_files import StatePath
 from memwarm_cli.backends.state.state_records import InvalidStateFile, read_record
+from memwarm_cli.cancel import CancelToken
 from memwarm_cli.records import record
 
 EXAMPLE_PATHS = 3  # the first few paths named per kind of change

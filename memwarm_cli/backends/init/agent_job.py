@@ -26,12 +26,13 @@ from memwarm_cli.backends.init.init_report import (
     Status,
     StepEvent,
 )
-from memwarm_cli.backends.qmd.process import CancelToken, CommandResult, run_command
+from memwarm_cli.backends.qmd.process import CommandResult, run_command
 from memwarm_cli.backends.qmd.version_cache import QmdVersions
 from memwarm_cli.backends.settings.agent_backend import AgentBackendSettings
 from memwarm_cli.backends.settings.qmd_paths import qmd_child_env, qmd_env_overrides
 from memwarm_cli.backends.settings.qmd_settings import QmdSettings
 from memwarm_cli.backends.state.locks import FileLock
+from memwarm_cli.cancel import CancelToken
 from memwarm_cli.config import LoadedConfig
 from memwarm_cli.records import record
 

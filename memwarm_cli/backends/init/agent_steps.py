@@ -37,7 +37,7 @@ from memwarm_cli.backends.qmd.process import PROBE_COMMAND_TIMEOUT_MS, probe_com
 from memwarm_cli.backends.qmd.qmd_diagnosis import unavailable_hint
 from memwarm_cli.backends.qmd.version_cache import VERSION_TIMEOUT_MS
 from memwarm_cli.backends.settings.qmd_paths import shared_models_dir
-from memwarm_cli.backends.state import state_files, state_refusals
+from memwarm_cli.backends.state import state_files
 from memwarm_cli.backends.state.locks import FileLock, agent_lock_path, embed_lock_path, run_refusal
 from memwarm_cli.backends.state.state_files import StatePath
 from memwarm_cli.config.paths import is_directory
@@ -100,7 +100,7 @@ class PrepareStateDirs(_Always):
             state_files.make_dirs(StatePath.of(state_dir, directory))
         # qmd writes these itself, through any link: one planted there would have it write outside.
         for path in job.paths.qmd_written_files:
-            state_refusals.refuse_link(path)
+            state_files.refuse_link(path)
         lock = FileLock(agent_lock_path(state_dir, job.paths.qmd_dir))
         if not lock.try_acquire():
             job.end("busy", f"another memwarm run holds {lock.path}")
@@ -128,7 +128,7 @@ class PrepareStateDirs(_Always):
         # What run() would refuse, found read-only.
         refused = run_refusal(job.context.loaded.state_dir, job.paths, embeds=job.want_embed)
         if refused is not None:
-            raise AgentFailed(state_refusals.describe_os_error(refused))
+            raise AgentFailed(state_files.describe_os_error(refused))
         return []
 
 
@@ -347,7 +347,7 @@ def record_fingerprint(job: AgentJob) -> fp.StoredFingerprint | None:
     except IsADirectoryError as exc:
         # A directory at one of memwarm's own names is not memwarm's to remove. The index is ready; only
         # the record is missing, so the next run does the full pass again, as it would without one.
-        problem = state_refusals.describe_os_error(exc)
+        problem = state_files.describe_os_error(exc)
         job.warn(f"cannot record the fingerprint: {problem}; the next run does the full pass again")
         return None
     return stored

@@ -32,7 +32,6 @@ from memwarm_cli.backends.init.init_report import (
     Status,
     ignore_events,
 )
-from memwarm_cli.backends.qmd.process import Cancelled, CancelToken
 from memwarm_cli.backends.settings.agent_backend import (
     AgentBackendSettings,
     resolve_agent_backend,
@@ -46,7 +45,8 @@ from memwarm_cli.backends.state.last_run import (
     read_last_run,
     write_last_run,
 )
-from memwarm_cli.backends.state.state_refusals import describe_os_error
+from memwarm_cli.backends.state.state_files import describe_os_error
+from memwarm_cli.cancel import Cancelled, CancelToken
 from memwarm_cli.config import LoadedConfig
 
 

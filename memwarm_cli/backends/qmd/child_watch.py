@@ -3,21 +3,28 @@
 A process that escaped the child's group (`setsid`), or one the group's kill has not reached yet, can
 hold the pipes open forever. So once the child has exited, or its group was killed, what is still
 buffered is read for at most PIPE_GRACE_SECONDS; then the pipes are closed and the command is over.
+
+Each stream is held in bounded memory (`CappedOutput`), decoded as it arrives and counted as OpenClaw
+counts it: runCliCommand appends each chunk to a JS string and keeps its last `MAX_OUTPUT_CHARS` UTF-16
+units (`appended.slice(-max)`); going past the cap marks the stream truncated. So a child that writes
+gigabytes costs at most about 200,000 characters of memory.
 """
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import os
 import selectors
 import signal
 import subprocess
 import time
+from collections import deque
 from typing import Protocol
 
-from memwarm_cli.backends.qmd.capped_output import CappedOutput
+from memwarm_cli.cancel import TERM_GRACE_SECONDS, kill_group
+from memwarm_cli.jsstring import js_length, js_slice
 
-TERM_GRACE_SECONDS = 1.0  # after SIGTERM on cancellation, before SIGKILL
 PIPE_GRACE_SECONDS = 0.25  # reading after the child exited or was killed, for output still buffered
 POLL_SECONDS = 0.05  # how often a running command looks at its child and the cancellation
 READ_CHUNK = 65536
@@ -28,12 +35,6 @@ class Cancellation(Protocol):
 
     @property
     def cancelled(self) -> bool: ...
-
-
-def kill_group(pgid: int, sig: int) -> None:
-    """Signal a whole process group; one that is gone (or not ours to signal) is fine."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, sig)
 
 
 class ChildWatch:
@@ -139,3 +140,45 @@ def reap(proc: subprocess.Popen[bytes]) -> int | None:
         return proc.wait(timeout=PIPE_GRACE_SECONDS)
     except subprocess.TimeoutExpired:
         return None
+
+
+# One output stream, in bounded memory (process.py captures stdout and stderr through it).
+MAX_OUTPUT_CHARS = 200_000  # OpenClaw's MAX_QMD_OUTPUT_CHARS
+
+
+class CappedOutput:
+    """The last `limit` UTF-16 units of a byte stream decoded as UTF-8 (invalid bytes become U+FFFD)."""
+
+    def __init__(self, limit: int = MAX_OUTPUT_CHARS) -> None:
+        self.limit = limit
+        self.overflowed = False  # more than `limit` units arrived: the head was dropped
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        self._pieces: deque[str] = deque()
+        self._units = 0  # UTF-16 units held in _pieces
+
+    def feed(self, data: bytes) -> None:
+        self._append(self._decoder.decode(data))
+
+    def close(self) -> None:
+        """End of stream: a trailing partial UTF-8 sequence becomes U+FFFD."""
+        self._append(self._decoder.decode(b"", final=True))
+
+    def text(self) -> str:
+        return "".join(self._pieces)
+
+    def _append(self, text: str) -> None:
+        if not text:
+            return
+        self._pieces.append(text)
+        self._units += js_length(text)
+        if self._units <= self.limit:
+            return
+        self.overflowed = True
+        # Drop whole pieces from the front, then cut the first one to what still fits.
+        while self._units - js_length(self._pieces[0]) >= self.limit:
+            self._units -= js_length(self._pieces.popleft())
+        excess = self._units - self.limit
+        if excess > 0:
+            first = self._pieces[0]
+            self._pieces[0] = js_slice(first, excess)
+            self._units -= excess

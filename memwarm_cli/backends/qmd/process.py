@@ -10,7 +10,7 @@ escaped the group (`setsid`) can hold the pipes open forever. A command ends at 
 + PIPE_GRACE_SECONDS (plus one poll interval) after a signal, and at most PIPE_GRACE_SECONDS after its
 timeout, whatever it left behind.
 
-Each captured stream keeps at most MAX_OUTPUT_CHARS (capped_output.py). A captured command that writes
+Each captured stream keeps at most MAX_OUTPUT_CHARS (child_watch.CappedOutput). A captured command that writes
 more is killed at once and fails with OpenClaw's `produced too much output` message; OpenClaw fails it
 too, but only when it ends by itself (an endless writer there runs into its timeout instead). Commands
 whose stdout OpenClaw discards (`qmd update`, `qmd embed`) get /dev/null as stdout and keep only the
@@ -23,19 +23,13 @@ import errno
 import os
 import signal
 import subprocess
-import threading
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from memwarm_cli.backends.qmd.capped_output import MAX_OUTPUT_CHARS
-from memwarm_cli.backends.qmd.child_watch import (
-    TERM_GRACE_SECONDS,
-    ChildWatch,
-    kill_group,
-    reap,
-)
+from memwarm_cli.backends.qmd.child_watch import MAX_OUTPUT_CHARS, ChildWatch, reap
 from memwarm_cli.backends.qmd.qmd_diagnosis import command_path, killed_message, lookup_path
+from memwarm_cli.cancel import CancelToken, kill_group
 from memwarm_cli.records import record
 
 # The longest timeout Node's setTimeout honours (2**31-1 ms, about 24.8 days); poll() refuses more too.
@@ -54,72 +48,6 @@ def clamp_timeout_ms(timeout_ms: float) -> int:
 def timeout_ms_from_seconds(seconds: float) -> int:
     """`--timeout SECONDS` in milliseconds, clamped (1e308 s would overflow to inf ms)."""
     return clamp_timeout_ms(min(seconds, MAX_TIMEOUT_MS / 1000) * 1000)
-
-
-class Cancelled(Exception):
-    """The run was interrupted (SIGINT/SIGTERM); the agent stops where it is."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(f"interrupted by {signal.Signals(signum).name}")
-        self.signum = signum
-
-
-class CancelToken:
-    """Shared between the workers and the signal handler: the signal received, and the live children."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._groups: set[int] = set()
-        self._event = threading.Event()
-        self.signum: int | None = None
-
-    @property
-    def cancelled(self) -> bool:
-        return self._event.is_set()
-
-    def check(self) -> None:
-        if self.signum is not None:
-            raise Cancelled(self.signum)
-
-    def sleep(self, seconds: float) -> None:
-        """Sleep, waking at once on cancellation (then raising Cancelled)."""
-        self._event.wait(seconds)
-        self.check()
-
-    def cancel(self, signum: int) -> None:
-        """Record the signal and stop every running child group (safe to call from a signal handler)."""
-        if self.signum is None:
-            self.signum = signum
-        self._event.set()
-        for pgid in self._snapshot():
-            kill_group(pgid, signal.SIGTERM)
-        # Anything still alive after the grace period gets SIGKILL (from a helper thread: a signal handler
-        # must not block).
-        threading.Thread(target=self._kill_stragglers, daemon=True).start()
-
-    def _kill_stragglers(self) -> None:
-        time.sleep(TERM_GRACE_SECONDS)
-        for pgid in self._snapshot():
-            kill_group(pgid, signal.SIGKILL)
-
-    def _snapshot(self) -> list[int]:
-        # Never block in a signal handler: if a worker holds the lock, the straggler pass catches up.
-        if not self._lock.acquire(timeout=0.05):
-            return []
-        try:
-            return list(self._groups)
-        finally:
-            self._lock.release()
-
-    def register(self, pgid: int) -> None:
-        with self._lock:
-            self._groups.add(pgid)
-        if self.cancelled:
-            kill_group(pgid, signal.SIGKILL)
-
-    def unregister(self, pgid: int) -> None:
-        with self._lock:
-            self._groups.discard(pgid)
 
 
 @record

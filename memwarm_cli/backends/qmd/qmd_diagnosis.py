@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from memwarm_cli.backends.qmd.process import CancelToken
+    from memwarm_cli.cancel import CancelToken
 
 MIN_NODE_MAJOR = 22
 INSTALL_HINT = "npm install -g @tobilu/qmd, which needs Node.js 22 or later"

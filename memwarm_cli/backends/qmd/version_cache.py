@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from memwarm_cli.backends.qmd import qmd_commands
-from memwarm_cli.backends.qmd.process import CancelToken, CommandResult, resolve_executable, run_command
+from memwarm_cli.backends.qmd.process import CommandResult, resolve_executable, run_command
 from memwarm_cli.backends.qmd.qmd_output import parse_version
 from memwarm_cli.backends.state.state_files import StatePath
 from memwarm_cli.backends.state.state_records import (
@@ -23,6 +23,7 @@ from memwarm_cli.backends.state.state_records import (
     read_record,
     write_json_atomically,
 )
+from memwarm_cli.cancel import CancelToken
 
 VERSION_CACHE_NAME = "qmd-versions.json"
 # `qmd --version` answers in well under a second; a qmd that hangs on it must not stall every run.
@@ -119,7 +120,7 @@ class QmdVersions:
         try:
             write_version_cache(self.cache_path, entries)
         except OSError as exc:
-            from memwarm_cli.backends.state.state_refusals import describe_os_error
+            from memwarm_cli.backends.state.state_files import describe_os_error
 
             if not self._write_failed:
                 self._write_failed = True

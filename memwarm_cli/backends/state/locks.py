@@ -23,10 +23,10 @@ import time
 from pathlib import Path
 from types import TracebackType
 
-from memwarm_cli.backends.qmd.process import CancelToken
 from memwarm_cli.backends.settings.qmd_paths import AgentQmdPaths
-from memwarm_cli.backends.state import state_files, state_refusals
+from memwarm_cli.backends.state import state_files
 from memwarm_cli.backends.state.state_files import StatePath
+from memwarm_cli.cancel import CancelToken
 
 AGENT_LOCK_NAME = "memwarm-init.lock"
 PROC_LOCKS = "/proc/locks"
@@ -151,4 +151,4 @@ def run_refusal(state_dir: Path, paths: AgentQmdPaths, *, embeds: bool) -> OSErr
         refused = state_files.refused_below(lock, is_file=True)
         if refused is not None:
             return refused
-    return state_refusals.refused_qmd_file(paths.qmd_written_files)
+    return state_files.refused_qmd_file(paths.qmd_written_files)

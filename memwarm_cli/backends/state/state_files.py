@@ -16,6 +16,12 @@ validation on read and discarded.
 Reads return the file's JSON or why it cannot be used (`StateRead`): a symlink, not a regular file,
 larger than the caller's cap, not UTF-8, not JSON (NaN and Infinity are not JSON either), nested too
 deeply. state_records.py checks a record's schema on top.
+
+The same rule holds for the files qmd itself writes below the state dir (`refused_qmd_file`): they must be
+absent or plain regular files with one link, checked before any qmd command, and an OSError about any of
+these paths is worded once (`describe_os_error`) for reasons and log lines.
+This module is longer than 400 lines because those refusals are this module's no-link rule applied to
+qmd's files; apart, the two halves each needed the other's constants and wording.
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ import os
 import re
 import stat
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -383,3 +389,41 @@ def _why(exc: OSError, target: StatePath) -> str:
 def discarded_warning(target: StatePath, problem: str) -> str:
     """The one warning for a state file that is unusable: the run goes on as if it were absent."""
     return f"ignoring {target}: {problem}; continuing as if it were absent"
+
+
+HARD_LINK_REFUSED = "it has other hard links (qmd would write through to them)"
+
+
+def describe_os_error(exc: OSError) -> str:
+    """`cannot prepare <path>: Not a directory`, not Python's `NotADirectoryError: [Errno 20] ...`."""
+    if exc.strerror is None:
+        return str(exc)
+    paths = " -> ".join(str(p) for p in (exc.filename, exc.filename2) if p is not None)
+    return f"cannot prepare {paths}: {exc.strerror}" if paths else exc.strerror
+
+
+def refused_qmd_file(paths: Iterable[Path]) -> OSError | None:
+    """The first of `paths` (files qmd writes in place) that refuse_link refuses, read-only: what
+    `--dry-run` and `status` report of a run that would fail on it."""
+    for path in paths:
+        try:
+            refuse_link(path)
+        except OSError as exc:
+            return exc
+    return None
+
+
+def refuse_link(path: Path) -> None:
+    """OSError unless `path` (in a directory make_dirs checked), a file another program (qmd) writes in
+    place, is absent or a regular file of one link: through a symlink, another hard link, a device or a
+    FIFO, its writes land outside or block."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return
+    if stat.S_ISLNK(info.st_mode):
+        raise OSError(errno.ELOOP, SYMLINK_REFUSED, str(path))
+    if not stat.S_ISREG(info.st_mode):
+        raise OSError(errno.EINVAL, "it is not a regular file (qmd would write into it)", str(path))
+    if info.st_nlink > 1:
+        raise OSError(errno.EMLINK, HARD_LINK_REFUSED, str(path))

@@ -7,8 +7,14 @@ from typing import Annotated, Any
 
 import typer
 
-from memwarm_cli.cli.global_options import global_options
-from memwarm_cli.cli.options import JsonAliasOption, JsonOption, QuietOption, examples, format_option
+from memwarm_cli.cli.options import (
+    JsonAliasOption,
+    JsonOption,
+    QuietOption,
+    examples,
+    format_option,
+    global_options,
+)
 from memwarm_cli.cli.terminal.invocation import current
 
 config_app = typer.Typer(
@@ -81,7 +87,7 @@ def check_command(
     Exit 0 without errors (warnings allowed), 1 with errors (with --strict, warnings too), 3 when the
     file cannot be read or parsed.
     """
-    from memwarm_cli.backends.qmd.process import Cancelled, CancelToken
+    from memwarm_cli.cancel import Cancelled, CancelToken
     from memwarm_cli.cli.terminal.interrupts import signals_cancel
     from memwarm_cli.cli.terminal.output import json_text, note, write_lines, write_stdout
     from memwarm_cli.configview.check import check_config
@@ -143,7 +149,7 @@ def show_command(
     quiet: QuietOption = False,
 ) -> None:
     """The effective, resolved settings per agent: workspace, time zone, startup limits, memory, qmd."""
-    from memwarm_cli.cli.terminal.command_config import load_for_command
+    from memwarm_cli.cli.terminal.invocation import load_for_command
     from memwarm_cli.cli.terminal.output import write_stdout
     from memwarm_cli.cli.terminal.view_format import chosen_format
     from memwarm_cli.configview.show_view import show_data

@@ -132,7 +132,7 @@ def run_context(
 ) -> None:
     """Print the startup context of a new session: text, table, plain or JSON."""
     from memwarm_cli.cli.commands import context_views
-    from memwarm_cli.cli.terminal.command_config import load_for_command
+    from memwarm_cli.cli.terminal.invocation import load_for_command
     from memwarm_cli.cli.terminal.output import stdout_is_terminal, warn
     from memwarm_cli.startup.clock import parse_instant
 

@@ -11,7 +11,6 @@ from typing import Annotated
 import typer
 
 from memwarm_cli.cli.commands.context import FORMATS
-from memwarm_cli.cli.global_options import global_options
 from memwarm_cli.cli.options import (
     AgentOption,
     AtOption,
@@ -19,6 +18,7 @@ from memwarm_cli.cli.options import (
     QuietOption,
     WorkspaceOption,
     format_option,
+    global_options,
 )
 
 

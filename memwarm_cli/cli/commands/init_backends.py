@@ -35,10 +35,11 @@ def run_init_backends_command(
     """Prepare each agent's qmd index where the gateway looks for it; returns the exit code."""
     from memwarm_cli.backends.init.init_report import InitOptions
     from memwarm_cli.backends.init.init_run import run_init_backends
-    from memwarm_cli.backends.qmd.process import CancelToken, timeout_ms_from_seconds
+    from memwarm_cli.backends.qmd.process import timeout_ms_from_seconds
+    from memwarm_cli.cancel import CancelToken
     from memwarm_cli.cli.commands.init_backends_progress import InitRenderer
-    from memwarm_cli.cli.terminal.command_config import load_for_command
     from memwarm_cli.cli.terminal.interrupts import signals_cancel
+    from memwarm_cli.cli.terminal.invocation import load_for_command
     from memwarm_cli.cli.terminal.output import write_json
     from memwarm_cli.errors import UsageError
     from memwarm_cli.jsstring import js_trim

@@ -8,8 +8,7 @@ from typing import Annotated
 
 import typer
 
-from memwarm_cli.cli.global_options import global_options
-from memwarm_cli.cli.options import AgentsOption, AtOption, JsonOption
+from memwarm_cli.cli.options import AgentsOption, AtOption, JsonOption, global_options
 
 
 def init_backends_command(

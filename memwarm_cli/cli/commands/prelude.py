@@ -21,7 +21,7 @@ def run_prelude(
 ) -> None:
     """Print the startup prelude a new or reset session would see (or a JSON report)."""
     from memwarm_cli.agents import select_agent
-    from memwarm_cli.cli.terminal.command_config import load_for_command
+    from memwarm_cli.cli.terminal.invocation import load_for_command
     from memwarm_cli.cli.terminal.output import json_text, note, stdout_is_terminal, warn, write_stdout
     from memwarm_cli.errors import UsageError
     from memwarm_cli.startup.clock import parse_instant

@@ -6,8 +6,14 @@ from typing import Annotated
 
 import typer
 
-from memwarm_cli.cli.global_options import global_options
-from memwarm_cli.cli.options import AgentOption, AtOption, JsonOption, QuietOption, WorkspaceOption
+from memwarm_cli.cli.options import (
+    AgentOption,
+    AtOption,
+    JsonOption,
+    QuietOption,
+    WorkspaceOption,
+    global_options,
+)
 
 
 def prelude_command(

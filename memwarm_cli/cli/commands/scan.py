@@ -59,7 +59,7 @@ def run_scan(
 ) -> None:
     """Explain every candidate memory file and where the character budget went."""
     from memwarm_cli.agents import resolve_agents, select_agent
-    from memwarm_cli.cli.terminal.command_config import load_for_command
+    from memwarm_cli.cli.terminal.invocation import load_for_command
     from memwarm_cli.cli.terminal.output import stdout_is_terminal, write_json
     from memwarm_cli.cli.terminal.view_format import chosen_format
     from memwarm_cli.errors import UsageError

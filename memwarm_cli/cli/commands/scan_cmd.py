@@ -8,7 +8,6 @@ from typing import Annotated
 import typer
 
 from memwarm_cli.cli.commands.scan import SCAN_FORMATS
-from memwarm_cli.cli.global_options import global_options
 from memwarm_cli.cli.options import (
     AgentOption,
     AtOption,
@@ -16,6 +15,7 @@ from memwarm_cli.cli.options import (
     QuietOption,
     WorkspaceOption,
     format_option,
+    global_options,
 )
 
 

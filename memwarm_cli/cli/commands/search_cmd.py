@@ -12,8 +12,7 @@ from typing import Annotated
 
 import typer
 
-from memwarm_cli.cli.global_options import global_options
-from memwarm_cli.cli.options import AgentOption, JsonOption, QuietOption
+from memwarm_cli.cli.options import AgentOption, JsonOption, QuietOption, global_options
 
 
 class SearchMode(StrEnum):
@@ -41,9 +40,9 @@ def search_command(
 ) -> None:
     """Search an agent's memory the way its memory_search tool would, with the real qmd."""
     from memwarm_cli.backends.agent_search import search_agent_memory
-    from memwarm_cli.backends.qmd.process import Cancelled, CancelToken
-    from memwarm_cli.cli.terminal.command_config import load_for_command
+    from memwarm_cli.cancel import Cancelled, CancelToken
     from memwarm_cli.cli.terminal.interrupts import signals_cancel
+    from memwarm_cli.cli.terminal.invocation import load_for_command
     from memwarm_cli.cli.terminal.output import write_json, write_lines
     from memwarm_cli.errors import UsageError
     from memwarm_cli.exitcodes import signal_exit

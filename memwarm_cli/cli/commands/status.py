@@ -35,11 +35,11 @@ def run_status(
 ) -> int:
     """Show whether each agent's qmd index is warm, and why not; returns the exit code."""
     from memwarm_cli.backends.agent_status import StatusOptions, collect_status
-    from memwarm_cli.backends.qmd.process import Cancelled, CancelToken
+    from memwarm_cli.cancel import Cancelled, CancelToken
     from memwarm_cli.cli.commands.status_prometheus import prometheus_text, status_failed_text
     from memwarm_cli.cli.commands.status_views import write_plain, write_table, write_textfile
-    from memwarm_cli.cli.terminal.command_config import load_for_command
     from memwarm_cli.cli.terminal.interrupts import signals_cancel
+    from memwarm_cli.cli.terminal.invocation import load_for_command
     from memwarm_cli.cli.terminal.output import warn, write_json
     from memwarm_cli.errors import MemwarmError
     from memwarm_cli.exitcodes import signal_exit

@@ -8,8 +8,7 @@ from typing import Annotated
 import typer
 
 from memwarm_cli.cli.commands.status import STATUS_FORMATS
-from memwarm_cli.cli.global_options import global_options
-from memwarm_cli.cli.options import AgentsOption, JsonAliasOption, format_option
+from memwarm_cli.cli.options import AgentsOption, JsonAliasOption, format_option, global_options
 
 
 def status_command(

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from types import FrameType
 from typing import Any
 
-from memwarm_cli.backends.qmd.process import CancelToken
+from memwarm_cli.cancel import CancelToken
 
 
 @contextmanager

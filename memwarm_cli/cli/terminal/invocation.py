@@ -5,6 +5,9 @@ The console script passes the real ones (cli/main.py `main`); tests and embedder
 environment would. Nothing in the CLI layer reads sys.stdout, sys.stderr or os.environ directly: they
 ask `current()`. The active invocation is a plain module global, not a ContextVar, because
 init-backends writes from worker threads, which a ContextVar would not reach.
+
+The config a command works on is loaded from this environment too (`load_for_command`: the `.env` files
+as well, since a memwarm process is the real-process.env case), its warnings on stderr unless `-q`.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ import os
 import sys
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 
 class Invocation:
@@ -118,3 +121,18 @@ def terminal_size(invocation: Invocation) -> tuple[int, int]:
     if lines is not None and lines.isdigit():
         height = int(lines)
     return width or 80, height or 25
+
+
+if TYPE_CHECKING:
+    from memwarm_cli.config import LoadedConfig
+
+
+def load_for_command(config_path: str | None, *, quiet: bool) -> LoadedConfig:
+    from memwarm_cli.cli.terminal.output import warn
+    from memwarm_cli.config import load_config
+
+    loaded = load_config(config_path, current().env, dotenv=True)
+    if not quiet:
+        for warning in loaded.warnings:
+            warn(warning.message)
+    return loaded

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from memwarm_cli.backends.qmd import child_watch, process
-from memwarm_cli.backends.qmd.capped_output import MAX_OUTPUT_CHARS
+from memwarm_cli.backends.qmd.child_watch import MAX_OUTPUT_CHARS
+from memwarm_cli.cancel import TERM_GRACE_SECONDS, Cancelled, CancelToken
 from tests.backends.support import process_alive
 
 ENV = {"PATH": "/usr/bin:/bin"}
@@ -37,7 +38,7 @@ def escaped_sleeper(pid_file: Path, seconds: int = 20) -> str:
 
 
 def bash(script: str, tmp_path: Path, **kwargs: object) -> process.CommandResult:
-    options: dict[str, object] = {"timeout_ms": 20_000, "token": process.CancelToken()}
+    options: dict[str, object] = {"timeout_ms": 20_000, "token": CancelToken()}
     options.update(kwargs)
     return process.run_command("bash", ["-c", script], env=ENV, cwd=tmp_path, **options)  # type: ignore[arg-type]
 
@@ -61,7 +62,7 @@ def test_run_command_clamps_a_timeout_poll_would_refuse(tmp_path: Path) -> None:
         env={"PATH": "/usr/bin:/bin"},
         cwd=tmp_path,
         timeout_ms=10**15,
-        token=process.CancelToken(),
+        token=CancelToken(),
     )
     assert (result.exit_code, result.timeout_ms) == (0, 2**31 - 1)
 
@@ -88,7 +89,7 @@ def test_a_timeout_ends_the_command_whatever_holds_the_pipes(tmp_path: Path, pid
 def test_cancellation_ends_a_child_that_ignores_sigterm_within_the_grace(
     tmp_path: Path, pid_file: Path
 ) -> None:
-    token = process.CancelToken()
+    token = CancelToken()
     started_file, in_group = tmp_path / "started", tmp_path / "in-group"
     script = (
         f"trap '' TERM; {escaped_sleeper(pid_file)} sleep 20 & echo $! > {in_group}; "
@@ -110,8 +111,8 @@ def test_cancellation_ends_a_child_that_ignores_sigterm_within_the_grace(
     worker.join(timeout=10)
     elapsed = time.monotonic() - signalled
     assert not worker.is_alive(), "run_command did not return after cancellation"
-    assert isinstance(outcome[0], process.Cancelled) and outcome[0].signum == signal.SIGTERM
-    bound = child_watch.TERM_GRACE_SECONDS + child_watch.PIPE_GRACE_SECONDS + 0.75
+    assert isinstance(outcome[0], Cancelled) and outcome[0].signum == signal.SIGTERM
+    bound = TERM_GRACE_SECONDS + child_watch.PIPE_GRACE_SECONDS + 0.75
     assert elapsed < bound, elapsed
     assert not process_alive(int(in_group.read_text()))  # the sleep in the child's own group
 

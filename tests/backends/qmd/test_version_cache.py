@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from memwarm_cli.backends.qmd import version_cache
-from memwarm_cli.backends.qmd.process import CancelToken
+from memwarm_cli.cancel import CancelToken
 
 
 def test_version_cache_follows_the_executable(tmp_path: Path) -> None:

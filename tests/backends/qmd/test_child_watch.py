@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memwarm_cli.backends.qmd.capped_output import MAX_OUTPUT_CHARS, CappedOutput
+from memwarm_cli.backends.qmd.child_watch import MAX_OUTPUT_CHARS, CappedOutput
 from memwarm_cli.jsstring import js_length
 
 
