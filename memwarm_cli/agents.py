@@ -13,8 +13,8 @@ from typing import Any
 
 from memwarm_cli.config.paths import resolve_home_dir, resolve_state_dir, resolve_user_path
 from memwarm_cli.errors import UnknownAgentError
+from memwarm_cli.frozen_records import record
 from memwarm_cli.jsstring import js_trim, js_trimmed_string, js_truthy
-from memwarm_cli.records import record
 
 DEFAULT_AGENT_ID = "main"
 MAX_AGENT_ID_LENGTH = 64

@@ -16,7 +16,7 @@ import stat
 from enum import StrEnum
 
 from memwarm_cli.cwd import absolute_path
-from memwarm_cli.records import record
+from memwarm_cli.frozen_records import record
 
 
 class ReadFailure(StrEnum):

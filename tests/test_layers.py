@@ -26,7 +26,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "textsafe",
         "durations",
         "boundary_read",
-        "records",
+        "frozen_records",
         "cwd",
         "cancel",
     ),

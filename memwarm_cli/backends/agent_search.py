@@ -40,8 +40,8 @@ from memwarm_cli.cancel import CancelToken
 from memwarm_cli.config import LoadedConfig
 from memwarm_cli.config.paths import is_directory
 from memwarm_cli.errors import MemwarmError
+from memwarm_cli.frozen_records import record
 from memwarm_cli.jsstring import js_length, js_slice
-from memwarm_cli.records import record
 
 SEARCH_SCHEMA = 1
 _SNIPPET_HEADER = re.compile(r"@@\s*-([0-9]+),([0-9]+)")

@@ -42,7 +42,7 @@ from memwarm_cli.cancel import CancelToken
 from memwarm_cli.config import LoadedConfig
 from memwarm_cli.config.paths import is_directory
 from memwarm_cli.exitcodes import ExitCode
-from memwarm_cli.records import record
+from memwarm_cli.frozen_records import record
 
 Verdict = Literal["warm", "stale", "degraded", "failed", "running", "skipped"]
 VERDICTS: tuple[Verdict, ...] = ("warm", "stale", "degraded", "failed", "running", "skipped")

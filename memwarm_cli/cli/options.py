@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from memwarm_cli.records import record
+from memwarm_cli.frozen_records import record
 
 AgentOption = Annotated[
     str | None, typer.Option("--agent", "-a", metavar="ID", help="Agent id (default: the default agent).")

@@ -7,8 +7,8 @@ from collections.abc import Mapping, MutableMapping
 from typing import Any
 
 from memwarm_cli.config.positions import PNode, join_path
+from memwarm_cli.frozen_records import record
 from memwarm_cli.jsstring import js_string, js_trim
-from memwarm_cli.records import record
 
 ENV_VAR_NAME = re.compile(r"^[A-Z_][A-Z0-9_]*$")
 # Names an `env` section may set (later upstream versions also skip names that are unsafe to set).

@@ -12,8 +12,8 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from memwarm_cli.cwd import absolute_path, current_directory
+from memwarm_cli.frozen_records import record
 from memwarm_cli.jsstring import js_trim
-from memwarm_cli.records import record
 
 CONFIG_FILENAMES = ("openclaw.json", "clawdbot.json", "moldbot.json", "moltbot.json")
 STATE_DIRNAMES = (".openclaw", ".clawdbot", ".moldbot", ".moltbot")

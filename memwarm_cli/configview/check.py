@@ -20,7 +20,7 @@ from memwarm_cli.config.includes import IncludeError
 from memwarm_cli.config.loader import LoadedConfig, TopLevelArrayError, load_config
 from memwarm_cli.config.paths import ConfigSource, is_directory, resolve_config_source, stat_problem
 from memwarm_cli.config.positions import Loc, PNode
-from memwarm_cli.records import record
+from memwarm_cli.frozen_records import record
 from memwarm_cli.textsafe import escape_text
 
 Severity = Literal["error", "warning"]

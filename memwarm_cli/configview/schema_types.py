@@ -15,8 +15,8 @@ from typing import Any, Literal
 
 from memwarm_cli.config.positions import PNode, join_path
 from memwarm_cli.durations import parse_duration_ms
+from memwarm_cli.frozen_records import record
 from memwarm_cli.jsstring import js_string, js_typeof
-from memwarm_cli.records import record
 
 
 @record

@@ -15,8 +15,8 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Literal
 
 from memwarm_cli.boundary_read import ReadFailure, read_workspace_file
+from memwarm_cli.frozen_records import record
 from memwarm_cli.jsstring import js_length, js_trim
-from memwarm_cli.records import record
 from memwarm_cli.startup.clock import window_stamps
 from memwarm_cli.startup.prelude_settings import (
     SLUGGED_FILES_PER_DAY,

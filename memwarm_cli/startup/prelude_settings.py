@@ -15,8 +15,8 @@ from functools import lru_cache
 from typing import Any, Literal
 
 from memwarm_cli.config.lookup import MISSING, lookup
+from memwarm_cli.frozen_records import record
 from memwarm_cli.jsstring import js_int, js_is_finite_number, js_number_text, js_trim
-from memwarm_cli.records import record
 
 Action = Literal["new", "reset"]
 ACTIONS: tuple[Action, ...] = ("new", "reset")

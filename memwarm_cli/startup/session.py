@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from memwarm_cli.cwd import absolute_path
 from memwarm_cli.errors import UsageError
-from memwarm_cli.records import record
+from memwarm_cli.frozen_records import record
 from memwarm_cli.startup.plan import StartupPlan, build_plan
 from memwarm_cli.startup.prelude_settings import host_timezone_name
 

@@ -40,7 +40,7 @@ from memwarm_cli.backends.state.state_records import (
     record_number,
     write_json_atomically,
 )
-from memwarm_cli.records import record
+from memwarm_cli.frozen_records import record
 
 FINGERPRINT_NAME = "memwarm-fingerprint.json"
 FILE_LIST_NAME = "memwarm-files.json"

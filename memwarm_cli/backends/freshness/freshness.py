@@ -23,7 +23,7 @@ from memwarm_cli.backends.state import state_files
 from memwarm_cli.backends.state.state_files import StatePath
 from memwarm_cli.backends.state.state_records import InvalidStateFile, read_record
 from memwarm_cli.cancel import CancelToken
-from memwarm_cli.records import record
+from memwarm_cli.frozen_records import record
 
 EXAMPLE_PATHS = 3  # the first few paths named per kind of change
 

@@ -34,7 +34,7 @@ from memwarm_cli.backends.settings.qmd_settings import QmdSettings
 from memwarm_cli.backends.state.locks import FileLock
 from memwarm_cli.cancel import CancelToken
 from memwarm_cli.config import LoadedConfig
-from memwarm_cli.records import record
+from memwarm_cli.frozen_records import record
 
 
 class AgentFailed(Exception):

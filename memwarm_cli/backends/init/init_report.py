@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from memwarm_cli.backends.settings.setting_use import ConfiguredSetting
 from memwarm_cli.exitcodes import ExitCode, signal_exit
-from memwarm_cli.records import record
+from memwarm_cli.frozen_records import record
 
 Status = Literal["armed", "fresh", "degraded", "failed", "skipped", "busy", "planned"]
 STATUSES: tuple[Status, ...] = ("armed", "fresh", "degraded", "failed", "skipped", "busy", "planned")

@@ -24,7 +24,7 @@ from urllib.parse import quote
 
 from memwarm_cli.backends.settings.agent_backend import AgentBackendSettings
 from memwarm_cli.cwd import absolute_path
-from memwarm_cli.records import record
+from memwarm_cli.frozen_records import record
 
 BUSY_TIMEOUT_SECONDS = 1.0  # a WAL reader waits only for a checkpoint's brief exclusive moments
 RETRY_PAUSE_SECONDS = 0.05

@@ -30,7 +30,7 @@ from pathlib import Path
 from memwarm_cli.backends.qmd.child_watch import MAX_OUTPUT_CHARS, ChildWatch, reap
 from memwarm_cli.backends.qmd.qmd_diagnosis import command_path, killed_message, lookup_path
 from memwarm_cli.cancel import CancelToken, kill_group
-from memwarm_cli.records import record
+from memwarm_cli.frozen_records import record
 
 # The longest timeout Node's setTimeout honours (2**31-1 ms, about 24.8 days); poll() refuses more too.
 MAX_TIMEOUT_MS = 2**31 - 1

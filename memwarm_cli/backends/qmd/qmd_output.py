@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 from memwarm_cli.config.regularfile import FileTooLargeError, NotRegularFileError, read_regular_file
-from memwarm_cli.records import record
+from memwarm_cli.frozen_records import record
 
 _LIST_HEADER = re.compile(r"^\s*([a-z0-9._-]+)\s+\(qmd://[^)]+\)\s*$", re.IGNORECASE)
 _LIST_FIELD = re.compile(r"^\s*(pattern|mask|path)\s*:\s*(.*?)\s*$", re.IGNORECASE)

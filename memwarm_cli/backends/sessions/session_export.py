@@ -41,8 +41,8 @@ from memwarm_cli.backends.sessions.session_export_files import (
     read_regular_file,
 )
 from memwarm_cli.backends.sessions.transcript_text import parse_transcript, render_export
+from memwarm_cli.frozen_records import record
 from memwarm_cli.jsstring import to_well_formed
-from memwarm_cli.records import record
 
 __all__ = [
     "SessionExportError",

@@ -15,7 +15,7 @@ from pathlib import Path
 from types import TracebackType
 
 from memwarm_cli.errors import MemwarmError
-from memwarm_cli.records import record
+from memwarm_cli.frozen_records import record
 
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC  # NONBLOCK: a FIFO never hangs us
 _NEW_FILE_MODE = 0o600  # upstream's mode for new exports; an existing export keeps its own

@@ -12,8 +12,8 @@ import json
 from typing import Any
 
 from memwarm_cli.backends.sessions.transcript_redaction import redact_sensitive_text
+from memwarm_cli.frozen_records import record
 from memwarm_cli.jsstring import js_regex, js_trim
-from memwarm_cli.records import record
 
 # --------------------------------------------------------------------------------------------------------
 # §6.1 whitespace

@@ -14,7 +14,7 @@ from memwarm_cli.backends.settings.qmd_paths import AgentQmdPaths, agent_qmd_pat
 from memwarm_cli.backends.settings.qmd_settings import QmdSettings, resolve_qmd_settings
 from memwarm_cli.backends.settings.setting_use import ConfiguredSetting, configured_settings
 from memwarm_cli.config.lookup import lookup
-from memwarm_cli.records import record
+from memwarm_cli.frozen_records import record
 
 if TYPE_CHECKING:
     from memwarm_cli.agents import Agent

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from memwarm_cli.config.lookup import as_object, lookup
-from memwarm_cli.records import record
+from memwarm_cli.frozen_records import record
 
 Backend = Literal["builtin", "qmd"]
 

@@ -15,8 +15,8 @@ from typing import Any
 
 from memwarm_cli.config import resolve_user_path
 from memwarm_cli.config.lookup import as_object, coalesce, lookup
+from memwarm_cli.frozen_records import record
 from memwarm_cli.jsstring import js_is_finite_number, js_trimmed_string, js_truthy
-from memwarm_cli.records import record
 
 
 def _clamp(value: float, low: float, high: float) -> float:

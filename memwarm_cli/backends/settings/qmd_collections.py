@@ -15,8 +15,8 @@ from typing import Any, Literal
 
 from memwarm_cli.config import resolve_user_path
 from memwarm_cli.config.lookup import as_object
+from memwarm_cli.frozen_records import record
 from memwarm_cli.jsstring import js_trim, js_trimmed_string
-from memwarm_cli.records import record
 
 CollectionKind = Literal["default", "custom", "extra", "sessions"]
 

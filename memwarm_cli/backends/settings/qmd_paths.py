@@ -9,7 +9,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from memwarm_cli.records import record
+from memwarm_cli.frozen_records import record
 
 
 @record

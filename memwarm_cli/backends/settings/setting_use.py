@@ -22,8 +22,8 @@ from collections.abc import Iterator, Mapping
 from typing import Any, Literal
 
 from memwarm_cli.config.lookup import as_object, lookup
+from memwarm_cli.frozen_records import record
 from memwarm_cli.jsstring import js_number_text
-from memwarm_cli.records import record
 
 Use = Literal["memwarm", "gateway", "search", "builtin"]
 

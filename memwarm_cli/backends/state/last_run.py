@@ -23,7 +23,7 @@ from memwarm_cli.backends.state.state_records import (
     record_number,
     write_json_atomically,
 )
-from memwarm_cli.records import record
+from memwarm_cli.frozen_records import record
 
 LAST_RUN_NAME = "memwarm-last-run.json"
 LAST_RUN_VERSION = 1

@@ -37,7 +37,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from memwarm_cli.records import record
+from memwarm_cli.frozen_records import record
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
 # NONBLOCK: a FIFO planted at a state file's name never blocks the open or the read.

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
-from memwarm_cli.records import record
+from memwarm_cli.frozen_records import record
 from memwarm_cli.textsafe import escape_unsafe
 
 if TYPE_CHECKING:

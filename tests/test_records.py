@@ -1,0 +1,129 @@
+"""`@record` (memwarm_cli/frozen_records.py) behaves as `@dataclass(frozen=True)` does: equality and hash
+over the compared fields, between instances of one class only; the repr over the shown fields; no
+assignment after construction; no ordering; a method the class defines itself kept."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from memwarm_cli.frozen_records import record
+
+
+@record
+class Point:
+    x: int
+    y: int
+    label: str = field(default="", compare=False)  # not compared, not hashed
+    secret: str = field(default="", repr=False)
+
+
+@dataclass(frozen=True)
+class PointDataclass:
+    """The same fields under the stdlib's generated methods: what `@record` must agree with."""
+
+    x: int
+    y: int
+    label: str = field(default="", compare=False)
+    secret: str = field(default="", repr=False)
+
+
+@record
+class Other:
+    x: int
+    y: int
+
+
+@record
+class OwnMethods:
+    value: int
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, OwnMethods) and other.value % 10 == self.value % 10
+
+    def __hash__(self) -> int:
+        return self.value % 10
+
+    def __repr__(self) -> str:
+        return f"<{self.value}>"
+
+
+@record
+class Nested:
+    point: Point
+    items: tuple[int, ...] = ()
+
+
+def test_equal_when_the_compared_fields_are_equal() -> None:
+    assert Point(1, 2) == Point(1, 2)
+    assert Point(1, 2) != Point(2, 1)
+    assert Point(1, 2) != Point(1, 3)
+    assert Point(1, 2, label="a") == Point(1, 2, label="b")  # compare=False
+    assert Point(1, 2, secret="a") != Point(1, 2, secret="b")  # repr=False is still compared
+
+
+def test_only_instances_of_the_same_class_are_equal() -> None:
+    assert Point(1, 2) != Other(1, 2)
+    assert Point(1, 2) != (1, 2)
+    assert Point(1, 2).__eq__((1, 2)) is NotImplemented
+    assert Point(1, 2).__eq__(Other(1, 2)) is NotImplemented
+
+
+def test_equal_records_hash_alike_and_work_as_keys() -> None:
+    assert hash(Point(1, 2, label="a")) == hash(Point(1, 2, label="b"))
+    assert len({Point(1, 2), Point(1, 2), Point(2, 1)}) == 2
+    assert {Point(1, 2): "here"}[Point(1, 2, label="other")] == "here"
+    assert Nested(Point(1, 2), (3,)) == Nested(Point(1, 2), (3,))
+    assert hash(Nested(Point(1, 2), (3,))) == hash(Nested(Point(1, 2), (3,)))
+
+
+def test_repr_names_the_class_and_the_shown_fields() -> None:
+    assert repr(Point(1, 2, label="a", secret="s")) == "Point(x=1, y=2, label='a')"
+    assert repr(Nested(Point(1, 2))) == "Nested(point=Point(x=1, y=2, label=''), items=())"
+
+
+def test_fields_cannot_be_assigned_or_deleted() -> None:
+    point = Point(1, 2)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        point.x = 3  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        del point.y
+    assert point == Point(1, 2)
+
+
+def test_records_have_no_order() -> None:
+    with pytest.raises(TypeError):
+        _ = Point(1, 2) < Point(2, 1)  # type: ignore[operator]
+
+
+def test_a_method_the_class_defines_is_kept() -> None:
+    assert OwnMethods(3) == OwnMethods(13)
+    assert hash(OwnMethods(13)) == 3
+    assert repr(OwnMethods(7)) == "<7>"
+
+
+def test_it_is_still_a_dataclass() -> None:
+    assert dataclasses.is_dataclass(Point)
+    assert [f.name for f in dataclasses.fields(Point)] == ["x", "y", "label", "secret"]
+    assert dataclasses.replace(Point(1, 2), y=5) == Point(1, 5)
+    assert dataclasses.asdict(Point(1, 2, "l", "s")) == {"x": 1, "y": 2, "label": "l", "secret": "s"}
+
+
+values = st.one_of(st.integers(-3, 3), st.text(max_size=2), st.none(), st.tuples(st.integers(0, 2)))
+
+
+@given(values, values, values, values, values, values, st.text(max_size=2), st.text(max_size=2))
+def test_the_shared_methods_agree_with_the_generated_ones(
+    x1: Any, y1: Any, x2: Any, y2: Any, s1: Any, s2: Any, label1: str, label2: str
+) -> None:
+    ours = Point(x1, y1, label1, s1), Point(x2, y2, label2, s2)
+    theirs = PointDataclass(x1, y1, label1, s1), PointDataclass(x2, y2, label2, s2)
+    assert (ours[0] == ours[1]) == (theirs[0] == theirs[1])
+    assert (ours[0] != ours[1]) == (theirs[0] != theirs[1])
+    assert hash(ours[0]) == hash(theirs[0])
+    assert repr(ours[0]).removeprefix("Point") == repr(theirs[0]).removeprefix("PointDataclass")
