@@ -30,9 +30,11 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "cwd",
         "cancel",
     ),
+    ("profiles",),  # OpenClaw releases: what each behaviour group does, and the run's choice
     ("config",),  # reading a config: discovery, formats, includes, ${VAR}, positions
     ("agents",),
     ("startup", "backends", "bootstrap"),
+    ("session_context",),  # a session's bootstrap and startup plans, and its prelude gate, together
     ("configview",),  # checking and showing a config
     ("cli",),
     ("__main__",),  # `python -m memwarm_cli`

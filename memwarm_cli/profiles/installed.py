@@ -1,0 +1,140 @@
+"""The `openclaw` package a PATH would run, identified from its own files without starting Node.
+
+`openclaw` on PATH is either a link to `<package>/openclaw.mjs` (npm and pnpm global installs: resolved
+with realpath) or a small shell wrapper that execs node on `<package>/openclaw.mjs` or
+`<package>/dist/entry.js` (the official installer's `$PREFIX/bin/openclaw`, a git checkout, pnpm and
+yarn shims with `"$basedir/..."` paths). The version comes from `dist/build-info.json` first, then
+`package.json`, as the release's own `--version` reads them (openclaw-versions.md §6, research §D).
+
+Every failure is an outcome (None, or a package without a version), never an exception: detection is a
+fallback and must not stop a run. Cost: one PATH search and a few small reads (bench/bench_profile.py).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+from collections.abc import Mapping
+from typing import Any
+
+from memwarm_cli.frozen_records import record
+
+EXECUTABLE = "openclaw"
+PACKAGE_NAME = "openclaw"
+MAX_WRAPPER_BYTES = 64 * 1024  # a wrapper is a few lines; a bigger file is no wrapper
+MAX_JSON_BYTES = 1024 * 1024  # package.json is a few KiB
+_ENTRY_SUFFIXES = ("/openclaw.mjs", "/dist/entry.js", "/dist/entry.mjs")
+# A quoted or bare path in a wrapper ending in one of the entry files; `$basedir`/`${basedir}` (pnpm,
+# yarn and npm's cmd-shim) stands for the wrapper's own directory.
+_WRAPPER_PATH = re.compile(
+    r"""["']?((?:\$\{?basedir\}?|/)[^"'\s]*?(?:/openclaw\.mjs|/dist/entry\.m?js))["']?(?=[\s"']|$)"""
+)
+
+
+@record
+class InstalledOpenClaw:
+    executable: str  # the `openclaw` PATH found
+    package_dir: str  # the package the executable runs
+    version: str | None  # build-info.json's, else package.json's; None when neither says
+    node_range: str | None  # package.json `engines.node`
+    build_id: str | None  # build-info.json `buildId` (2026.8.1 and later)
+
+
+def which(env: Mapping[str, str]) -> str | None:
+    """The first `openclaw` on the environment's PATH that is an executable regular file (or a link to
+    one), as a shell's lookup finds it; None without one. An empty PATH entry means the working dir."""
+    search = env.get("PATH")
+    if search is None:
+        search = os.defpath
+    for directory in search.split(os.pathsep):
+        candidate = os.path.join(directory or ".", EXECUTABLE)
+        try:
+            st = os.stat(candidate)
+        except (OSError, ValueError):
+            continue
+        if stat.S_ISREG(st.st_mode) and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def _read_small(path: str, limit: int) -> bytes | None:
+    try:
+        with open(path, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                return None
+            data = handle.read(limit + 1)
+    except (OSError, ValueError):
+        return None
+    return data if len(data) <= limit else None
+
+
+def _json_object(path: str) -> dict[str, Any] | None:
+    data = _read_small(path, MAX_JSON_BYTES)
+    if data is None:
+        return None
+    try:
+        value = json.loads(data.decode("utf-8", "replace"))
+    except (ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _package_of_entry(entry: str) -> str:
+    """`<package>/openclaw.mjs` -> `<package>`; `<package>/dist/entry.js` -> `<package>`."""
+    directory = os.path.dirname(entry)
+    return os.path.dirname(directory) if os.path.basename(directory) == "dist" else directory
+
+
+def _entry_in_wrapper(wrapper: str) -> str | None:
+    """The entry file a small shell wrapper runs, resolved; None when it names none."""
+    data = _read_small(wrapper, MAX_WRAPPER_BYTES)
+    if data is None or not data.startswith(b"#!") or b"\0" in data:
+        return None
+    base = os.path.dirname(os.path.abspath(wrapper))
+    for match in _WRAPPER_PATH.finditer(data.decode("utf-8", "replace")):
+        path = re.sub(r"^\$\{?basedir\}?", lambda _: base, match.group(1))
+        if os.path.isfile(path):
+            return os.path.realpath(path)
+    return None
+
+
+def package_dir_of(executable: str) -> str | None:
+    """The package directory an `openclaw` executable runs, or None when it runs no openclaw package."""
+    target = os.path.realpath(executable)
+    if target.endswith(_ENTRY_SUFFIXES):
+        entry: str | None = target
+    else:
+        entry = _entry_in_wrapper(target)
+    if entry is None:
+        return None
+    package = _package_of_entry(entry)
+    manifest = _json_object(os.path.join(package, "package.json"))
+    if manifest is None or manifest.get("name") != PACKAGE_NAME:
+        return None
+    return package
+
+
+def _text(value: Any) -> str | None:
+    return value.strip() if isinstance(value, str) and value.strip() else None
+
+
+def read_package(package: str, executable: str) -> InstalledOpenClaw:
+    manifest = _json_object(os.path.join(package, "package.json")) or {}
+    build = _json_object(os.path.join(package, "dist", "build-info.json")) or {}
+    engines = manifest.get("engines")
+    node = _text(engines.get("node")) if isinstance(engines, dict) else None
+    version = _text(build.get("version")) or _text(manifest.get("version"))
+    return InstalledOpenClaw(executable, package, version, node, _text(build.get("buildId")))
+
+
+def find_installed(env: Mapping[str, str]) -> InstalledOpenClaw | None:
+    """The openclaw package the environment's PATH runs, or None (no `openclaw`, or not the package)."""
+    executable = which(env)
+    if executable is None:
+        return None
+    package = package_dir_of(executable)
+    if package is None:
+        return None
+    return read_package(package, executable)
