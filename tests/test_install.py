@@ -1,8 +1,9 @@
 """Installing and scheduling memwarm as the README's Install section says: a fresh venv from a copy of the
-repository (no editable install, the copy deleted before memwarm runs), and the README's own crontab
-line and systemd units, run as cron and systemd would run them (their PATH, `$HOME` and `%h`).
+repository (no editable install, the copy deleted before memwarm runs), the sdist and wheel that
+`python -m build` makes, and the README's own crontab line and systemd units, run as cron and systemd
+would run them (their PATH, `$HOME` and `%h`).
 
-The fresh-venv install takes tens of seconds (pip builds and installs memwarm and its dependencies, from
+The fresh-venv installs take tens of seconds (pip builds and installs memwarm and its dependencies, from
 the local pip cache or PyPI); it carries the `install` marker: `make test` runs it, in parallel with the
 rest, and `-m "not install"` leaves it out while developing.
 """
@@ -17,6 +18,8 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tarfile
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -55,7 +58,8 @@ def test_a_fresh_venv_install_runs_without_the_repository(tmp_path: Path) -> Non
     shutil.copytree(REPO_ROOT, source, ignore=_NOT_SOURCES)
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
     pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--disable-pip-version-check", "--quiet"]
-    installed = subprocess.run([*pip, str(source)], capture_output=True, text=True, timeout=600)
+    # The README's form from inside the checkout (`pip install .`).
+    installed = subprocess.run([*pip, "."], cwd=source, capture_output=True, text=True, timeout=600)
     assert installed.returncode == 0, installed.stderr
     shutil.rmtree(source)  # nothing of the repository is needed at run time
     elsewhere.mkdir()
@@ -87,6 +91,70 @@ def test_a_fresh_venv_install_runs_without_the_repository(tmp_path: Path) -> Non
         check=True,
     )
     assert where.stdout.startswith(str(venv))
+
+
+def _project_files(root: Path) -> set[str]:
+    """The project's files: git's tracked ones that exist (others' deletions in progress left out), or,
+    outside a git checkout (an unpacked sdist), every file of the tree but what builds make."""
+    listed = subprocess.run(
+        ["git", "-C", str(root), "ls-files", "-z"], capture_output=True, text=True, check=False
+    )
+    if listed.returncode == 0 and (root / ".git").exists():
+        return {name for name in listed.stdout.split("\0") if name and (root / name).is_file()}
+    copy = root.parent / (root.name + "-files")
+    shutil.copytree(root, copy, ignore=_NOT_SOURCES)
+    found = {str(path.relative_to(copy)) for path in copy.rglob("*") if path.is_file()}
+    shutil.rmtree(copy)
+    return found - {"PKG-INFO", "setup.cfg"}
+
+
+@pytest.mark.install
+def test_the_sdist_is_the_whole_project_and_its_wheel_installs(tmp_path: Path) -> None:
+    """`python -m build` as a release runs it (the wheel built from the sdist), from outside the source
+    tree: the sdist holds every project file, so its tests run from it; the wheel installs into a fresh
+    venv with the licence, py.typed and memwarm's own console script."""
+    source, dist, venv, elsewhere = (tmp_path / name for name in ("src", "dist", "venv", "elsewhere"))
+    shutil.copytree(REPO_ROOT, source, ignore=_NOT_SOURCES)
+    elsewhere.mkdir()
+    built = subprocess.run(
+        [sys.executable, "-m", "build", "--outdir", str(dist), str(source)],
+        cwd=elsewhere,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
+    (sdist,) = dist.glob("memwarm-*.tar.gz")
+    (wheel,) = dist.glob("memwarm-*-py3-none-any.whl")
+    with tarfile.open(sdist) as archive:
+        top = sdist.name.removesuffix(".tar.gz")
+        shipped = {member.name.removeprefix(f"{top}/") for member in archive.getmembers() if member.isfile()}
+    missing = _project_files(REPO_ROOT) - shipped
+    assert not missing, f"not in the sdist: {sorted(missing)[:20]}"
+    assert {"LICENSE", "Makefile", "tests/golden/MANIFEST.sha256", "toolchain/package-lock.json"} <= shipped
+
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+        dist_info = next(name.split("/")[0] for name in names if name.endswith(".dist-info/METADATA"))
+        metadata = archive.read(f"{dist_info}/METADATA").decode()
+    assert {"memwarm_cli/py.typed", f"{dist_info}/licenses/LICENSE"} <= names
+    assert "License-Expression: MIT" in metadata.splitlines()
+    assert not any(name.startswith(("tests/", "bench/")) for name in names)  # the wheel is the package
+
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
+    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--disable-pip-version-check", "--quiet"]
+    installed = subprocess.run([*pip, str(wheel)], capture_output=True, text=True, timeout=600)
+    assert installed.returncode == 0, installed.stderr
+    shutil.rmtree(source)
+    version = subprocess.run(
+        [str(venv / "bin" / "memwarm"), "--version"],
+        cwd=elsewhere,
+        env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (version.returncode, version.stdout, version.stderr) == (0, "memwarm 0.1.0\n", "")
 
 
 # --- the README's crontab line and systemd units ---------------------------------------------------
