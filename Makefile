@@ -53,9 +53,11 @@ tools/bin/qmd: toolchain/qmd $(TOOLS_STAMP)
 # with the prelude. stamp_mtimes.py fixes the notes' mtimes (git does not keep them). Only then Node.js
 # and qmd (`make tools`), for the cron job's view: init-backends with the real qmd from tools/, its state
 # in build/demo-state (never ~/.openclaw), run cold with a search probe and again to show the cheap
-# "fresh" path.
+# "fresh" path. The sample config names its workspaces as ${MEMWARM_SAMPLE_DIR}/workspaces/...: OpenClaw
+# resolves a relative workspace against the current directory, so an absolute one is what works from
+# anywhere (sample_workspace/openclaw.json5 says why).
 DEMO_STATE := build/demo-state
-DEMO_MEMWARM := $(VENV)/bin/memwarm --config sample_workspace/openclaw.json5
+DEMO_MEMWARM := MEMWARM_SAMPLE_DIR="$(CURDIR)/sample_workspace" $(VENV)/bin/memwarm --config "$(CURDIR)/sample_workspace/openclaw.json5"
 DEMO_QMD_ENV := PATH="$(CURDIR)/tools/bin:$$PATH" OPENCLAW_STATE_DIR="$(CURDIR)/$(DEMO_STATE)"
 demo: venv
 	$(PY) sample_workspace/stamp_mtimes.py

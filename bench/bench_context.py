@@ -51,7 +51,8 @@ def main() -> int:
     args = parser.parse_args()
     compile_package()
     subprocess.run([sys.executable, "sample_workspace/stamp_mtimes.py"], cwd=REPO_ROOT, check=True)
-    env = {**os.environ, "TZ": "UTC"}
+    # The sample config names its workspaces through ${MEMWARM_SAMPLE_DIR} (as `make demo` sets it).
+    env = {**os.environ, "TZ": "UTC", "MEMWARM_SAMPLE_DIR": str(REPO_ROOT / "sample_workspace")}
     print(
         f"memwarm context vs prelude on sample_workspace/: median of {args.runs} alternating runs, wall clock"
     )

@@ -63,7 +63,8 @@ def main() -> int:
     args = parser.parse_args()
     WORK_DIR.mkdir(parents=True, exist_ok=True)
     compile_package()
-    env = {**os.environ, "TZ": "UTC"}
+    # The sample config names its workspaces through ${MEMWARM_SAMPLE_DIR} (as `make demo` sets it).
+    env = {**os.environ, "TZ": "UTC", "MEMWARM_SAMPLE_DIR": str(REPO_ROOT / "sample_workspace")}
     config14 = write_config(14)
     print(f"memwarm prelude benchmark: median of {args.runs} runs, wall clock per whole process")
     print(f"{'notes':>8} {'floor (s)':>10} {'prelude (s)':>12} {'ratio':>6}")

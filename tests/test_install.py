@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from tests.backends.support import require_real_qmd
-from tests.conftest import MEMWARM, REPO_ROOT
+from tests.conftest import MEMWARM, REPO_ROOT, RunCli
 
 README = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
 # What a copy of the repository leaves out: what `make` and the tools build, caches, git's own file.
@@ -302,3 +302,52 @@ def test_make_demo_shows_the_prelude_and_the_scan_before_it_installs_node_and_qm
         return next(i for i, line in enumerate(plan) if fragment in line)
 
     assert first(" prelude --at ") < first(" scan --all ") < first("npm ci") < first(" init-backends --probe")
+
+
+SAMPLE = REPO_ROOT / "sample_workspace"
+
+
+def test_the_sample_config_gives_the_same_agents_from_any_directory(run_cli: RunCli, tmp_path: Path) -> None:
+    """OpenClaw resolves a relative workspace against the current directory (path.resolve), so the
+    sample names its workspaces through ${MEMWARM_SAMPLE_DIR}, which `make demo` sets: the same
+    existing workspaces and the same prelude from the repository root and from elsewhere."""
+    config = str(SAMPLE / "openclaw.json5")
+    env = {"MEMWARM_SAMPLE_DIR": str(SAMPLE)}
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    runs = {}
+    for cwd in (REPO_ROOT, elsewhere):
+        shown = run_cli(["--config", config, "config", "show", "--json"], env=env, cwd=cwd)
+        assert shown.returncode == 0, shown.stderr
+        agents = {agent["id"]: agent for agent in json.loads(shown.stdout)["agents"]}
+        assert {agent_id: agent["workspace"] for agent_id, agent in agents.items()} == {
+            "main": str(SAMPLE / "workspaces" / "main"),
+            "research": str(SAMPLE / "workspaces" / "research"),
+        }
+        assert all(agent["workspaceExists"] for agent in agents.values())
+        prelude = run_cli(["--config", config, "prelude", "--at", "2026-11-28T09:30:00Z"], env=env, cwd=cwd)
+        assert prelude.returncode == 0 and prelude.stderr == "", prelude.stderr
+        runs[cwd] = prelude.stdout
+    assert runs[REPO_ROOT] == runs[elsewhere] and "[Startup context loaded by runtime]" in runs[elsewhere]
+    # Without the variable, memwarm says which one is missing, as OpenClaw does.
+    unset = run_cli(["--config", config, "config", "show", "--json"], cwd=elsewhere)
+    assert 'missing env var "MEMWARM_SAMPLE_DIR" at agents.defaults.workspace' in unset.stderr
+
+
+def test_make_demo_names_the_sample_by_absolute_paths(tmp_path: Path) -> None:
+    make = shutil.which("make")
+    if make is None:
+        pytest.skip("no make on this machine")
+    plan = subprocess.run(
+        [make, "-n", "-C", str(REPO_ROOT), "demo", f"TOOLS_STAMP={tmp_path / 'never-installed'}"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    ).stdout
+    runs = [line for line in plan.splitlines() if "bin/memwarm " in line]
+    assert runs and all(
+        f'MEMWARM_SAMPLE_DIR="{SAMPLE}"' in line and f'--config "{SAMPLE}/openclaw.json5"' in line
+        for line in runs
+    )
