@@ -351,3 +351,43 @@ def test_make_demo_names_the_sample_by_absolute_paths(tmp_path: Path) -> None:
         f'MEMWARM_SAMPLE_DIR="{SAMPLE}"' in line and f'--config "{SAMPLE}/openclaw.json5"' in line
         for line in runs
     )
+
+
+_TOOLS_NEEDS = {
+    "npm": "make tools: npm not found on PATH",
+    "python3": "make tools: python3 not found on PATH: node-gyp (qmd's native modules) needs Python 3",
+    "make": "make tools: make not found on PATH",
+    "g++": "make tools: C++ compiler g++ not found on PATH: node-gyp (qmd's native modules) needs one",
+}
+
+
+@pytest.mark.parametrize("missing", list(_TOOLS_NEEDS))
+def test_make_tools_names_a_missing_prerequisite_before_it_installs_anything(
+    tmp_path: Path, missing: str
+) -> None:
+    """In a copy of the Makefile and toolchain/ (never the checkout's tools/), with a PATH that has all
+    of npm, python3, make and g++ but one: one line naming it, and no tools/ made."""
+    make = shutil.which("make")
+    if make is None:
+        pytest.skip("no make on this machine")
+    project, path_dir = tmp_path / "project", tmp_path / "bin"
+    project.mkdir()
+    shutil.copy(REPO_ROOT / "Makefile", project / "Makefile")
+    shutil.copytree(REPO_ROOT / "toolchain", project / "toolchain")
+    path_dir.mkdir()
+    for name in _TOOLS_NEEDS:
+        found = shutil.which(name) or "/bin/true"  # only looked up here, never run
+        if name != missing:
+            (path_dir / name).symlink_to(found)
+    done = subprocess.run(
+        [make, "--no-print-directory", "tools"],
+        cwd=project,
+        env={"PATH": str(path_dir), "HOME": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode != 0
+    (line,) = done.stderr.splitlines()[:1]
+    assert line.startswith(_TOOLS_NEEDS[missing]), done.stderr
+    assert not (project / "tools").exists()
