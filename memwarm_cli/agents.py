@@ -1,6 +1,20 @@
-"""Agent ids, the default agent and workspace directories (config.md §8, with its pinned choices).
+"""Agent ids, the default agent and workspace directories (config.md §8, with its pinned choices), by the
+rules of the OpenClaw release a profile names (memwarm_cli/profiles/).
 
 Works on the raw (unvalidated) config: a value of the wrong type counts as absent.
+
+Two shapes of roster (`profile.agent_roster`): `agents.list`, an array of entries with an `id` (up to
+2026.7.x), and from 2026.8.1 `agents.entries`, a record keyed by id, which wins when present; the list
+is still read when it is absent (a config the release has not rewritten yet). Two rules for the default
+agent (`profile.default_agent_rule`):
+- "first-marked" (2026.6.35): the first entry with a truthy `default`, else the first entry, else `main`.
+  That agent also inherits `agents.defaults.workspace`.
+- "ownership" (2026.8.1+): with `agents.ownership: "explicit"`, `agents.defaults.systemAgent.agentId`
+  when it names a configured agent, else none; otherwise the one entry with `default: true`, else the
+  sole agent, else none (a multi-agent roster without an owner, which the release rejects). The agent
+  that inherits `agents.defaults.workspace` (the "legacy data owner") is the unique marker (ignored
+  under explicit ownership), else the sole agent; a session key that names no agent belongs to it, and
+  without one the session is refused.
 """
 
 from __future__ import annotations
@@ -12,9 +26,10 @@ from pathlib import Path
 from typing import Any
 
 from memwarm_cli.config.paths import resolve_home_dir, resolve_state_dir, resolve_user_path
-from memwarm_cli.errors import UnknownAgentError
+from memwarm_cli.errors import UnknownAgentError, UsageError
 from memwarm_cli.frozen_records import record
 from memwarm_cli.jsstring import js_trim, js_trimmed_string, js_truthy
+from memwarm_cli.profiles.releases import REFERENCE, Profile
 
 DEFAULT_AGENT_ID = "main"
 MAX_AGENT_ID_LENGTH = 64
@@ -22,6 +37,32 @@ _VALID_ID = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}", re.IGNORECASE | re.ASCII)
 _INVALID_RUN = re.compile(r"[^a-z0-9_-]+")
 _LEADING_DASHES = re.compile(r"^-+")
 _TRAILING_DASHES = re.compile(r"-+$")
+_PROFILE_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}", re.IGNORECASE | re.ASCII)
+
+
+class EmptyAgentIdError(UnknownAgentError):
+    """An `--agent` that normalises to no id at all (`..`, `!!!`): no agent, not the default one."""
+
+    def __init__(self, requested: str, known: list[str]) -> None:
+        super().__init__(requested, known)
+        self.message = (
+            f'agent id "{requested}" has no letter, digit, "_" or "-" to keep: it names no agent '
+            f"(known agents: {', '.join(known)})"
+        )
+        self.args = (self.message,)
+
+
+class NoDefaultAgentError(UsageError):
+    """No agent is the default one (2026.8.1+ multi-agent rosters without an owner)."""
+
+    def __init__(self, known: list[str], why: str) -> None:
+        self.known = known
+        super().__init__(f"no default agent: {why}; pass --agent ID (known agents: {', '.join(known)})")
+
+
+def _slug(text: str) -> str:
+    slug = _INVALID_RUN.sub("-", text.lower())
+    return _TRAILING_DASHES.sub("", _LEADING_DASHES.sub("", slug))[:MAX_AGENT_ID_LENGTH]
 
 
 def normalize_agent_id(value: object) -> str:
@@ -34,32 +75,62 @@ def normalize_agent_id(value: object) -> str:
         return DEFAULT_AGENT_ID
     if _VALID_ID.fullmatch(text):
         return text.lower()
-    slug = _INVALID_RUN.sub("-", text.lower())
-    slug = _TRAILING_DASHES.sub("", _LEADING_DASHES.sub("", slug))[:MAX_AGENT_ID_LENGTH]
-    return slug or DEFAULT_AGENT_ID
+    return _slug(text) or DEFAULT_AGENT_ID
 
 
-def _agents_section(cfg: Mapping[str, Any]) -> Mapping[str, Any]:
+def requested_agent_id(value: str) -> str | None:
+    """An id typed by the user, normalised; None when nothing of it is left (`..`, `!!!`, blank), where
+    `normalize_agent_id` would fall back to `main`."""
+    text = js_trim(value)
+    if _VALID_ID.fullmatch(text):
+        return text.lower()
+    return _slug(text) or None
+
+
+def _agents_section(cfg: Mapping[str, Any] | None) -> Mapping[str, Any]:
     agents = cfg.get("agents") if isinstance(cfg, Mapping) else None
     return agents if isinstance(agents, Mapping) else {}
 
 
-def _defaults_section(cfg: Mapping[str, Any]) -> Mapping[str, Any]:
+def _defaults_section(cfg: Mapping[str, Any] | None) -> Mapping[str, Any]:
     defaults = _agents_section(cfg).get("defaults")
     return defaults if isinstance(defaults, Mapping) else {}
 
 
-def list_agent_entries(cfg: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """`cfg.agents.list` when it is an array, keeping only the entries that are objects."""
-    entries = _agents_section(cfg).get("list")
+def _keyed_roster(cfg: Mapping[str, Any] | None, profile: Profile) -> bool:
+    """2026.8.1+: `agents.entries` is present (any value but absent), so it is the roster."""
+    return profile.agent_roster == "entries-or-list" and "entries" in _agents_section(cfg)
+
+
+def has_roster(cfg: Mapping[str, Any] | None, profile: Profile = REFERENCE) -> bool:
+    """The config owns a roster property (`agents.entries` with the keyed roster, or `agents.list`)."""
+    agents = _agents_section(cfg)
+    return "list" in agents or _keyed_roster(cfg, profile)
+
+
+def list_agent_entries(cfg: Mapping[str, Any] | None, profile: Profile = REFERENCE) -> list[dict[str, Any]]:
+    """The roster's entries that are objects, each with its `id` (from 2026.8.1 the key of
+    `agents.entries` when that is the roster; else `cfg.agents.list` when it is an array)."""
+    agents = _agents_section(cfg)
+    if _keyed_roster(cfg, profile):
+        keyed = agents.get("entries")
+        if not isinstance(keyed, Mapping):
+            return []
+        return [{**entry, "id": key} for key, entry in keyed.items() if isinstance(entry, dict)]
+    entries = agents.get("list")
     if not isinstance(entries, list):
         return []
     return [entry for entry in entries if isinstance(entry, dict)]
 
 
-def list_agent_ids(cfg: Mapping[str, Any]) -> list[str]:
-    """Normalized ids in list order, first occurrence kept; `["main"]` without entries."""
-    entries = list_agent_entries(cfg)
+def roster_label(cfg: Mapping[str, Any] | None, profile: Profile = REFERENCE) -> str:
+    """Where the config's agents are listed, for messages: `agents.entries` or `agents.list`."""
+    return "agents.entries" if _keyed_roster(cfg, profile) else "agents.list"
+
+
+def list_agent_ids(cfg: Mapping[str, Any] | None, profile: Profile = REFERENCE) -> list[str]:
+    """Normalized ids in roster order, first occurrence kept; `["main"]` without entries."""
+    entries = list_agent_entries(cfg, profile)
     if not entries:
         return [DEFAULT_AGENT_ID]
     ids: list[str] = []
@@ -72,29 +143,90 @@ def list_agent_ids(cfg: Mapping[str, Any]) -> list[str]:
     return ids or [DEFAULT_AGENT_ID]
 
 
-def default_agent_entry(cfg: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The entry the default agent comes from: the first with a truthy `default`, else the first."""
-    entries = list_agent_entries(cfg)
+def default_agent_entry(cfg: Mapping[str, Any], profile: Profile = REFERENCE) -> dict[str, Any] | None:
+    """The entry the default agent comes from ("first-marked": the first with a truthy `default`, else
+    the first; "ownership": the default agent's entry, if any)."""
+    entries = list_agent_entries(cfg, profile)
     if not entries:
         return None
+    if profile.default_agent_rule == "ownership":
+        default = default_agent_id(cfg, profile)
+        return next((e for e in entries if normalize_agent_id(e.get("id")) == default), None)
     for entry in entries:
         if js_truthy(entry.get("default")):
             return entry
     return entries[0]
 
 
-def resolve_default_agent_id(cfg: Mapping[str, Any]) -> str:
-    """Pinned rule: the first entry with a truthy `default`, else the first entry; no entries: `main`."""
-    entry = default_agent_entry(cfg)
-    if entry is None:
-        return DEFAULT_AGENT_ID
-    return normalize_agent_id(entry.get("id"))
+def _explicit(cfg: Mapping[str, Any] | None) -> bool:
+    return _agents_section(cfg).get("ownership") == "explicit"
 
 
-def find_agent_entry(cfg: Mapping[str, Any], agent_id: str) -> dict[str, Any] | None:
-    """The first list entry whose normalized id equals the normalized `agent_id`."""
+def _unique_marker(cfg: Mapping[str, Any] | None, profile: Profile) -> str | None:
+    """`tryResolveRawLegacyDefaultAgentId`: the one entry with `default: true`, unless ownership is
+    explicit."""
+    if _explicit(cfg):
+        return None
+    marked = [e for e in list_agent_entries(cfg, profile) if e.get("default") is True]
+    return normalize_agent_id(marked[0].get("id")) if len(marked) == 1 else None
+
+
+def _sole_agent(cfg: Mapping[str, Any] | None, profile: Profile) -> str | None:
+    """`tryResolveSoleAgentId`: the only agent; `main` without a roster property; else None."""
+    entries = list_agent_entries(cfg, profile)
+    if not entries:
+        return None if has_roster(cfg, profile) else DEFAULT_AGENT_ID
+    return normalize_agent_id(entries[0].get("id")) if len(entries) == 1 else None
+
+
+def workspace_owner_id(cfg: Mapping[str, Any] | None, profile: Profile = REFERENCE) -> str | None:
+    """The agent that inherits `agents.defaults.workspace` (and the default workspace dir); under
+    "ownership" also the agent of a session key that names none. None: no agent does."""
+    if profile.default_agent_rule == "ownership":
+        return _unique_marker(cfg, profile) or _sole_agent(cfg, profile)
+    return resolve_default_agent_id(cfg, profile)
+
+
+def default_agent_id(cfg: Mapping[str, Any] | None, profile: Profile = REFERENCE) -> str | None:
+    """The default agent's id; None only under "ownership", when no agent is designated."""
+    if profile.default_agent_rule != "ownership":
+        return resolve_default_agent_id(cfg, profile)
+    if _explicit(cfg):
+        system = _defaults_section(cfg).get("systemAgent")
+        recorded = js_trimmed_string(system.get("agentId")) if isinstance(system, Mapping) else None
+        wanted = normalize_agent_id(recorded) if recorded else None
+        return wanted if wanted is not None and wanted in list_agent_ids(cfg, profile) else None
+    return workspace_owner_id(cfg, profile)
+
+
+def no_default_reason(cfg: Mapping[str, Any] | None, profile: Profile = REFERENCE) -> str:
+    """Why `default_agent_id` is None, in the release's terms."""
+    if _explicit(cfg):
+        return (
+            'agents.ownership is "explicit" and agents.defaults.systemAgent.agentId names no configured agent'
+        )
+    return (
+        'several agents, none with default: true and no agents.ownership "explicit" (OpenClaw rejects this)'
+    )
+
+
+def resolve_default_agent_id(cfg: Mapping[str, Any] | None, profile: Profile = REFERENCE) -> str:
+    """The default agent's id. NoDefaultAgentError when the profile's rule designates none."""
+    if profile.default_agent_rule != "ownership":
+        entry = default_agent_entry(cfg or {}, profile)
+        return DEFAULT_AGENT_ID if entry is None else normalize_agent_id(entry.get("id"))
+    found = default_agent_id(cfg, profile)
+    if found is None:
+        raise NoDefaultAgentError(list_agent_ids(cfg, profile), no_default_reason(cfg, profile))
+    return found
+
+
+def find_agent_entry(
+    cfg: Mapping[str, Any] | None, agent_id: str, profile: Profile = REFERENCE
+) -> dict[str, Any] | None:
+    """The first roster entry whose normalized id equals the normalized `agent_id`."""
     wanted = normalize_agent_id(agent_id)
-    for entry in list_agent_entries(cfg):
+    for entry in list_agent_entries(cfg, profile):
         if normalize_agent_id(entry.get("id")) == wanted:
             return entry
     return None
@@ -105,17 +237,43 @@ def _strip_nul(path: Path) -> Path:
     return Path(text.replace("\0", "")) if "\0" in text else path
 
 
-def resolve_default_workspace_dir(env: Mapping[str, str]) -> Path:
-    """`OPENCLAW_WORKSPACE_DIR`, else `<home>/.openclaw/workspace[-<profile>]` (profile case kept)."""
+def resolve_default_workspace_dir(env: Mapping[str, str], profile: Profile = REFERENCE) -> Path:
+    """The default agent workspace (`resolveDefaultAgentWorkspaceDir`).
+
+    "profile-suffix" (up to 2026.7.x): `OPENCLAW_WORKSPACE_DIR`, else
+    `<home>/.openclaw/workspace[-<profile>]` (profile case kept). "state-dir" (2026.8.1+): a non-blank
+    `OPENCLAW_WORKSPACE_DIR` (path.resolve, no `~`), else `<OPENCLAW_STATE_DIR's state dir>/workspace`,
+    else `<home>/.openclaw-<profile>/workspace` (an invalid profile name is a usage error), else
+    `<home>/.openclaw/workspace`.
+    """
+    if profile.default_workspace_rule == "state-dir":
+        return _state_dir_workspace(env)
     override = env.get("OPENCLAW_WORKSPACE_DIR")
     if override is not None:
         resolved = resolve_user_path(override, env)
         if resolved is not None:
             return resolved
     home = resolve_home_dir(env)
-    profile = js_trim(env.get("OPENCLAW_PROFILE") or "")
-    if profile and profile.lower() != "default":
-        return home / ".openclaw" / f"workspace-{profile}"
+    name = js_trim(env.get("OPENCLAW_PROFILE") or "")
+    if name and name.lower() != "default":
+        return home / ".openclaw" / f"workspace-{name}"
+    return home / ".openclaw" / "workspace"
+
+
+def _state_dir_workspace(env: Mapping[str, str]) -> Path:
+    from memwarm_cli.cwd import absolute_path
+
+    override = js_trim(env.get("OPENCLAW_WORKSPACE_DIR") or "")
+    if override:
+        return Path(absolute_path(override))
+    if js_trim(env.get("OPENCLAW_STATE_DIR") or ""):
+        return resolve_state_dir(env) / "workspace"
+    home = resolve_home_dir(env)
+    name = js_trim(env.get("OPENCLAW_PROFILE") or "")
+    if name and name.lower() != "default":
+        if not _PROFILE_NAME.fullmatch(name):
+            raise UsageError(f"OPENCLAW_PROFILE: invalid profile name {name!r} (OpenClaw refuses it)")
+        return home / f".openclaw-{name}" / "workspace"
     return home / ".openclaw" / "workspace"
 
 
@@ -134,17 +292,24 @@ class _AgentIndex:
 
     ids: list[str]  # listAgentIds order
     entries: dict[str, dict[str, Any]]  # normalised id -> first entry with it
-    default_id: str
+    default_id: str | None
+    owner_id: str | None  # the agent that inherits agents.defaults.workspace
     fallback: Path | None  # agents.defaults.workspace, resolved
+    profile: Profile
 
 
-def _index(cfg: Mapping[str, Any], env: Mapping[str, str]) -> _AgentIndex:
+def _index(cfg: Mapping[str, Any], env: Mapping[str, str], profile: Profile) -> _AgentIndex:
     entries: dict[str, dict[str, Any]] = {}
-    for entry in list_agent_entries(cfg):
+    for entry in list_agent_entries(cfg, profile):
         entries.setdefault(normalize_agent_id(entry.get("id")), entry)
     fallback_text = js_trimmed_string(_defaults_section(cfg).get("workspace"))
     fallback = resolve_user_path(fallback_text, env) if fallback_text is not None else None
-    return _AgentIndex(list(entries) or [DEFAULT_AGENT_ID], entries, resolve_default_agent_id(cfg), fallback)
+    if profile.default_agent_rule == "ownership":
+        default_id, owner_id = default_agent_id(cfg, profile), workspace_owner_id(cfg, profile)
+    else:
+        default_id = owner_id = resolve_default_agent_id(cfg, profile)
+    ids = list(entries) or [DEFAULT_AGENT_ID]
+    return _AgentIndex(ids, entries, default_id, owner_id, fallback, profile)
 
 
 def _workspace(index: _AgentIndex, agent: str, env: Mapping[str, str]) -> Path:
@@ -156,16 +321,20 @@ def _workspace(index: _AgentIndex, agent: str, env: Mapping[str, str]) -> Path:
         if resolved is not None:
             return _strip_nul(resolved)
     fallback = index.fallback
-    if agent == index.default_id:
-        return _strip_nul(fallback if fallback is not None else resolve_default_workspace_dir(env))
+    if agent == index.owner_id:
+        if fallback is not None:
+            return _strip_nul(fallback)
+        return _strip_nul(resolve_default_workspace_dir(env, index.profile))
     if fallback is not None:
         return _strip_nul(Path(os.path.join(fallback, agent)))
     return _strip_nul(resolve_state_dir(env) / f"workspace-{agent}")
 
 
-def resolve_agent_workspace_dir(cfg: Mapping[str, Any], agent_id: str, env: Mapping[str, str]) -> Path:
+def resolve_agent_workspace_dir(
+    cfg: Mapping[str, Any], agent_id: str, env: Mapping[str, str], profile: Profile = REFERENCE
+) -> Path:
     """`resolveAgentWorkspaceDir` (§8.3 with the pinned choices)."""
-    return _workspace(_index(cfg, env), normalize_agent_id(agent_id), env)
+    return _workspace(_index(cfg, env, profile), normalize_agent_id(agent_id), env)
 
 
 def _agent(index: _AgentIndex, env: Mapping[str, str], agent_id: str) -> Agent:
@@ -177,18 +346,30 @@ def _agent(index: _AgentIndex, env: Mapping[str, str], agent_id: str) -> Agent:
     )
 
 
-def resolve_agents(cfg: Mapping[str, Any], env: Mapping[str, str]) -> list[Agent]:
+def resolve_agents(
+    cfg: Mapping[str, Any], env: Mapping[str, str], profile: Profile = REFERENCE
+) -> list[Agent]:
     """Every agent, in `listAgentIds` order."""
-    index = _index(cfg, env)
+    index = _index(cfg, env, profile)
     return [_agent(index, env, agent_id) for agent_id in index.ids]
 
 
-def select_agent(cfg: Mapping[str, Any], env: Mapping[str, str], requested: str | None) -> Agent:
-    """The requested agent (matched by normalized id), or the default agent when `requested` is None."""
-    index = _index(cfg, env)
+def select_agent(
+    cfg: Mapping[str, Any], env: Mapping[str, str], requested: str | None, profile: Profile = REFERENCE
+) -> Agent:
+    """The requested agent (matched by normalized id), or the default agent when `requested` is None.
+
+    UnknownAgentError for an id that is not configured or normalises to nothing (EmptyAgentIdError);
+    NoDefaultAgentError when none is requested and the profile's rule designates no default.
+    """
+    index = _index(cfg, env, profile)
     if requested is None:
+        if index.default_id is None:
+            raise NoDefaultAgentError(index.ids, no_default_reason(cfg, profile))
         return _agent(index, env, index.default_id)
-    wanted = normalize_agent_id(requested)
+    wanted = requested_agent_id(requested)
+    if wanted is None:
+        raise EmptyAgentIdError(requested, index.ids)
     if wanted not in index.entries and wanted not in index.ids:
         raise UnknownAgentError(requested, index.ids)
     return _agent(index, env, wanted)

@@ -1,8 +1,10 @@
 """Reading one workspace file under the workspace boundary (OpenClaw's `openBoundaryFile`).
 
-Symlinks are followed only while they stay inside the workspace; the final file must be a regular file
-with a single link and at most `max_bytes` bytes, and it is read with one `read` of `max_bytes`.
-Every failure is an outcome, never an exception: the caller skips the file and can show why.
+Symlinks are followed only while they stay inside the workspace (OpenClaw up to 2026.7.x), or refused
+wherever they stand below the workspace root (`reject_symlinks`, 2026.8.1 and later: the root itself
+and its ancestors may still be links); the final file must be a regular file with a single link and at
+most `max_bytes` bytes, and it is read with one `read` of `max_bytes`. Every failure is an outcome,
+never an exception: the caller skips the file and can show why.
 
 In the base layer because two siblings read by these rules: the startup prelude (daily notes in
 memory/, capped at maxFileBytes) and the bootstrap context (AGENTS.md and the rest, capped at 2 MiB).
@@ -22,6 +24,7 @@ from memwarm_cli.frozen_records import record
 class ReadFailure(StrEnum):
     MISSING = "missing"
     SYMLINK_ESCAPE = "symlink-escape"
+    SYMLINK_REFUSED = "symlink-refused"  # any link on the path, with reject_symlinks
     NOT_REGULAR = "not-regular"
     HARDLINK = "hardlink"
     OVERSIZE = "oversize"
@@ -58,16 +61,39 @@ def _is_inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
-def _resolve_inside(root_canonical: str, relative_path: str) -> tuple[str | None, ReadOutcome | None]:
-    """Walk `relative_path` segment by segment, following symlinks only while they stay inside."""
+SYMLINK_REFUSED_DETAIL = "symlink path component not allowed"  # fs-safe's words (2026.8.1+)
+
+
+def _refused_link(candidate: str, root_canonical: str, last: bool) -> ReadOutcome:
+    """A link with reject_symlinks: the last segment is refused before its target is looked at; a
+    directory link is resolved first, as fs-safe does, which only changes what the refusal says."""
+    if last:
+        return _skip(ReadFailure.SYMLINK_REFUSED, SYMLINK_REFUSED_DETAIL)
+    try:
+        target = os.path.realpath(candidate, strict=True)
+    except OSError:
+        return _skip(ReadFailure.SYMLINK_REFUSED, "symlink path could not be resolved")
+    if not _is_inside(target, root_canonical):
+        return _skip(ReadFailure.SYMLINK_ESCAPE, f"points to {target}")
+    return _skip(ReadFailure.SYMLINK_REFUSED, SYMLINK_REFUSED_DETAIL)
+
+
+def _resolve_inside(
+    root_canonical: str, relative_path: str, reject_symlinks: bool
+) -> tuple[str | None, ReadOutcome | None]:
+    """Walk `relative_path` segment by segment, following symlinks only while they stay inside (or
+    refusing every one)."""
     cursor = root_canonical
-    for segment in relative_path.split("/"):
+    segments = relative_path.split("/")
+    for index, segment in enumerate(segments):
         candidate = os.path.join(cursor, segment)
         try:
             st = os.lstat(candidate)
         except OSError as exc:
             return None, _os_error_outcome(exc)
         if stat.S_ISLNK(st.st_mode):
+            if reject_symlinks:
+                return None, _refused_link(candidate, root_canonical, index == len(segments) - 1)
             target = os.path.realpath(candidate)
             if not _is_inside(target, root_canonical):
                 return None, _skip(ReadFailure.SYMLINK_ESCAPE, f"points to {target}")
@@ -77,9 +103,11 @@ def _resolve_inside(root_canonical: str, relative_path: str) -> tuple[str | None
     return cursor, None
 
 
-def read_workspace_file(workspace_dir: str, relative_path: str, max_bytes: int) -> ReadOutcome:
+def read_workspace_file(
+    workspace_dir: str, relative_path: str, max_bytes: int, *, reject_symlinks: bool = False
+) -> ReadOutcome:
     root_canonical = os.path.realpath(absolute_path(workspace_dir))
-    resolved, failed = _resolve_inside(root_canonical, relative_path)
+    resolved, failed = _resolve_inside(root_canonical, relative_path, reject_symlinks)
     if failed is not None:
         return failed
     assert resolved is not None

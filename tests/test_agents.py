@@ -175,3 +175,111 @@ def test_select_without_list(env: dict[str, str]) -> None:
     assert select_agent({}, env, "Main").id == "main"
     with pytest.raises(UnknownAgentError):
         select_agent({}, env, "other")
+
+
+# ---- issue 21 item 9: an --agent that normalises to nothing names no agent -----------------------
+
+
+@pytest.mark.parametrize("requested", ["..", "!!!", "", "  ", "--"])
+def test_an_id_that_normalises_to_nothing_is_a_usage_error(requested: str, tmp_path: Path) -> None:
+    from memwarm_cli.agents import EmptyAgentIdError
+
+    env = {"HOME": str(tmp_path)}
+    for cfg in ({}, {"agents": {"list": [{"id": "main"}, {"id": "ops"}]}}):
+        with pytest.raises(EmptyAgentIdError) as raised:
+            select_agent(cfg, env, requested)
+        assert raised.value.exit_code == ExitCode.USAGE
+        assert "\n" not in raised.value.message and "names no agent" in raised.value.message
+
+
+def test_cli_agent_dotdot_is_refused(run_cli: Any) -> None:
+    result = run_cli(["prelude", "--agent", "..", "--json"])
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr.count("\n") == 1 and "names no agent" in result.stderr
+
+
+# ---- 2026.8.1+: the keyed roster, ownership, default workspace ----------------------------------
+
+P3_CFG_TWO = {
+    "agents": {
+        "ownership": "explicit",
+        "defaults": {"systemAgent": {"agentId": "Work"}, "workspace": "/ws"},
+        "entries": {"main": {"workspace": "/a"}, "work": {}},
+    }
+}
+
+
+def test_keyed_entries_are_the_roster_from_2026_8() -> None:
+    from memwarm_cli.profiles.releases import P1, P3
+
+    cfg = {"agents": {"entries": {"Ops": {"workspace": "/o"}, "x": 3}, "list": [{"id": "old"}]}}
+    assert list_agent_entries(cfg, P3) == [{"workspace": "/o", "id": "Ops"}]
+    assert list_agent_ids(cfg, P3) == ["ops"]
+    assert list_agent_ids(cfg, P1) == ["old"]  # 2026.7.x reads the list only
+    # Without entries, 2026.8.1+ still reads a list the release has not rewritten yet.
+    assert list_agent_ids({"agents": {"list": [{"id": "a"}, {"id": "b"}]}}, P3) == ["a", "b"]
+    assert find_agent_entry(cfg, "OPS", P3) == {"workspace": "/o", "id": "Ops"}
+
+
+def test_explicit_ownership_names_the_default_and_no_agent_inherits_the_workspace(tmp_path: Path) -> None:
+    from memwarm_cli.profiles.releases import P3
+
+    env = {"HOME": str(tmp_path), "OPENCLAW_STATE_DIR": str(tmp_path / "st")}
+    agents = {a.id: a for a in resolve_agents(P3_CFG_TWO, env, P3)}
+    assert [a for a in agents.values() if a.is_default] == [agents["work"]]
+    assert select_agent(P3_CFG_TWO, env, None, P3).id == "work"
+    # Two agents, explicit ownership: neither is the legacy owner of agents.defaults.workspace.
+    assert agents["work"].workspace == Path("/ws/work")
+    assert agents["main"].workspace == Path("/a")
+
+
+@pytest.mark.parametrize(
+    ("cfg", "why"),
+    [
+        ({"agents": {"entries": {"a": {}, "b": {}}}}, "none with default: true"),
+        ({"agents": {"ownership": "explicit", "entries": {"a": {}, "b": {}}}}, "systemAgent"),
+        ({"agents": {"list": [{"id": "a", "default": True}, {"id": "b", "default": True}]}}, "none with"),
+    ],
+)
+def test_a_multi_agent_roster_without_an_owner_has_no_default(cfg: dict[str, Any], why: str) -> None:
+    from memwarm_cli.agents import NoDefaultAgentError, default_agent_id
+    from memwarm_cli.profiles.releases import P0, P3
+
+    assert default_agent_id(cfg, P3) is None
+    with pytest.raises(NoDefaultAgentError, match=why) as raised:
+        select_agent(cfg, {"HOME": "/h"}, None, P3)
+    assert raised.value.exit_code == ExitCode.USAGE
+    assert select_agent(cfg, {"HOME": "/h"}, "b", P3).id == "b"  # naming one still works
+    # 2026.6.35: the first (marked) list entry; it does not read agents.entries at all
+    assert resolve_default_agent_id(cfg, P0) == ("a" if "list" in cfg["agents"] else "main")
+
+
+def test_the_marker_must_be_true_and_unique_from_2026_8() -> None:
+    from memwarm_cli.agents import default_agent_id
+    from memwarm_cli.profiles.releases import P0, P3
+
+    cfg = {"agents": {"list": [{"id": "a"}, {"id": "b", "default": True}]}}
+    assert default_agent_id(cfg, P3) == "b" == default_agent_id(cfg, P0)
+    truthy = {"agents": {"list": [{"id": "a"}, {"id": "b", "default": 1}]}}
+    assert default_agent_id(truthy, P0) == "b"  # truthy is enough in 2026.6.35
+    assert default_agent_id(truthy, P3) is None  # 2026.8.1+ wants true
+    assert default_agent_id({"agents": {"entries": {"solo": {}}}}, P3) == "solo"
+    assert default_agent_id({}, P3) == "main"
+
+
+def test_the_default_workspace_moved_under_the_state_dir(tmp_path: Path) -> None:
+    from memwarm_cli.agents import resolve_default_workspace_dir
+    from memwarm_cli.errors import UsageError
+    from memwarm_cli.profiles.releases import P0, P3
+
+    home = str(tmp_path)
+    st = {"HOME": home, "OPENCLAW_STATE_DIR": str(tmp_path / "st")}
+    assert resolve_default_workspace_dir(st, P0) == tmp_path / ".openclaw" / "workspace"
+    assert resolve_default_workspace_dir(st, P3) == tmp_path / "st" / "workspace"
+    prof = {"HOME": home, "OPENCLAW_PROFILE": "dev"}
+    assert resolve_default_workspace_dir(prof, P0) == tmp_path / ".openclaw" / "workspace-dev"
+    assert resolve_default_workspace_dir(prof, P3) == tmp_path / ".openclaw-dev" / "workspace"
+    with pytest.raises(UsageError, match="invalid profile name"):
+        resolve_default_workspace_dir({"HOME": home, "OPENCLAW_PROFILE": "bad name"}, P3)
+    assert resolve_default_workspace_dir({"HOME": home, "OPENCLAW_WORKSPACE_DIR": " /w "}, P3) == Path("/w")

@@ -77,6 +77,9 @@ def _metavar(param: Any) -> str | None:
     return str(metavar).strip("<>")
 
 
+GLOBAL_PARAMS = ("config", "openclaw")
+
+
 @pytest.mark.parametrize(("path", "command"), LEAVES, ids=[" ".join(p) for p, _ in LEAVES])
 def test_the_usage_line_names_exactly_the_commands_options(path: tuple[str, ...], command: Any) -> None:
     assert path in SYNOPSES, f"README: no usage line for `memwarm {' '.join(path)}` under its ### heading"
@@ -85,7 +88,9 @@ def test_the_usage_line_names_exactly_the_commands_options(path: tuple[str, ...]
         assert synopsis.startswith(f"memwarm [--config PATH] {' '.join(path)}")
     by_spelling = {}
     for param in command.params:
-        if param.name == "config":  # the global option: `[--config PATH]` before the command
+        # The global options: `[--config PATH]` before the command; `--openclaw VERSION`, which every
+        # command takes too, is documented once, in the README's "OpenClaw releases".
+        if param.name in GLOBAL_PARAMS:
             continue
         spellings = getattr(param, "opts", []) + getattr(param, "secondary_opts", [])
         if param.param_type_name == "argument":
@@ -103,7 +108,7 @@ def test_the_usage_line_names_exactly_the_commands_options(path: tuple[str, ...]
             continue
         assert metavar == _metavar(param), (spelling, metavar, _metavar(param))
         assert repeated == bool(getattr(param, "multiple", False)), spelling
-    options = {p.name for p in command.params if p.name != "config"}
+    options = {p.name for p in command.params if p.name not in GLOBAL_PARAMS}
     assert seen == options, f"not in the README's usage line: {sorted(options - seen)}"
 
 

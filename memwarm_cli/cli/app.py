@@ -12,7 +12,13 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from memwarm_cli import __version__
-from memwarm_cli.cli.options import CONFIG_HELP, examples, remember_config
+from memwarm_cli.cli.options import (
+    CONFIG_HELP,
+    OPENCLAW_HELP,
+    examples,
+    remember_config,
+    remember_openclaw,
+)
 
 if TYPE_CHECKING:
     from memwarm_cli.cli.typer_private import Command
@@ -43,12 +49,17 @@ def root(
         str | None,
         typer.Option("--config", "-c", metavar="PATH", callback=remember_config, help=CONFIG_HELP),
     ] = None,
+    openclaw: Annotated[
+        str | None,
+        typer.Option("--openclaw", metavar="VERSION", callback=remember_openclaw, help=OPENCLAW_HELP),
+    ] = None,
     version: Annotated[
         bool,
         typer.Option("--version", "-V", callback=_version, is_eager=True, help="Show the version and exit."),
     ] = False,
 ) -> None:
-    # Both options act in their callbacks; `--config` lands in the context's meta (options.py).
+    # The options act in their callbacks; `--config` lands in the context's meta, `--openclaw` in the
+    # invocation too (options.py).
     pass
 
 
@@ -139,7 +150,8 @@ def build_command() -> Command:
 
 
 def _share_options(command: Command, *, is_root: bool = False) -> None:
-    """`--config` on every command (the root has its own), and value completion for every option."""
+    """`--config` and `--openclaw` on every command (the root has its own), and value completion for
+    every option."""
     from typer.core import TyperOption
 
     from memwarm_cli.cli.completion import value_completer
@@ -153,6 +165,14 @@ def _share_options(command: Command, *, is_root: bool = False) -> None:
             help=CONFIG_HELP,
         )
         command.params.append(config)
+        openclaw = TyperOption(
+            param_decls=["--openclaw", "openclaw"],
+            metavar="VERSION",
+            expose_value=False,
+            callback=remember_openclaw,
+            help=OPENCLAW_HELP,
+        )
+        command.params.append(openclaw)
     from memwarm_cli.cli.typer_private import custom_completer, set_custom_completer
 
     for param in command.params:

@@ -5,8 +5,8 @@ Importing Typer and building its command tree costs ~50-80 ms, a quarter of a `p
 (bench/bench_prelude.py), more than `context`'s 1.2x allowance over `prelude` (bench/bench_context.py),
 and a large share of `status`'s and `init-backends`' 1.5x allowance over a bare walk of the notes
 (bench/bench_status.py). This module recognises only the plain spellings of `[--config PATH] COMMAND
-[options]` (`--config` may also come among the options, as every command accepts it:
-cli/global_options.py) and returns the parameters, which `run_fast` hands to the function the Typer
+[options]` (`--config` and `--openclaw` may also come among the options, as every command accepts
+them: cli/options.py) and returns the parameters, which `run_fast` hands to the function the Typer
 command calls (option values are checked there, not by Typer; numbers are converted as click converts
 them, and one click would refuse goes to Typer). Anything else (help, unknown or attached short options,
 a missing value, an argument) returns None and goes through the Typer app, which owns every usage
@@ -21,7 +21,9 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
-GLOBAL_VALUE_OPTIONS = {"--config": "config_path", "-c": "config_path"}
+GLOBAL_VALUE_OPTIONS = {"--config": "config_path", "-c": "config_path", "--openclaw": "openclaw"}
+# The global options' parameters: `config_path` goes to the run function, `openclaw` to the invocation.
+GLOBAL_DEFAULTS: dict[str, Any] = {"config_path": None, "openclaw": None}
 _SHARED_VALUE_OPTIONS = {
     **GLOBAL_VALUE_OPTIONS,
     "--agent": "agent",
@@ -32,7 +34,7 @@ _SHARED_VALUE_OPTIONS = {
     "--action": "action",
 }
 _SHARED_DEFAULTS: dict[str, Any] = {
-    "config_path": None,
+    **GLOBAL_DEFAULTS,
     "agent": None,
     "workspace": None,
     "at": None,
@@ -49,7 +51,7 @@ class FastCommand(NamedTuple):
     name: str
     value_options: dict[str, str]  # option spelling -> parameter
     flag_options: dict[str, str]  # spelling -> parameter set to True
-    defaults: dict[str, Any]  # every parameter, config_path included
+    defaults: dict[str, Any]  # every parameter, the global options' included
     off_flags: Mapping[str, str] = _NONE  # spelling -> parameter set to False (`--no-embed`)
     repeated: frozenset[str] = frozenset()  # parameters whose option may be repeated: a list
     # parameter -> (int or float, minimum): converted as click converts (int() or float()), and a
@@ -86,7 +88,7 @@ SCAN = FastCommand(
     },
     {**_FLAGS, "--all-agents": "all_agents", "--all": "show_all"},
     {
-        "config_path": None,
+        **GLOBAL_DEFAULTS,
         "agent": None,
         "all_agents": False,
         "workspace": None,
@@ -110,7 +112,7 @@ STATUS = FastCommand(
     },
     {**_FLAGS, "--all-agents": "all_agents"},
     {
-        "config_path": None,
+        **GLOBAL_DEFAULTS,
         "agent": None,
         "all_agents": False,
         "json_output": False,
@@ -135,7 +137,7 @@ INIT_BACKENDS = FastCommand(
     },
     {**_FLAGS, "--dry-run": "dry_run", "--force": "force", "--embed": "embed", "--probe": "probe"},
     {
-        "config_path": None,
+        **GLOBAL_DEFAULTS,
         "agent": None,
         "dry_run": False,
         "force": False,
@@ -207,13 +209,17 @@ def parse_fast_argv(argv: Sequence[str]) -> tuple[FastCommand, dict[str, Any]] |
 
 
 def parse_prelude_argv(argv: Sequence[str]) -> dict[str, Any] | None:
-    """The `run_prelude` keyword arguments for a plain `prelude` invocation, or None."""
+    """The parameters of a plain `prelude` invocation (`run_prelude`'s, and `openclaw`), or None."""
     parsed = parse_fast_argv(argv)
     return parsed[1] if parsed is not None and parsed[0] is PRELUDE else None
 
 
 def run_fast(command: FastCommand, params: dict[str, Any]) -> int:
     """Run a parsed invocation through the function its Typer command calls; the exit code."""
+    from memwarm_cli.cli.terminal.release_choice import remember_openclaw
+
+    params = dict(params)
+    remember_openclaw(params.pop("openclaw", None))
     if command is PRELUDE:
         from memwarm_cli.cli.commands.prelude import run_prelude
 

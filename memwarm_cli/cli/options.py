@@ -1,10 +1,11 @@
 """Option declarations shared by several commands, so their names and help read the same everywhere.
 
-The global `--config`/`-c` is accepted before the subcommand and after it (`memwarm -c X prelude`,
-`memwarm prelude -c X`, `memwarm config -c X check`), as users type them: every command and group of the
-tree gets its own (cli/app.py `build_command`), each records its value in the context's `meta`, which a
-context shares with its parents, so the one given last on the command line wins. cli/fastpath.py accepts
-the same spellings.
+The global `--config`/`-c` and `--openclaw` are accepted before the subcommand and after it
+(`memwarm -c X prelude`, `memwarm prelude -c X`, `memwarm config -c X check`), as users type them:
+every command and group of the tree gets its own (cli/app.py `build_command`), each records its value
+in the context's `meta`, which a context shares with its parents, so the one given last on the command
+line wins (`--openclaw` also on the invocation: cli/terminal/release_choice.py). cli/fastpath.py
+accepts the same spellings.
 """
 
 from __future__ import annotations
@@ -60,6 +61,11 @@ if TYPE_CHECKING:
 
 CONFIG_META_KEY = "memwarm.config_path"
 CONFIG_HELP = "Config file to use (default: OPENCLAW_CONFIG_PATH, then the state dir's openclaw.json)."
+OPENCLAW_META_KEY = "memwarm.openclaw"
+OPENCLAW_HELP = (
+    "OpenClaw release to reproduce, e.g. 2026.9.6 (default: MEMWARM_OPENCLAW, then the installed "
+    "openclaw, then the config's shape, then 2026.6.35)."
+)
 
 
 @record
@@ -71,6 +77,16 @@ def remember_config(ctx: Any, _param: Any, value: str | None) -> None:
     """The `--config` callback of every command: the latest value given wins."""
     if value is not None:
         ctx.meta[CONFIG_META_KEY] = value
+
+
+def remember_openclaw(ctx: Any, _param: Any, value: str | None) -> None:
+    """The `--openclaw` callback of every command: the latest value given wins, for the run
+    (cli/terminal/release_choice.py); not while the shell asks for completions."""
+    if value is not None and not ctx.resilient_parsing:
+        from memwarm_cli.cli.terminal.release_choice import remember_openclaw as remember
+
+        ctx.meta[OPENCLAW_META_KEY] = value
+        remember(value)
 
 
 def global_options(ctx: typer.Context) -> GlobalOptions:

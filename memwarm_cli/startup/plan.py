@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from memwarm_cli.boundary_read import ReadFailure, read_workspace_file
 from memwarm_cli.frozen_records import record
 from memwarm_cli.jsstring import js_length, js_trim
+from memwarm_cli.profiles.releases import REFERENCE, Profile
 from memwarm_cli.startup.clock import window_stamps
 from memwarm_cli.startup.prelude_settings import (
     SLUGGED_FILES_PER_DAY,
@@ -49,6 +50,7 @@ class Status(StrEnum):
     MISSING = "missing"
     OVERSIZE = "oversize"
     SYMLINK_ESCAPE = "symlink-escape"
+    SYMLINK_REFUSED = "symlink-refused"
     HARDLINK = "hardlink"
     NOT_REGULAR = "not-regular"
     SLUG_CAP = "slug-cap"
@@ -76,6 +78,7 @@ STATUS_DESCRIPTIONS: dict[Status, str] = {
     Status.MISSING: "missing",
     Status.OVERSIZE: "larger than maxFileBytes",
     Status.SYMLINK_ESCAPE: "symlink escaping the workspace",
+    Status.SYMLINK_REFUSED: "symlink on the path (refused from OpenClaw 2026.8.1)",
     Status.HARDLINK: "hardlink (more than one link)",
     Status.NOT_REGULAR: "not a regular file",
     Status.SLUG_CAP: "slugged file past the four-per-day cap",
@@ -89,6 +92,7 @@ STATUS_DESCRIPTIONS: dict[Status, str] = {
 _READ_FAILURE_STATUS = {
     ReadFailure.MISSING: Status.MISSING,
     ReadFailure.SYMLINK_ESCAPE: Status.SYMLINK_ESCAPE,
+    ReadFailure.SYMLINK_REFUSED: Status.SYMLINK_REFUSED,
     ReadFailure.NOT_REGULAR: Status.NOT_REGULAR,
     ReadFailure.HARDLINK: Status.HARDLINK,
     ReadFailure.OVERSIZE: Status.OVERSIZE,
@@ -135,6 +139,7 @@ class StartupPlan:
     workspace: str
     at_ms: int
     settings: StartupSettings
+    profile: Profile  # the OpenClaw release group whose rules made the plan
     local_date: str
     utc_date: str
     window: list[WindowDay]
@@ -279,9 +284,11 @@ def _rank_slugged(names: list[tuple[str, float]]) -> list[tuple[str, float]]:
 # ---- the pipeline ------------------------------------------------------------------------------
 
 
-def _read_row(workspace: str, row: FileRow, max_bytes: int, max_chars: int) -> str | None:
+def _read_row(workspace: str, row: FileRow, max_bytes: int, max_chars: int, profile: Profile) -> str | None:
     """Read one candidate; fill in its size and character counts. Returns the capped content to load."""
-    outcome = read_workspace_file(workspace, row.relative_path, max_bytes)
+    outcome = read_workspace_file(
+        workspace, row.relative_path, max_bytes, reject_symlinks=profile.refuse_symlinks
+    )
     row.size = outcome.size if outcome.size is not None else row.size
     row.mtime_ms = outcome.mtime_ms if outcome.mtime_ms is not None else row.mtime_ms
     if outcome.content is None:
@@ -294,7 +301,7 @@ def _read_row(workspace: str, row: FileRow, max_bytes: int, max_chars: int) -> s
     if not trimmed:
         row.status = Status.EMPTY
         return None
-    capped = trim_content(outcome.content, max_chars)
+    capped = trim_content(outcome.content, max_chars, profile.surrogate_safe_cuts)
     row.chars_capped = js_length(capped)
     row.status = Status.TRUNCATED if capped != trimmed else Status.INCLUDED
     return capped
@@ -307,7 +314,7 @@ def _fit_all(plan: StartupPlan, loaded: list[tuple[FileRow, str]]) -> None:
         if stopped:
             row.status = Status.BUDGET_EXHAUSTED
             continue
-        fitted = fit_block(row.label, content, max_total - plan.budget_used)
+        fitted = fit_block(row.label, content, max_total - plan.budget_used, plan.profile.surrogate_safe_cuts)
         if fitted is None:
             if plan.sections:
                 plan.sections.append(ADDITIONAL_TRUNCATED_MARKER)
@@ -330,15 +337,19 @@ def build_plan(
     *,
     host_zone: str | None = None,
     include_others: bool = False,
+    profile: Profile = REFERENCE,
 ) -> StartupPlan:
-    """Compute everything the prelude does for `workspace` at `at_ms` (epoch milliseconds)."""
+    """Compute everything the prelude does for `workspace` at `at_ms` (epoch milliseconds), by the rules
+    of `profile` (OpenClaw 2026.6.35's by default)."""
     settings = resolve_startup_settings(cfg, host_zone)
     workspace_dir = os.fspath(workspace)
     local, utc, window = build_window(at_ms, settings.timezone.tz, settings.daily_memory_days.value)
     stamps = {day.stamp for day in window}
     memory_dir = os.path.join(workspace_dir, "memory")
     listing = _list_memory_dir(memory_dir, stamps, include_others)
-    plan = StartupPlan(workspace_dir, at_ms, settings, local, utc, window, [], listing_error=listing.error)
+    plan = StartupPlan(
+        workspace_dir, at_ms, settings, profile, local, utc, window, [], listing_error=listing.error
+    )
 
     max_bytes = settings.max_file_bytes.value
     max_chars = settings.max_file_chars.value
@@ -351,7 +362,7 @@ def build_plan(
             for name, mtime in ranked[:SLUGGED_FILES_PER_DAY]
         ]
         for row in candidates:
-            content = _read_row(workspace_dir, row, max_bytes, max_chars)
+            content = _read_row(workspace_dir, row, max_bytes, max_chars, profile)
             if content is not None:
                 loaded.append((row, content))
         plan.window_rows += candidates

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from memwarm_cli.cwd import absolute_path
 from memwarm_cli.errors import UsageError
 from memwarm_cli.frozen_records import record
+from memwarm_cli.profiles.releases import REFERENCE, Profile
 from memwarm_cli.startup.plan import StartupPlan, build_plan
 from memwarm_cli.startup.prelude_settings import host_timezone_name
 
@@ -32,8 +33,10 @@ def plan_for_agent(
     *,
     workspace_override: Path | None = None,
     include_others: bool = False,
+    profile: Profile = REFERENCE,
 ) -> AgentPlan:
-    """The agent's startup plan; `workspace_override` replaces only the directory, never the settings.
+    """The agent's startup plan by `profile`'s rules; `workspace_override` replaces only the directory,
+    never the settings.
 
     The host zone (the fallback for an unusable userTimezone) is read from the config's environment,
     which includes `env.vars` and `.env`, as the runtime that loaded that config would see it.
@@ -50,5 +53,6 @@ def plan_for_agent(
         at_ms,
         host_zone=host_timezone_name(loaded.env),
         include_others=include_others,
+        profile=profile,
     )
     return AgentPlan(agent.id, workspace, os.path.isdir(workspace), plan)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from memwarm_cli.jsstring import js_length, js_slice, js_trim
+from memwarm_cli.jsstring import js_length, js_slice, js_trim, truncate_utf16_safe
 
 TRUNCATION_SUFFIX = "\n...[truncated]..."
 ADDITIONAL_TRUNCATED_MARKER = "...[additional startup memory truncated]..."
@@ -39,11 +39,16 @@ def sanitize_label(relative_path: str) -> str:
     return js_trim(label)
 
 
-def trim_content(content: str, max_chars: int) -> str:
-    """`trimContent`: JS-trim, then cut to `max_chars` units plus the marker (the cut is not re-trimmed)."""
+def trim_content(content: str, max_chars: int, safe: bool = False) -> str:
+    """`trimContent`: JS-trim, then cut to `max_chars` units plus the marker (the cut is not re-trimmed).
+
+    `safe` (the profile's surrogate_safe_cuts, 2026.7.33 and later): the cut moves back one unit rather
+    than split a surrogate pair; before, it could end in a lone high surrogate."""
     trimmed = js_trim(content)
     if js_length(trimmed) <= max_chars:
         return trimmed
+    if safe:
+        return truncate_utf16_safe(trimmed, max_chars) + TRUNCATION_SUFFIX
     return js_slice(trimmed, 0, max_chars) + TRUNCATION_SUFFIX
 
 
@@ -57,8 +62,10 @@ class FittedBlock(NamedTuple):
     cut: bool  # True when the content was re-cut to fit (the block is not the whole entry)
 
 
-def fit_block(label: str, content: str, max_chars: int) -> FittedBlock | None:
-    """The whole block if it fits `max_chars`, else the longest re-cut that fits (binary search), or None."""
+def fit_block(label: str, content: str, max_chars: int, safe: bool = False) -> FittedBlock | None:
+    """The whole block if it fits `max_chars`, else the longest re-cut that fits (binary search), or None.
+
+    Every trial cut is `trim_content`'s, surrogate-safe with `safe`."""
     if max_chars <= 0:
         return None
     full = format_block(label, content)
@@ -67,7 +74,7 @@ def fit_block(label: str, content: str, max_chars: int) -> FittedBlock | None:
     low, high, best = 0, js_length(content), None
     while low <= high:
         middle = (low + high) // 2
-        candidate = format_block(label, trim_content(content, middle))
+        candidate = format_block(label, trim_content(content, middle, safe))
         if js_length(candidate) <= max_chars:
             best, low = candidate, middle + 1
         else:

@@ -81,6 +81,7 @@ def test_a_broken_command_line_or_config_completes_nothing_quietly(run_cli: RunC
     # An unknown command: click stays at the top level and offers its options.
     assert complete(run_cli, "bash", "memwarm nosuch --", 2) == [
         "plain,--config",
+        "plain,--openclaw",
         "plain,--version",
         "plain,--help",
     ]

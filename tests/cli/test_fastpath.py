@@ -19,7 +19,7 @@ from memwarm_cli.cli.fastpath import (
     parse_fast_argv,
     parse_prelude_argv,
 )
-from memwarm_cli.cli.options import CONFIG_META_KEY
+from memwarm_cli.cli.options import CONFIG_META_KEY, OPENCLAW_META_KEY
 from tests.conftest import RunCli
 
 GROUP = build_command()
@@ -32,7 +32,11 @@ def typer_parse(argv: list[str]) -> dict[str, Any]:
     command = GROUP.commands[rest[0]]  # type: ignore[attr-defined]
     sub = command.make_context(rest[0], rest[1:], parent=root)
     # `--config` before or after the subcommand: its callbacks leave the last one in the shared meta.
-    params = {"config_path": sub.meta.get(CONFIG_META_KEY), **sub.params}
+    params = {
+        "config_path": sub.meta.get(CONFIG_META_KEY),
+        "openclaw": sub.meta.get(OPENCLAW_META_KEY),
+        **sub.params,
+    }
     if params.get("workspace") is not None:  # Typer makes the Path when it calls the command
         params["workspace"] = Path(params["workspace"])
     for param in command.params:  # and a list of a repeated option's values, None for none
@@ -72,7 +76,7 @@ def test_fast_path_knows_exactly_the_typer_options(fast: FastCommand) -> None:
         name: int if type(kind).__name__ == "IntRange" else float for name, kind in ranges.items()
     }
     assert {p.name: p.default for p in command.params if p.expose_value} == {
-        k: v for k, v in fast.defaults.items() if k != "config_path"
+        k: v for k, v in fast.defaults.items() if k not in ("config_path", "openclaw")
     }
 
 
@@ -120,6 +124,12 @@ def test_fast_path_knows_exactly_the_typer_options(fast: FastCommand) -> None:
         ["prelude", "--config", "x.json5"],
         ["prelude", "-a", "ops", "-c", "x.yaml", "--json"],
         ["-c", "first.json", "context", "--config=second.json", "-q"],
+        # --openclaw the same way, before or after the subcommand, the last one winning
+        ["--openclaw", "2026.9.6", "prelude", "--json"],
+        ["prelude", "--openclaw=2026.7.35", "-c", "c.json"],
+        ["--openclaw", "2026.6.35", "scan", "--openclaw", "2026.8.2", "--all"],
+        ["status", "--openclaw", "2026.9.6", "--json"],
+        ["--openclaw=9", "init-backends", "--dry-run"],
         ["scan"],
         ["scan", "--all", "--json", "-w", "ws", "--at", "0", "-c", "c.json"],
         ["-c", "c.json", "scan", "--all-agents", "--format=plain", "-q", "--agent", "a", "--agent=b"],

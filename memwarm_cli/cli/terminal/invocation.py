@@ -16,14 +16,23 @@ import os
 import sys
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 
 class Invocation:
     """One run's streams (None: the fd was closed when the process started, `memwarm ... >&-`) and
     environment. A plain class: a dataclass costs its generated code at every start of the fast path."""
 
-    __slots__ = ("env", "stderr", "stderr_failed", "stdin", "stdout", "stdout_failed")
+    __slots__ = (
+        "env",
+        "openclaw",
+        "openclaw_flag",
+        "stderr",
+        "stderr_failed",
+        "stdin",
+        "stdout",
+        "stdout_failed",
+    )
 
     def __init__(
         self,
@@ -40,6 +49,10 @@ class Invocation:
         # at /dev/null so that Python's flush at exit cannot fail again (an extra message, exit 120).
         self.stdout_failed = False
         self.stderr_failed = False
+        # The OpenClaw release the run describes: `--openclaw`'s value, and the choice made from it once
+        # (cli/terminal/release_choice.py).
+        self.openclaw_flag: str | None = None
+        self.openclaw: Any = None
 
 
 _active: Invocation | None = None
@@ -135,4 +148,7 @@ def load_for_command(config_path: str | None, *, quiet: bool) -> LoadedConfig:
     if not quiet:
         for warning in loaded.warnings:
             warn(warning.message)
+    from memwarm_cli.cli.terminal.release_choice import choose_for_run
+
+    choose_for_run(loaded.data if loaded.source.exists else None, quiet=quiet)
     return loaded
