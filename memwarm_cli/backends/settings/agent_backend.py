@@ -1,5 +1,7 @@
 """The memory backend picture of one agent: memory search (§3), backend choice, qmd settings (§4) and the
-per-agent qmd paths (§5.1), resolved together for `init-backends`, `config show` and `config check`.
+per-agent qmd paths (§5.1), resolved together for `init-backends`, `config show` and `config check`; and
+what OpenClaw 2026.6.35's gateway does with the agent's index at boot and at first use (research
+backend-635.md §4).
 """
 
 from __future__ import annotations
@@ -9,7 +11,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memwarm_cli.backends.settings.backend_choice import BackendChoice, agent_label, resolve_backend_choice
-from memwarm_cli.backends.settings.memory_search import MemorySearchSettings, resolve_memory_search
+from memwarm_cli.backends.settings.memory_search import (
+    MemorySearchSettings,
+    extra_collection_sources,
+    extra_path_sources,
+    resolve_memory_search,
+)
 from memwarm_cli.backends.settings.qmd_paths import AgentQmdPaths, agent_qmd_paths
 from memwarm_cli.backends.settings.qmd_settings import QmdSettings, resolve_qmd_settings
 from memwarm_cli.backends.settings.setting_use import ConfiguredSetting, configured_settings
@@ -36,11 +43,32 @@ class AgentBackendSettings:
     qmd: QmdSettings | None
     paths: AgentQmdPaths
     configured: tuple[ConfiguredSetting, ...] = ()  # its memory.qmd / memorySearch keys (setting_use.py)
+    # The gateway starts this agent's qmd manager at boot (`startGatewayMemoryBackend`): it is the only
+    # agent, the default one, agents.defaults.memorySearch.enabled is true, or its entry has memorySearch.
+    boot_eligible: bool = True
+
+    @property
+    def gateway_boot_work(self) -> bool:
+        """6.35's gateway runs qmd for this agent at boot: a qmd agent, `update.startup` not "off" (the
+        default is "off"), something to do (onBoot, or an update or embed interval), and eligible."""
+        qmd = self.qmd
+        if qmd is None:
+            return False
+        update = qmd.update
+        busy = update.on_boot or update.interval_ms > 0 or update.embed_interval_ms > 0
+        return update.startup != "off" and busy and self.boot_eligible
 
     @property
     def gateway_updates_on_boot(self) -> bool:
-        """`update.onBoot` (default true): false means the gateway leaves the index alone at boot."""
-        return self.qmd is None or self.qmd.update.on_boot
+        """6.35's gateway runs `qmd update` for this agent at boot (`update.startup` idle or immediate,
+        with `update.onBoot`); with the default `startup: "off"` it runs no qmd at boot at all."""
+        return self.gateway_boot_work and self.qmd is not None and self.qmd.update.on_boot
+
+    @property
+    def gateway_updates_at_first_use(self) -> bool:
+        """The first memory search (or status --index) opens a full manager, which updates the index in the
+        background unless `update.onBoot` is false."""
+        return self.qmd is not None and self.qmd.update.on_boot
 
     @property
     def settings_differing_from_gateway(self) -> tuple[ConfiguredSetting, ...]:
@@ -66,10 +94,18 @@ def resolve_agent_backend(
 ) -> AgentBackendSettings:
     """§3 + §4 + §5.1 for one agent (`entry` is its agents.list object, None when it has none)."""
     memory_search = resolve_memory_search(cfg, agent_id, entry, state_dir, env)
-    choice = resolve_backend_choice(cfg, entry)
+    choice = resolve_backend_choice(cfg)
     qmd: QmdSettings | None = None
     if memory_search is not None and choice.backend == "qmd":
-        qmd = resolve_qmd_settings(choice, agent_id, workspace, memory_search.extra_paths, state_dir, env)
+        qmd = resolve_qmd_settings(
+            choice,
+            agent_id,
+            workspace,
+            extra_path_sources(cfg, entry),
+            state_dir,
+            env,
+            extra_collection_sources(cfg, entry),
+        )
     label = agent_label(cfg, entry)
     search_blocks = (
         (lookup(entry, "memorySearch") if entry is not None else None, f"{label}.memorySearch"),
@@ -82,12 +118,52 @@ def resolve_agent_backend(
         choice=choice,
         qmd=qmd,
         paths=agent_qmd_paths(state_dir, agent_id),
+        boot_eligible=boot_eligible(cfg, agent_id, entry),
         configured=configured_settings(
             choice.qmd_block,
             choice.qmd_source,
             tuple((block, path) for block, path in search_blocks if isinstance(block, Mapping)),
         ),
     )
+
+
+def boot_eligible(cfg: Mapping[str, Any], agent_id: str, entry: Mapping[str, Any] | None) -> bool:
+    """Whether 6.35's gateway starts this agent's memory at boot rather than deferring it
+    (`shouldEagerlyStartAgentMemory`): the only agent, the default agent, every agent when
+    `agents.defaults.memorySearch.enabled` is true, or an agent whose list entry sets `memorySearch`."""
+    count, explicit, default_id = _boot_facts(cfg)
+    if count <= 1 or agent_id == default_id:
+        return True
+    if lookup(cfg, "agents", "defaults", "memorySearch", "enabled") is True:
+        return True
+    return agent_id in explicit
+
+
+# The last config's (agent count, ids whose entry sets memorySearch, default id), keyed by its
+# agents.list object: asked for every agent, computed once per list (10,000 agents, one pass).
+_boot_memo: list[tuple[object, int, tuple[int, frozenset[str], str]]] = []
+
+
+def _boot_facts(cfg: Mapping[str, Any]) -> tuple[int, frozenset[str], str]:
+    from memwarm_cli.agents import (
+        list_agent_entries,
+        list_agent_ids,
+        normalize_agent_id,
+        resolve_default_agent_id,
+    )
+
+    raw_list = lookup(cfg, "agents", "list")
+    key: object = raw_list if isinstance(raw_list, list) else None
+    size = len(raw_list) if isinstance(raw_list, list) else 0
+    if _boot_memo and _boot_memo[0][0] is key and _boot_memo[0][1] == size and key is not None:
+        return _boot_memo[0][2]
+    entries = list_agent_entries(cfg)
+    explicit = frozenset(
+        normalize_agent_id(e.get("id")) for e in entries if e.get("memorySearch") is not None
+    )
+    facts = (len(list_agent_ids(cfg)), explicit, resolve_default_agent_id(cfg))
+    _boot_memo[:] = [(key, size, facts)]
+    return facts
 
 
 def select_agents(loaded: LoadedConfig, requested: Sequence[str]) -> list[Agent]:

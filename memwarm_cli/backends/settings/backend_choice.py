@@ -1,5 +1,12 @@
-"""Which memory backend an agent uses and which config key decided it: `memory.backend` / `memory.qmd`,
-or memwarm's `memorySearch.backend` / `memorySearch.qmd` spelling (memory-backends.md intro, §4).
+"""Which memory backend the agents use and which config key decided it: `memory.backend` and the qmd
+block `memory.qmd`, global, as OpenClaw 2026.6.35's `resolveMemoryBackendConfig` reads them (research
+backend-635.md §0).
+
+There is no per-agent backend and no per-agent qmd block. memwarm once also read
+`agents.*.memorySearch.backend` and a qmd block in `agents.*.memorySearch.qmd`; the release refuses a
+config holding either (`config check` reports them as errors, and the commands that act on a config
+stop), and in 6.35 `memorySearch.qmd` holds only `extraCollections` (qmd_collections.py), so neither is
+read here any more.
 """
 
 from __future__ import annotations
@@ -12,35 +19,27 @@ from memwarm_cli.frozen_records import record
 
 Backend = Literal["builtin", "qmd"]
 
-UPSTREAM_SPELLING_WARNING = (
-    "{path} is accepted here, but upstream OpenClaw's strict config schema rejects it; "
-    "upstream reads {upstream}"
-)
-
 
 @record
 class BackendChoice:
-    """Which backend an agent uses and which config keys decided it.
+    """Which backend the agents use and which config keys decided it.
 
-    `backend_source` / `qmd_source` are dotted config paths such as `memory.backend`,
-    `agents.defaults.memorySearch.backend` or `agents.list[1].memorySearch.qmd` (a list entry is named
-    by its index in `agents.list`), or "default" when nothing was configured. Precedence: the agent's
-    `memorySearch.*`, then `agents.defaults.memorySearch.*`, then `memory.*` (each found independently
-    for `backend` and for the `qmd` block).
+    `backend_source` is `memory.backend`, or "default" when it is not set; `qmd_source` is `memory.qmd`
+    (or "default"). The same for every agent.
     """
 
     backend: Backend
     configured: Any  # the raw configured value (None when defaulted), e.g. "qmd", "builtin", "lancedb"
     backend_source: str
-    qmd_block: Mapping[str, Any]  # the qmd settings object that applies ({} when none is configured)
+    qmd_block: Mapping[str, Any]  # memory.qmd ({} when none is configured)
     qmd_source: str
     citations: str
-    warnings: tuple[str, ...]  # e.g. the upstream-schema warning for the memorySearch.* spelling
+    warnings: tuple[str, ...] = ()  # none since memorySearch.* is no longer read; kept for the reports
 
     @property
     def uses_upstream_spelling(self) -> bool:
-        """True when both settings come from `memory.*` (or defaults), as upstream OpenClaw reads them."""
-        return not any("memorySearch" in s for s in (self.backend_source, self.qmd_source))
+        """Always true: memory.* is the only spelling read (kept for `config show`'s field)."""
+        return True
 
 
 def agent_label(cfg: Mapping[str, Any], entry: Mapping[str, Any] | None) -> str:
@@ -74,47 +73,17 @@ def _list_positions(raw_list: list[Any]) -> dict[int, int]:
     return positions
 
 
-def resolve_backend_choice(cfg: Mapping[str, Any], entry: Mapping[str, Any] | None) -> BackendChoice:
-    """The backend for one agent (`entry` is its agents.list object, or None) and where it came from."""
-    agent_ms = as_object(lookup(entry, "memorySearch")) if entry is not None else {}
-    defaults_ms = as_object(lookup(cfg, "agents", "defaults", "memorySearch"))
+def resolve_backend_choice(cfg: Mapping[str, Any]) -> BackendChoice:
+    """`memory.backend` ("qmd" gives qmd, anything else builtin), `memory.qmd`, `memory.citations`."""
     memory = as_object(lookup(cfg, "memory"))
-    label = agent_label(cfg, entry)
-
-    candidates = (
-        (agent_ms, f"{label}.memorySearch"),
-        (defaults_ms, "agents.defaults.memorySearch"),
-        (memory, "memory"),
-    )
-    configured: Any = None
-    backend_source = "default"
-    for block, prefix in candidates:
-        if block.get("backend") is not None:
-            configured = block.get("backend")
-            backend_source = f"{prefix}.backend"
-            break
-    qmd_block: Mapping[str, Any] = {}
-    qmd_source = "default"
-    for block, prefix in candidates:
-        if block.get("qmd") is not None:
-            qmd_block = as_object(block.get("qmd"))
-            qmd_source = f"{prefix}.qmd"
-            break
-
-    warnings: list[str] = []
-    for source, upstream in ((backend_source, "memory.backend"), (qmd_source, "memory.qmd")):
-        if "memorySearch" in source:
-            warnings.append(UPSTREAM_SPELLING_WARNING.format(path=source, upstream=upstream))
-
+    configured = memory.get("backend")
+    qmd_raw = memory.get("qmd")
     citations_raw = memory.get("citations")
-    citations = citations_raw if citations_raw in ("auto", "on", "off") else "auto"
-    backend: Backend = "qmd" if configured == "qmd" else "builtin"
     return BackendChoice(
-        backend=backend,
+        backend="qmd" if configured == "qmd" else "builtin",
         configured=configured,
-        backend_source=backend_source,
-        qmd_block=qmd_block,
-        qmd_source=qmd_source,
-        citations=citations,
-        warnings=tuple(warnings),
+        backend_source="default" if configured is None else "memory.backend",
+        qmd_block=as_object(qmd_raw),
+        qmd_source="default" if qmd_raw is None else "memory.qmd",
+        citations=citations_raw if citations_raw in ("auto", "on", "off") else "auto",
     )

@@ -63,17 +63,45 @@ def memory_search_enabled(cfg: Mapping[str, Any], entry: Mapping[str, Any] | Non
 
 def merged_extra_paths(cfg: Mapping[str, Any], entry: Mapping[str, Any] | None) -> tuple[str, ...]:
     """`[...defaults.extraPaths, ...overrides.extraPaths]`, trimmed, empties dropped, first kept."""
+    return tuple(path for path, _ in extra_path_sources(cfg, entry))
+
+
+def _search_prefixes(cfg: Mapping[str, Any], entry: Mapping[str, Any] | None) -> tuple[str, str]:
+    from memwarm_cli.backends.settings.backend_choice import agent_label
+
+    return "agents.defaults.memorySearch", f"{agent_label(cfg, entry)}.memorySearch"
+
+
+def extra_path_sources(cfg: Mapping[str, Any], entry: Mapping[str, Any] | None) -> list[tuple[str, str]]:
+    """The merged extraPaths (as `merged_extra_paths`), each with the config key it first came from."""
     defaults, overrides = _memory_search_blocks(cfg, entry)
-    seen: list[str] = []
-    for block in (defaults, overrides):
+    found: dict[str, str] = {}
+    for block, prefix in zip((defaults, overrides), _search_prefixes(cfg, entry), strict=True):
         raw = block.get("extraPaths")
         if not isinstance(raw, list):
             continue
-        for item in raw:
+        for i, item in enumerate(raw):
             text = js_trimmed_string(item)
-            if text is not None and text not in seen:
-                seen.append(text)
-    return tuple(seen)
+            if text is not None and text not in found:
+                found[text] = f"{prefix}.extraPaths[{i}]"
+    return list(found.items())
+
+
+def extra_collection_sources(
+    cfg: Mapping[str, Any], entry: Mapping[str, Any] | None
+) -> list[tuple[Mapping[str, Any], str]]:
+    """`[...defaults.qmd.extraCollections, ...overrides.qmd.extraCollections]`, keeping the objects
+    whose `path` is a string (6.35 drops the others before counting), each with its config key."""
+    defaults, overrides = _memory_search_blocks(cfg, entry)
+    found: list[tuple[Mapping[str, Any], str]] = []
+    for block, prefix in zip((defaults, overrides), _search_prefixes(cfg, entry), strict=True):
+        raw = lookup(block, "qmd", "extraCollections")
+        if not isinstance(raw, list):
+            continue
+        for i, item in enumerate(raw):
+            if isinstance(item, Mapping) and isinstance(item.get("path"), str):
+                found.append((item, f"{prefix}.qmd.extraCollections[{i}]"))
+    return found
 
 
 def resolve_memory_search(

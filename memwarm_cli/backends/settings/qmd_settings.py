@@ -1,9 +1,10 @@
-"""The qmd backend settings of one agent, resolved like OpenClaw's `resolveMemoryBackendConfig(...).qmd`
-(memory-backends.md §4): command, search mode, update/embed timing, limits, sessions, collections.
+"""The qmd backend settings of one agent, resolved like OpenClaw 2026.6.35's
+`resolveMemoryBackendConfig(...).qmd` (memory-backends.md §4; research backend-635.md §1-§4): command,
+search mode, rerank, update/embed timing and the boot policy, limits, sessions, collections.
 
-A pure function of the backend choice, the agent's id and workspace, its extra paths, the state dir and
-an environment mapping; never raises on bad values (defaults instead, like upstream). The session export
-settings (session-export.md §1-§2) are resolved here too, and nowhere else.
+A function of the backend choice, the agent's id and workspace, its extra paths and collections, the
+state dir and an environment mapping; never raises on bad values (defaults instead, like upstream). The
+session export settings (session-export.md §1-§2) are resolved here too, and nowhere else.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from memwarm_cli.frozen_records import record
 from memwarm_cli.jsstring import js_is_finite_number, js_trimmed_string, js_truthy
 
 SearchMode = Literal["search", "vsearch", "query"]
+StartupMode = Literal["off", "idle", "immediate"]
 
 SEARCH_MODES: tuple[SearchMode, ...] = ("search", "vsearch", "query")
 DEFAULT_COMMAND = "qmd"
@@ -43,12 +45,15 @@ DEFAULT_EMBED_INTERVAL_MS = 60 * 60_000
 DEFAULT_COMMAND_TIMEOUT_MS = 30_000
 DEFAULT_UPDATE_TIMEOUT_MS = 120_000
 DEFAULT_EMBED_TIMEOUT_MS = 120_000
-DEFAULT_LIMITS = {"maxResults": 6, "maxSnippetChars": 700, "maxInjectedChars": 4000, "timeoutMs": 4000}
+DEFAULT_STARTUP: StartupMode = "off"  # 6.35's gateway runs no qmd at boot unless update.startup says so
+DEFAULT_STARTUP_DELAY_MS = 120_000
+# 6.35's code (its docs and schema help still say 6 and 700, the 2026.2-3 values; the code is what runs).
+DEFAULT_LIMITS = {"maxResults": 4, "maxSnippetChars": 450, "maxInjectedChars": 2200, "timeoutMs": 4000}
 
 
 def _positive_int(value: Any, default: int) -> int:
-    """`finite and > 0 gives floor, else default`."""
-    return math.floor(value) if js_is_finite_number(value) and value > 0 else default
+    """`resolvePositiveIntegerConfig`: finite and > 0 gives `max(1, floor)`, else the default."""
+    return max(1, math.floor(value)) if js_is_finite_number(value) and value > 0 else default
 
 
 def _non_negative_int(value: Any, default: int) -> int:
@@ -69,12 +74,25 @@ def _duration_or_default(raw: Any, default_ms: int) -> int:
 class QmdUpdateSettings:
     interval_ms: int
     debounce_ms: int
-    on_boot: bool
+    on_boot: bool  # a full manager (first memory use, or boot work) updates when it opens
+    startup: StartupMode  # what the gateway does at boot: off (nothing), idle (after the delay), immediate
+    startup_delay_ms: int
     wait_for_boot_sync: bool
     embed_interval_ms: int
     command_timeout_ms: int  # collection list/add/remove
     update_timeout_ms: int  # qmd update
     embed_timeout_ms: int  # qmd embed
+
+
+STARTUP_MODES: tuple[StartupMode, ...] = ("off", "idle", "immediate")
+
+
+def _startup_mode(raw: Any) -> StartupMode:
+    """`resolveStartupMode`: "off", "idle" or "immediate"; anything else is "off"."""
+    for mode in STARTUP_MODES:
+        if raw == mode and isinstance(raw, str):
+            return mode
+    return DEFAULT_STARTUP
 
 
 @record
@@ -97,14 +115,16 @@ class QmdSessionSettings:
 
 
 def resolve_retention_days(value: Any) -> int | None:
-    """A number > 0, floored; anything else (or a value that floors to 0, e.g. 0.5) is no limit.
+    """`resolvePositiveIntegerConfig(retentionDays)`: a finite number > 0 gives `max(1, floor)` (0.5 is
+    1 day); anything else is no limit.
 
     Infinity is no limit too, as in JS (its cutoff is -Infinity). A non-number (which OpenClaw's schema
     rejects) counts as absent.
     """
     if not js_is_finite_number(value) or value <= 0:
         return None
-    return math.floor(value) or None
+    floored: int = math.floor(value)
+    return max(1, floored)
 
 
 def resolve_session_settings(
@@ -134,6 +154,8 @@ class QmdSettings:
     command: str  # first token only, as upstream runs it
     command_raw: str  # the configured value (or "qmd")
     search_mode: SearchMode
+    rerank: bool | None  # memory.qmd.rerank as set; False adds --no-rerank to a `query` search
+    search_tool: str | None  # memory.qmd.searchTool trimmed (the mcporter tool; memwarm runs qmd itself)
     include_default_memory: bool
     collections: tuple[CollectionSpec, ...]
     update: QmdUpdateSettings
@@ -146,6 +168,8 @@ class QmdSettings:
         return {
             "command": self.command,
             "searchMode": self.search_mode,
+            "rerank": self.rerank,
+            "searchTool": self.search_tool,
             "includeDefaultMemory": self.include_default_memory,
             "collections": [
                 {"name": c.name, "path": str(c.path), "pattern": c.pattern, "kind": c.kind}
@@ -155,6 +179,8 @@ class QmdSettings:
                 "intervalMs": self.update.interval_ms,
                 "debounceMs": self.update.debounce_ms,
                 "onBoot": self.update.on_boot,
+                "startup": self.update.startup,
+                "startupDelayMs": self.update.startup_delay_ms,
                 "waitForBootSync": self.update.wait_for_boot_sync,
                 "embedIntervalMs": self.update.embed_interval_ms,
                 "commandTimeoutMs": self.update.command_timeout_ms,
@@ -210,11 +236,14 @@ def resolve_qmd_settings(
     choice: BackendChoice,
     agent_id: str,
     workspace: Path,
-    extra_paths: Sequence[str],
+    extra_paths: Sequence[tuple[str, str]],
     state_dir: Path,
     env: Mapping[str, str],
+    extra_collections: Sequence[tuple[Mapping[str, Any], str]] = (),
 ) -> QmdSettings:
     """The resolved qmd block for one agent; never raises on bad values (defaults instead, like upstream).
+    `extra_paths` / `extra_collections`: the agent's merged memorySearch.extraPaths and
+    memorySearch.qmd.extraCollections, each with its config key (memory_search.py).
 
     With session export on, the export dir is one more collection, after every other one
     (`sessions-<agent>`, pattern `**/*.md`, kind "sessions").
@@ -232,6 +261,8 @@ def resolve_qmd_settings(
         interval_ms=_duration_or_default(update.get("interval"), DEFAULT_UPDATE_INTERVAL_MS),
         debounce_ms=_non_negative_int(update.get("debounceMs"), DEFAULT_DEBOUNCE_MS),
         on_boot=update.get("onBoot") is not False,
+        startup=_startup_mode(update.get("startup")),
+        startup_delay_ms=_non_negative_int(update.get("startupDelayMs"), DEFAULT_STARTUP_DELAY_MS),
         wait_for_boot_sync=update.get("waitForBootSync") is True,
         embed_interval_ms=_duration_or_default(update.get("embedInterval"), DEFAULT_EMBED_INTERVAL_MS),
         command_timeout_ms=_positive_int(update.get("commandTimeoutMs"), DEFAULT_COMMAND_TIMEOUT_MS),
@@ -249,22 +280,23 @@ def resolve_qmd_settings(
         block, agent_id=agent_id, workspace=workspace, state_dir=state_dir, env=env
     )
     collections, skipped = resolve_collections(
-        block, choice.qmd_source, agent_id, workspace, extra_paths, env
+        block, agent_id, workspace, extra_paths, extra_collections, env
     )
     if session_settings.enabled:
-        prefix = "memory.qmd" if choice.qmd_source == "default" else choice.qmd_source
         sessions_collection = CollectionSpec(
             name=sessions_collection_name(agent_id, {c.name for c in collections}),
             path=session_settings.export_dir,
             pattern=SESSIONS_PATTERN,
             kind="sessions",
-            source=f"{prefix}.sessions",
+            source="memory.qmd.sessions",
         )
         collections = (*collections, sessions_collection)
     return QmdSettings(
         command=split_command(command_raw),
         command_raw=command_raw,
         search_mode=search_mode,
+        rerank=block.get("rerank") if isinstance(block.get("rerank"), bool) else None,
+        search_tool=js_trimmed_string(block.get("searchTool")),
         include_default_memory=block.get("includeDefaultMemory") is not False,
         collections=collections,
         update=update_settings,

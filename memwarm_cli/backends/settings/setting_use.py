@@ -12,6 +12,10 @@ Uses:
 - `search`: read only when an agent searches; it does not change the boot-time work.
 - `builtin`: read only by the builtin backend (and by the gateway's fallback to it when qmd fails);
   memwarm prepares qmd indexes only.
+
+The notes say what OpenClaw 2026.6.35 does (research backend-635.md §4): its gateway runs no qmd at boot
+unless `memory.qmd.update.startup` is idle or immediate (the default is off); the first memory use opens
+a qmd manager that lists the collections and, with `update.onBoot`, updates the index in the background.
 """
 
 from __future__ import annotations
@@ -44,10 +48,18 @@ class SettingUse:
 _ONE_SHOT = "memwarm runs once per call (run it from cron for a similar effect)"
 _BUILTIN = "the builtin backend's setting; memwarm prepares the qmd index only"
 _SESSIONS_WITH_QMD = "with qmd, transcripts come from memory.qmd.sessions"
+_NO_BOOT = (
+    'with update.startup "off" (the default) OpenClaw 2026.6.35 runs no qmd at boot, so memwarm is the only '
+    "boot-time warmer"
+)
 
 QMD_SETTINGS: dict[str, SettingUse] = {
     "command": SettingUse("memwarm", "its first token is run, as upstream does"),
     "searchMode": SettingUse("memwarm", "decides qmd embed and the --probe search"),
+    "rerank": SettingUse("search", "with searchMode query, false adds --no-rerank to each search"),
+    "searchTool": SettingUse(
+        "gateway", "the MCP tool the gateway's mcporter searches call; memwarm runs qmd itself"
+    ),
     "includeDefaultMemory": SettingUse("memwarm"),
     "paths": SettingUse("memwarm"),
     "sessions.enabled": SettingUse("memwarm", "transcripts are exported before qmd update"),
@@ -57,8 +69,17 @@ QMD_SETTINGS: dict[str, SettingUse] = {
     "update.debounceMs": SettingUse("gateway", "the gateway skips updates closer together than this"),
     "update.onBoot": SettingUse(
         "memwarm",
-        "when false the gateway does not update the index at boot, so memwarm is the only boot-time "
-        "warmer; it still updates (gatewayUpdatesOnBoot: false)",
+        "when false the gateway's qmd manager does not update the index when it opens (at first memory "
+        "use, or at boot with update.startup set), so memwarm is the only warmer; it still updates "
+        "(config show: gatewayUpdatesAtFirstUse false)",
+    ),
+    "update.startup": SettingUse(
+        "gateway",
+        "idle or immediate: the gateway runs ensureCollections and qmd update per eligible agent at boot "
+        f"(idle after startupDelayMs); {_NO_BOOT}; memwarm runs when called",
+    ),
+    "update.startupDelayMs": SettingUse(
+        "gateway", 'how long the gateway waits at boot with update.startup "idle"'
     ),
     "update.waitForBootSync": SettingUse(
         "gateway", "the gateway's start-up waits for its boot update; memwarm always waits for its own"
@@ -69,15 +90,12 @@ QMD_SETTINGS: dict[str, SettingUse] = {
     "update.commandTimeoutMs": SettingUse("memwarm", "qmd collection commands (--timeout overrides)"),
     "update.updateTimeoutMs": SettingUse("memwarm", "qmd update (--timeout overrides)"),
     "update.embedTimeoutMs": SettingUse("memwarm", "qmd embed (--timeout overrides)"),
-    "update.startup": SettingUse(
-        "gateway", "later gateways defer their boot update; memwarm runs when called"
-    ),
-    "update.startupDelayMs": SettingUse("gateway", "later gateways delay their boot update by this much"),
     "limits.maxResults": SettingUse("search", "the --probe search asks for this many results"),
     "limits.maxSnippetChars": SettingUse("search"),
     "limits.maxInjectedChars": SettingUse("search"),
     "limits.timeoutMs": SettingUse("search", "a search's timeout; the --probe search has its own"),
-    "scope": SettingUse("search", "which chats may search memory"),
+    "scope.default": SettingUse("search", "which chats may search memory (memwarm search is the CLI's)"),
+    "scope.rules": SettingUse("search", "which chats may search memory (memwarm search is the CLI's)"),
     "mcporter.enabled": SettingUse(
         "gateway", "the gateway searches through an MCP daemon; memwarm runs qmd directly, starts no daemon"
     ),
@@ -87,22 +105,35 @@ QMD_SETTINGS: dict[str, SettingUse] = {
 
 MEMORY_SEARCH_SETTINGS: dict[str, SettingUse] = {
     "enabled": SettingUse("memwarm", "false: the agent is skipped"),
-    "backend": SettingUse("memwarm", "memwarm's spelling of memory.backend"),
-    "qmd": SettingUse("memwarm", "memwarm's spelling of memory.qmd: the same keys, the same uses"),
     "extraPaths": SettingUse("memwarm", "each path is one more qmd collection"),
-    "sources": SettingUse("builtin", "with qmd, transcripts come from memory.qmd.sessions"),
-    "experimental.sessionMemory": SettingUse(
-        "builtin", "with qmd, transcripts come from memory.qmd.sessions"
+    "qmd.extraCollections": SettingUse(
+        "memwarm", "each entry is one more qmd collection, after memory.qmd.paths and the extraPaths"
     ),
-    "provider": SettingUse("builtin", _BUILTIN),
-    "fallback": SettingUse("builtin", _BUILTIN),
-    "model": SettingUse("builtin", _BUILTIN),
+    "sources": SettingUse("builtin", _SESSIONS_WITH_QMD),
+    "experimental.sessionMemory": SettingUse("builtin", _SESSIONS_WITH_QMD),
+    "sync.onSessionStart": SettingUse(
+        "gateway", "the gateway updates the qmd index at each new session's first search"
+    ),
+    "sync.onSearch": SettingUse("gateway", "the gateway updates a qmd index its watcher marked changed"),
+    "sync.watch": SettingUse("gateway", "the gateway watches the collections' files for changes"),
+    "sync.watchDebounceMs": SettingUse("gateway", "the gateway's file watcher waits this long"),
     **{
         key: SettingUse("builtin", _BUILTIN)
         for key in (
+            "provider",
+            "fallback",
+            "model",
+            "inputType",
+            "queryInputType",
+            "documentInputType",
+            "outputDimensionality",
+            "multimodal.enabled",
+            "multimodal.modalities",
+            "multimodal.maxFileBytes",
             "remote.baseUrl",
             "remote.apiKey",
             "remote.headers",
+            "remote.nonBatchConcurrency",
             "remote.batch.enabled",
             "remote.batch.wait",
             "remote.batch.concurrency",
@@ -110,19 +141,20 @@ MEMORY_SEARCH_SETTINGS: dict[str, SettingUse] = {
             "remote.batch.timeoutMinutes",
             "local.modelPath",
             "local.modelCacheDir",
+            "local.contextSize",
             "store.driver",
-            "store.path",
+            "store.fts.tokenizer",
             "store.vector.enabled",
             "store.vector.extensionPath",
             "chunking.tokens",
             "chunking.overlap",
-            "sync.onSessionStart",
-            "sync.onSearch",
-            "sync.watch",
-            "sync.watchDebounceMs",
             "sync.intervalMinutes",
+            "sync.embeddingBatchTimeoutSeconds",
             "sync.sessions.deltaBytes",
             "sync.sessions.deltaMessages",
+            "sync.sessions.postCompactionForce",
+            "query.maxResults",
+            "query.minScore",
             "query.hybrid.enabled",
             "query.hybrid.vectorWeight",
             "query.hybrid.textWeight",
@@ -135,8 +167,6 @@ MEMORY_SEARCH_SETTINGS: dict[str, SettingUse] = {
             "cache.maxEntries",
         )
     },
-    "query.maxResults": SettingUse("search"),
-    "query.minScore": SettingUse("search"),
 }
 
 
@@ -209,13 +239,11 @@ def configured_settings(
     qmd_source: str,
     memory_search_blocks: tuple[tuple[Mapping[str, Any], str], ...],
 ) -> tuple[ConfiguredSetting, ...]:
-    """The agent's configured keys: its qmd block (from `qmd_source`, e.g. `memory.qmd`), then each
-    `memorySearch` block given as (block, dotted path), the agent's own first. A `memorySearch.qmd`
-    block is reported through `qmd_source` when it is the one that applies, never twice."""
+    """The agent's configured keys: its qmd block (from `qmd_source`, `memory.qmd`), then each
+    `memorySearch` block given as (block, dotted path), the agent's own first."""
     found: list[ConfiguredSetting] = []
     if qmd_source != "default":
         found.extend(_settings_in(as_object(qmd_block), qmd_source, QMD_SETTINGS))
-    search_keys = {k: v for k, v in MEMORY_SEARCH_SETTINGS.items() if k != "qmd"}
     for block, prefix in memory_search_blocks:
-        found.extend(_settings_in(as_object(block), prefix, search_keys))
+        found.extend(_settings_in(as_object(block), prefix, MEMORY_SEARCH_SETTINGS))
     return tuple(found)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from tests.backends.support import resolve
 
 
@@ -41,5 +43,40 @@ def test_int_too_big_for_a_double_is_not_a_finite_number() -> None:
     assert (settings.memory_search.chunk_tokens, settings.memory_search.min_score) == (400, 0.35)
     assert settings.qmd.update.command_timeout_ms == 30_000
     assert settings.qmd.update.debounce_ms == 15_000
-    assert settings.qmd.limits.max_results == 6
+    assert settings.qmd.limits.max_results == 4
     assert settings.qmd.sessions.retention_days is None
+
+
+def test_the_gateway_runs_no_qmd_at_boot_unless_update_startup_says_so() -> None:
+    """6.35: `update.startup` defaults to "off" (no qmd command at boot); idle/immediate do boot work
+    when there is some (onBoot, or an update/embed interval); the first use updates unless onBoot is false."""
+
+    def facts(update: dict[str, object]) -> tuple[bool, bool, bool]:
+        settings = resolve({"memory": {"backend": "qmd", "qmd": {"update": update}}})
+        return (
+            settings.gateway_boot_work,
+            settings.gateway_updates_on_boot,
+            settings.gateway_updates_at_first_use,
+        )
+
+    assert facts({}) == (False, False, True)
+    assert facts({"startup": "immediate"}) == (True, True, True)
+    assert facts({"startup": "idle", "onBoot": False}) == (True, False, False)
+    assert facts({"startup": "immediate", "onBoot": False, "interval": "0", "embedInterval": "0"}) == (
+        False,
+        False,
+        False,
+    )
+    assert facts({"startup": "later"}) == (False, False, True)  # anything else is "off"
+
+
+def test_only_eligible_agents_get_boot_work() -> None:
+    """Of several agents, the default one, those whose entry sets memorySearch, or every agent when
+    agents.defaults.memorySearch.enabled is true; the others are deferred to their first use."""
+    qmd = {"backend": "qmd", "qmd": {"update": {"startup": "immediate"}}}
+    entries: list[dict[str, Any]] = [{"id": "main"}, {"id": "ops"}, {"id": "dev", "memorySearch": {}}]
+    cfg: dict[str, Any] = {"memory": qmd, "agents": {"list": entries}}
+    work = {e["id"]: resolve(cfg, str(e["id"]), e).gateway_boot_work for e in entries}
+    assert work == {"main": True, "ops": False, "dev": True}
+    cfg["agents"]["defaults"] = {"memorySearch": {"enabled": True}}
+    assert resolve(cfg, "ops", entries[1]).gateway_boot_work is True

@@ -1,4 +1,4 @@
-"""Which backend, and which config key decided it."""
+"""Which backend, and which config key decided it: memory.backend and memory.qmd, global (6.35)."""
 
 from __future__ import annotations
 
@@ -6,46 +6,32 @@ from memwarm_cli.backends.settings.backend_choice import resolve_backend_choice
 from tests.backends.support import resolve
 
 
-def test_memory_backend_upstream_spelling() -> None:
-    choice = resolve_backend_choice({"memory": {"backend": "qmd", "qmd": {"command": "/opt/qmd"}}}, None)
-    got = (choice.backend, choice.backend_source, choice.qmd_source)
-    assert got == ("qmd", "memory.backend", "memory.qmd")
+def test_memory_backend_and_qmd_block() -> None:
+    choice = resolve_backend_choice({"memory": {"backend": "qmd", "qmd": {"command": "/opt/qmd"}}})
+    got = (choice.backend, choice.backend_source, choice.qmd_source, dict(choice.qmd_block))
+    assert got == ("qmd", "memory.backend", "memory.qmd", {"command": "/opt/qmd"})
     assert choice.warnings == ()
-    assert choice.uses_upstream_spelling
 
 
-def test_memory_search_spelling_wins_and_warns() -> None:
+def test_memory_search_backend_and_qmd_block_are_not_read() -> None:
+    """6.35 has no per-agent backend and no qmd block under memorySearch (it refuses a config holding
+    either); memorySearch.qmd holds extraCollections, which must not replace memory.qmd."""
     cfg = {
         "memory": {"backend": "builtin", "qmd": {"searchMode": "query"}},
         "agents": {"defaults": {"memorySearch": {"backend": "qmd", "qmd": {"searchMode": "vsearch"}}}},
     }
-    choice = resolve_backend_choice(cfg, None)
-    assert choice.backend == "qmd"
-    assert choice.backend_source == "agents.defaults.memorySearch.backend"
-    assert choice.qmd_source == "agents.defaults.memorySearch.qmd"
-    assert len(choice.warnings) == 2
-    assert "memory.backend" in choice.warnings[0]
-    entry = {"id": "ops", "memorySearch": {"backend": "builtin"}}
-    per_agent = resolve_backend_choice({**cfg, "agents": {**cfg["agents"], "list": [entry]}}, entry)
-    assert per_agent.backend == "builtin"
-    assert per_agent.backend_source == "agents.list[0].memorySearch.backend"
-    assert resolve(cfg).qmd is not None and resolve(cfg).qmd.search_mode == "vsearch"  # type: ignore[union-attr]
-
-
-def test_list_entries_are_labelled_by_index_not_id() -> None:
-    """An id holding `]` or `.` must not break the dotted path `config check` parses."""
-    weird = {"id": "a]b.c", "memorySearch": {"backend": "qmd", "qmd": {"paths": [{"path": "notes"}]}}}
-    cfg = {"agents": {"list": [{"id": "main"}, "junk", weird]}}
-    settings = resolve(cfg, "a-b-c", weird)
-    assert settings.choice.backend_source == "agents.list[2].memorySearch.backend"
-    assert settings.choice.qmd_source == "agents.list[2].memorySearch.qmd"
-    assert settings.qmd is not None
-    assert [c.source for c in settings.qmd.collections if c.kind == "custom"] == [
-        "agents.list[2].memorySearch.qmd.paths[0]"
-    ]
+    choice = resolve_backend_choice(cfg)
+    assert (choice.backend, choice.backend_source) == ("builtin", "memory.backend")
+    entry = {"id": "ops", "memorySearch": {"qmd": {"extraCollections": [{"path": "/x", "name": "n"}]}}}
+    cfg = {"memory": {"backend": "qmd", "qmd": {"searchMode": "query", "limits": {"maxResults": 9}}}}
+    settings = resolve({**cfg, "agents": {"list": [entry]}}, "ops", entry)
+    assert settings.choice.qmd_source == "memory.qmd"
+    assert (settings.qmd.search_mode, settings.qmd.limits.max_results) == ("query", 9)
+    assert [c.name for c in settings.qmd.collections][-1] == "n"
 
 
 def test_unknown_backend_is_builtin() -> None:
-    choice = resolve_backend_choice({"memory": {"backend": "lancedb"}}, None)
+    choice = resolve_backend_choice({"memory": {"backend": "lancedb"}})
     assert choice.backend == "builtin"
     assert choice.configured == "lancedb"
+    assert resolve_backend_choice({}).backend_source == "default"

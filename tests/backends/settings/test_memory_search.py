@@ -26,4 +26,4 @@ def test_memory_search_fields() -> None:
     assert ms.store_path == Path("/home/u/idx/ops.db")
     assert (ms.chunk_tokens, ms.chunk_overlap) == (10, 9)
     assert ms.model == "text-embedding-3-small"
-    assert resolve({}, "ops").memory_search.store_path == Path("/state/memory/ops.sqlite")  # type: ignore[union-attr]
+    assert resolve({}, "ops").memory_search.store_path == Path("/state/memory/ops.sqlite")

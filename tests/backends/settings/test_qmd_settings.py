@@ -19,6 +19,8 @@ def test_qmd_defaults_and_collections() -> None:
     assert qmd.update.update_timeout_ms == 120000
     assert qmd.update.embed_timeout_ms == 120000
     assert qmd.update.interval_ms == 300000
+    assert (qmd.update.startup, qmd.update.startup_delay_ms) == ("off", 120_000)
+    assert (qmd.rerank, qmd.search_tool) == (None, None)
     assert [(c.name, str(c.path), c.pattern) for c in qmd.collections] == [
         ("memory-root-main", "/ws/main", "MEMORY.md"),
         ("memory-dir-main", "/ws/main/memory", "**/*.md"),
@@ -38,3 +40,34 @@ def test_overflowing_duration_is_a_parse_error_and_falls_back(raw: str) -> None:
     cfg = {"memory": {"backend": "qmd", "qmd": {"update": {"interval": raw, "embedInterval": raw}}}}
     qmd = resolve(cfg).qmd
     assert (qmd.update.interval_ms, qmd.update.embed_interval_ms) == (300_000, 3_600_000)
+
+
+@pytest.mark.parametrize(
+    ("limits", "expected"),
+    [
+        (None, (4, 450, 2200, 4000)),
+        ({"maxResults": 10}, (10, 450, 2200, 4000)),
+        ({"timeoutMs": 0}, (4, 450, 2200, 4000)),
+        ({"maxSnippetChars": 2.7, "maxInjectedChars": 0.5}, (4, 2, 1, 4000)),
+        ({"maxResults": -1, "maxSnippetChars": "9", "timeoutMs": 9000}, (4, 450, 2200, 9000)),
+    ],
+)
+def test_limits_are_the_releases_each_key_on_its_own(limits: object, expected: tuple[int, ...]) -> None:
+    """6.35's defaults (4/450/2200/4000), `resolvePositiveIntegerConfig` per key: `max(1, floor)`."""
+    qmd_block = {} if limits is None else {"limits": limits}
+    got = resolve({"memory": {"backend": "qmd", "qmd": qmd_block}}).qmd.limits
+    assert (got.max_results, got.max_snippet_chars, got.max_injected_chars, got.timeout_ms) == expected
+
+
+def test_startup_rerank_search_tool_and_retention() -> None:
+    block = {
+        "update": {"startup": "idle", "startupDelayMs": 5.5},
+        "rerank": False,
+        "searchTool": "  hybrid_search ",
+        "sessions": {"enabled": True, "retentionDays": 0.5},
+    }
+    qmd = resolve({"memory": {"backend": "qmd", "qmd": block}}).qmd
+    assert (qmd.update.startup, qmd.update.startup_delay_ms) == ("idle", 5)
+    assert (qmd.rerank, qmd.search_tool) == (False, "hybrid_search")
+    assert qmd.sessions.retention_days == 1  # 6.35: max(1, floor(0.5))
+    assert qmd.as_dict()["update"]["startup"] == "idle" and qmd.as_dict()["rerank"] is False

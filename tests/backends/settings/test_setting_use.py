@@ -71,21 +71,35 @@ def test_configured_settings_and_which_differ_from_the_gateway() -> None:
     }  # a null value counts as not set
     differing = [s.path for s in settings.settings_differing_from_gateway]
     assert differing == ["memory.qmd.update.interval", "memory.qmd.mcporter.enabled"]
-    assert settings.gateway_updates_on_boot is True
+    # 6.35: update.startup "off" by default, no qmd at boot; the first use updates (onBoot).
+    assert (settings.gateway_updates_on_boot, settings.gateway_updates_at_first_use) == (False, True)
     cfg["memory"]["qmd"]["update"]["onBoot"] = False
     settings = resolve(cfg)
     assert "memory.qmd.update.onBoot" in [s.path for s in settings.settings_differing_from_gateway]
-    assert settings.gateway_updates_on_boot is False
+    assert (settings.gateway_updates_on_boot, settings.gateway_updates_at_first_use) == (False, False)
+    cfg["memory"]["qmd"]["update"] = {"startup": "immediate"}
+    settings = resolve(cfg)
+    assert settings.gateway_updates_on_boot is True
+    assert "memory.qmd.update.startup" in [s.path for s in settings.settings_differing_from_gateway]
 
 
-def test_the_memory_search_qmd_spelling_is_reported_under_its_own_path() -> None:
-    entry = {"id": "main", "memorySearch": {"backend": "qmd", "qmd": {"update": {"waitForBootSync": True}}}}
-    cfg = {"agents": {"list": [entry]}}
+def test_the_notes_say_what_the_release_does_at_boot() -> None:
+    assert (
+        'startup "off" (the default) OpenClaw 2026.6.35 runs no qmd at boot'
+        in QMD_SETTINGS["update.startup"].note
+    )
+    assert "later gateways" not in " ".join(use.note for use in QMD_SETTINGS.values())
+    assert QMD_SETTINGS["rerank"].use == "search" and QMD_SETTINGS["searchTool"].use == "gateway"
+
+
+def test_extra_collections_are_a_memory_search_setting() -> None:
+    entry = {"id": "main", "memorySearch": {"qmd": {"extraCollections": [{"path": "/x"}]}}}
+    cfg = {"memory": {"backend": "qmd"}, "agents": {"list": [entry]}}
     settings = resolve(cfg, entry=entry)
-    assert [s.path for s in settings.settings_differing_from_gateway] == [
-        "agents.list[0].memorySearch.qmd.update.waitForBootSync"
+    assert [(s.path, s.use) for s in settings.configured] == [
+        ("agents.list[0].memorySearch.qmd.extraCollections", "memwarm")
     ]
-    assert "agents.list[0].memorySearch.backend" in [s.path for s in settings.configured]
+    assert settings.settings_differing_from_gateway == ()
 
 
 def test_init_backends_reports_what_it_does_not_reproduce_once_per_run(tmp_path: Path) -> None:
@@ -100,7 +114,9 @@ def test_init_backends_reports_what_it_does_not_reproduce_once_per_run(tmp_path:
     assert result.returncode == 0, result.stderr
     lines = result.stderr.splitlines()
     interval = 'not reproduced by memwarm: memory.qmd.update.interval ("10m"): the gateway updates the index'
-    on_boot = "not reproduced by memwarm: memory.qmd.update.onBoot (false): when false the gateway does not"
+    on_boot = (
+        "not reproduced by memwarm: memory.qmd.update.onBoot (false): when false the gateway's qmd manager"
+    )
     assert [line for line in lines if line.startswith("not reproduced")] == [
         next(line for line in lines if line.startswith(interval)),
         next(line for line in lines if line.startswith(on_boot)),
@@ -135,5 +151,5 @@ def test_config_show_marks_every_setting(tmp_path: Path) -> None:
         "memory.qmd.sessions.enabled": ("memwarm", False),
         "agents.list[0].memorySearch.model": ("builtin", False),
     }
-    assert agent["gatewayUpdatesOnBoot"] is True
+    assert (agent["gatewayUpdatesOnBoot"], agent["gatewayUpdatesAtFirstUse"]) == (False, True)
     assert agent["qmd"]["collections"][-1]["name"] == "sessions-main"
