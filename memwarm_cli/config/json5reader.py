@@ -3,7 +3,9 @@
 Accepts what the `json5` npm package (OpenClaw's parser) accepts: comments, trailing commas, unquoted
 identifier keys, single-quoted strings with line continuations, hex numbers, leading/trailing decimal
 points, `+`, `Infinity` and `NaN`. Errors read like the npm package's (`invalid character 'x'`,
-`invalid end of input`) and carry a 1-based line and column. Token scanning uses regular expressions,
+`invalid end of input`) and carry a 1-based line and column; the character is quoted as it is (the views
+escape it), and where a value is followed by something that starts another key or item, the message
+adds " (missing comma before it?)". Token scanning uses regular expressions,
 so it is several times faster than the pure-Python `json5` package and needs no compiled extension.
 """
 
@@ -41,26 +43,16 @@ class Json5Error(ValueError):
         self.column = column
 
 
-def _format_char(ch: str) -> str:
-    named = {
-        "'": "\\'",
-        '"': '\\"',
-        "\\": "\\\\",
-        "\b": "\\b",
-        "\f": "\\f",
-        "\n": "\\n",
-        "\r": "\\r",
-        "\t": "\\t",
-        "\v": "\\v",
-        "\0": "\\0",
-        "\u2028": "\\u2028",
-        "\u2029": "\\u2029",
-    }
-    if ch in named:
-        return named[ch]
-    if ch < " ":
-        return f"\\x{ord(ch):02x}"
-    return ch
+def _describe_char(ch: str) -> str:
+    """The character in quotes, as it is: the one escaping is the view's (textsafe), so a backslash
+    or a line break is shown once escaped, never twice. (The npm package escapes it itself: `'\\'`.)"""
+    return f'"{ch}"' if ch == "'" else f"'{ch}'"
+
+
+# What may start an object key, or any value: after a complete value, one of these means a comma is
+# likely missing (`{a: 1 b: 2}`, `[1 2]`).
+_KEY_START = re.compile(r"""["']|[$_\\]|[^\W\d]""")
+_VALUE_START = re.compile(r"""[\[{"'+\-.0-9]|true\b|false\b|null\b|Infinity\b|NaN\b""")
 
 
 class _Reader:
@@ -86,13 +78,19 @@ class _Reader:
         line, column = self.position(offset)
         return Loc(self.file, line, column)
 
-    def fail(self, offset: int) -> Json5Error:
+    def fail(self, offset: int, hint: str = "") -> Json5Error:
         text = self.text
         if offset >= len(text):
             line, column = self.position(len(text))
             return Json5Error("invalid end of input", line, column)
         line, column = self.position(offset)
-        return Json5Error(f"invalid character '{_format_char(text[offset])}'", line, column)
+        return Json5Error(f"invalid character {_describe_char(text[offset])}{hint}", line, column)
+
+    def after_value(self, pos: int, starts: re.Pattern[str]) -> Json5Error:
+        """The error for what follows a complete value where `,` or the closing bracket belongs; when
+        it starts another key (`starts`: a key, or a value in an array), a comma is likely missing."""
+        missing = starts.match(self.text, pos) is not None
+        return self.fail(pos, " (missing comma before it?)" if missing else "")
 
     def skip(self, pos: int) -> int:
         pos = _SKIP.match(self.text, pos).end()  # type: ignore[union-attr]
@@ -261,7 +259,7 @@ class _Reader:
                 continue
             if pos < len(text) and text[pos] == "}":
                 return result, children, pos + 1
-            raise self.fail(pos)
+            raise self.after_value(pos, _KEY_START)
 
     def arr(self, pos: int) -> tuple[list[Any], list[PNode] | None, int]:
         text = self.text
@@ -284,7 +282,7 @@ class _Reader:
                 continue
             if pos < len(text) and text[pos] == "]":
                 return result, children, pos + 1
-            raise self.fail(pos)
+            raise self.after_value(pos, _VALUE_START)
 
 
 # The largest integer a double holds exactly, with every integer below it (Number.MAX_SAFE_INTEGER + 1).

@@ -1,9 +1,10 @@
 """`config check`: every finding about a config, each with the file, line and column where it stands.
 
-Errors are what makes upstream OpenClaw refuse the config (include errors, and in the sections memwarm
-reads: wrong types, out-of-range values, unknown keys, list entries that are not objects). Warnings are
-valid but surprising settings. Only an unreadable or unparsable top-level file raises (ConfigError,
-exit 3); everything else is a finding.
+Errors are what makes OpenClaw 2026.6.35 refuse the config (release_checks.py: parse and include
+errors, a top level that is no object, the schema's wrong types, out-of-range values and unknown keys,
+the root refinement, a shared agentDir). Warnings are valid but surprising settings. Nothing raises: a
+config that cannot be read or parsed is one error finding too, and the report says the check could
+not judge it (`unreadable`, exit 3).
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from memwarm_cli.config.includes import IncludeError
 from memwarm_cli.config.loader import LoadedConfig, TopLevelArrayError, load_config
 from memwarm_cli.config.paths import ConfigSource, is_directory, resolve_config_source, stat_problem
 from memwarm_cli.config.positions import Loc, PNode
+from memwarm_cli.configview.release_checks import RELEASE
+from memwarm_cli.errors import ConfigError
 from memwarm_cli.frozen_records import record
 from memwarm_cli.textsafe import escape_text
 
@@ -58,6 +61,7 @@ class Finding:
 class CheckReport:
     source: ConfigSource
     findings: list[Finding] = field(default_factory=list)
+    unreadable: bool = False  # the file could not be read or parsed: one error finding says why (exit 3)
 
     @property
     def errors(self) -> int:
@@ -199,22 +203,25 @@ def _timezone_findings(scope: _Scope, out: _Collector, host_zone: str | None) ->
 
 def _agent_findings(
     scope: _Scope, out: _Collector, find_executable: FindExecutable, token: CancelToken | None
-) -> dict[str, list[str]]:
-    """Missing workspaces and memory/ dirs, a qmd command that is not there; returns, for each
-    `memorySearch.backend`/`.qmd` key in use, the agents that use it."""
+) -> None:
+    """Missing workspaces and memory/ dirs, a qmd command that is not there or not runnable."""
     from memwarm_cli.agents import resolve_agents
     from memwarm_cli.backends.qmd.qmd_diagnosis import node_problem, unavailable_hint
     from memwarm_cli.backends.settings.backend_choice import resolve_backend_choice
     from memwarm_cli.backends.settings.memory_search import memory_search_enabled
     from memwarm_cli.backends.settings.qmd_settings import configured_command, dropped_words, split_command
+    from memwarm_cli.configview.release_checks import duplicate_defaults
 
     loaded, pos = scope.loaded, scope.pos
     index_of = {id(e): i for i, e in scope.entries}
     # (key, message) -> agents; one finding per key and message, naming every agent it concerns.
     qmd_problems: dict[tuple[str, str], list[str]] = {}
-    spelling_users: dict[str, list[str]] = {}
     # A bare command is searched on PATH once, not per agent: (command, cwd) -> (path, node problem).
     found: dict[tuple[str, str], tuple[str | None, str | None]] = {}
+    # The backend and qmd block are global (memory.backend, memory.qmd): one choice for every agent.
+    choice = resolve_backend_choice(scope.data)
+    # A custom collection equal to a default one: config key -> (first message, agents).
+    duplicates: dict[str, tuple[str, list[str]]] = {}
     for agent in resolve_agents(scope.data, loaded.env):
         entry_index = index_of.get(id(agent.entry)) if agent.entry is not None else None
         ws_path, ws_loc = _workspace_origin(scope.data, pos, agent.entry, entry_index)
@@ -229,21 +236,15 @@ def _agent_findings(
             )
             out.add("warning", ws_path, message, ws_loc)
 
-        # Only the backend choice and the qmd command, not the agent's whole resolved backend (its
-        # collections and paths made most of the cost of 10,000 agents); init-backends uses qmd when
-        # memory search is enabled and the backend is qmd, and runs the command's first word.
-        choice = resolve_backend_choice(scope.data, agent.entry)
-        for source in (choice.backend_source, choice.qmd_source):
-            if "memorySearch" in source:
-                spelling_users.setdefault(source, []).append(agent.id)
+        # Only the qmd command, not the agent's whole resolved backend (its collections and paths made
+        # most of the cost of 10,000 agents); init-backends uses qmd when memory search is enabled and
+        # the backend is qmd, and runs the command's first word.
         if choice.backend != "qmd" or not memory_search_enabled(scope.data, agent.entry):
             continue
+        duplicate_defaults(scope.loaded, agent, choice.qmd_block, duplicates)
         raw = configured_command(choice.qmd_block)
         command = split_command(raw)
-        if choice.qmd_source != "default" and "command" in choice.qmd_block:
-            where = choice.qmd_source + ".command"
-        else:
-            where = choice.backend_source
+        where = "memory.qmd.command" if "command" in choice.qmd_block else choice.backend_source
         dropped = dropped_words(raw)
         if dropped:
             message = (
@@ -265,6 +266,13 @@ def _agent_findings(
         elif problem is not None:
             qmd_problems.setdefault((where, problem), []).append(agent.id)
 
+    for where, (message, users) in duplicates.items():
+        out.add(
+            "warning",
+            where,
+            f"{message}; agents it concerns: {', '.join(users)}",
+            _loc_at(pos, *_keys_of(where)),
+        )
     for (where, message), users in qmd_problems.items():
         out.add(
             "warning",
@@ -272,30 +280,6 @@ def _agent_findings(
             f"{message}; agents using qmd: {', '.join(users)}",
             _loc_at(pos, *_keys_of(where)),
         )
-    return spelling_users
-
-
-def _spelling_findings(scope: _Scope, out: _Collector, users_by_key: dict[str, list[str]]) -> None:
-    """The `memorySearch.backend` / `memorySearch.qmd` spelling, wherever it stands."""
-    from memwarm_cli.backends.settings.backend_choice import UPSTREAM_SPELLING_WARNING
-
-    agents_cfg = scope.data.get("agents")
-    defaults = agents_cfg.get("defaults") if isinstance(agents_cfg, dict) else None
-    blocks: list[tuple[str, Any]] = []
-    if isinstance(defaults, dict):
-        blocks.append(("agents.defaults.memorySearch", defaults.get("memorySearch")))
-    blocks.extend((f"agents.list[{i}].memorySearch", e.get("memorySearch")) for i, e in scope.entries)
-    for prefix, block in blocks:
-        if not isinstance(block, dict):
-            continue
-        for name, upstream in (("backend", "memory.backend"), ("qmd", "memory.qmd")):
-            if name not in block:
-                continue
-            dotted = f"{prefix}.{name}"
-            users = users_by_key.get(dotted, [])
-            used = f"used for agents: {', '.join(users)}" if users else "not used: overridden for every agent"
-            message = UPSTREAM_SPELLING_WARNING.format(path="this key", upstream=upstream)
-            out.add("warning", dotted, f"{message} ({used})", _loc_at(scope.pos, *_keys_of(dotted)))
 
 
 def _keys_of(dotted: str) -> list[str | int]:
@@ -343,19 +327,21 @@ def check_config(
     find_executable: FindExecutable = resolve_executable,
     token: CancelToken | None = None,
 ) -> CheckReport:
-    """Check a config (`dotenv` as load_config's). Raises ConfigError only when the top-level file
-    cannot be read or parsed."""
-    from memwarm_cli.configview.schema import check_schema
+    """Check a config (`dotenv` as load_config's). Never raises for the config's sake: a file that
+    cannot be read or parsed gives a report with that one error, marked `unreadable`."""
+    from memwarm_cli.configview.release_checks import release_errors
 
     include_errors: list[IncludeError] = []
     try:
         loaded = load_config(config_flag, env, dotenv=dotenv, track=True, include_errors=include_errors)
-    except TopLevelArrayError as exc:
-        source = resolve_config_source(config_flag, dict(os.environ if env is None else env))
+    except ConfigError as exc:
+        env_map = dict(os.environ if env is None else env)
+        source = resolve_config_source(config_flag, env_map)
         out = _Collector(str(source.path))
         _include_findings(include_errors, out)
         out.add("error", "", exc.detail, Loc(exc.file, exc.line or 1, exc.column or 1))
-        return CheckReport(source, out.sorted())
+        # An array at the top is a config the check judged (invalid); anything else could not be read.
+        return CheckReport(source, out.sorted(), unreadable=not isinstance(exc, TopLevelArrayError))
 
     out = _Collector(str(loaded.source.path))
     _include_findings(include_errors, out)
@@ -367,13 +353,18 @@ def check_config(
                 f'missing env var "{warning.variable}": the placeholder is kept, '
                 "and the feature using this value will be unavailable"
             )
+        elif loaded.source.exists and loaded.positions is None:
+            # The loader reads a top level that is no object as {} (tracked loads have positions for
+            # everything else); the release refuses it.
+            message = message.replace(": it is read as an empty config", f": {RELEASE} refuses this config")
+            out.add("error", "", message, loc)
+            continue
         out.add("warning", warning.dotted_path or "", message, loc)
-    for issue in check_schema(loaded.data, loaded.positions):
+    for issue in release_errors(loaded.data, loaded.positions, loaded.env, loaded.state_dir):
         out.add(issue.severity, issue.path, issue.message, issue.node.loc if issue.node else None)
     if loaded.source.exists:
         scope = _scope(loaded)
         _id_findings(scope, out)
         _timezone_findings(scope, out, host_zone)
-        spelling_users = _agent_findings(scope, out, find_executable, token)
-        _spelling_findings(scope, out, spelling_users)
+        _agent_findings(scope, out, find_executable, token)
     return CheckReport(loaded.source, out.sorted())

@@ -1,11 +1,18 @@
-"""The parts of OpenClaw's config schema that memwarm reads (config.md §7, memory-backends.md §4).
+"""OpenClaw 2026.6.35's config schema, as far as `config check` judges it (config.md §7, memory-backends.md
+§4, and the release itself: research config-validate.md §2.1).
 
 Upstream validates with Zod `.strict()` objects: an unknown key, a wrong type or a value out of range
-makes OpenClaw refuse the whole config. `config check` judges only the sections memwarm reads:
-`agents.defaults.{workspace,userTimezone,startupContext,memorySearch}`, `agents.list[]` with its `id`,
-`default`, `workspace` and `memorySearch`, and `memory.{backend,citations,qmd}`. In objects whose full
-key set the reference does not give (`agents.defaults`, list entries, `memorySearch.sync`, ...), an
-unknown key is reported only as a likely typo (a warning with "did you mean"), never as an error.
+makes OpenClaw refuse the whole config. These objects are strict here too, with the release's full key
+sets: the top level (45 keys), `agents`, `agents.defaults` (58), every `agents.list[]` entry (34) and
+its `tools`, `memory` with all of `memory.qmd`, every `memorySearch` object, `session`, `meta`; `env`
+takes any other key whose value is a string. The values memwarm reads, and those whose check decides
+validity in the sections above, are judged exactly; the values of the other keys (`gateway`, `channels`,
+an entry's `identity`, ...) are not judged (any value).
+
+Keys that memwarm once read but that the release rejects are errors with a note saying what the release
+reads instead: `memorySearch.backend` and a qmd block in `memorySearch.qmd` (which holds only
+`extraCollections` in 6.35), `memorySearch.store.path`, a top-level `memorySearch`, and the later
+releases' `agents.entries`, `memory.search` and `agents.list[].memory`.
 """
 
 from __future__ import annotations
@@ -13,15 +20,22 @@ from __future__ import annotations
 from typing import Any
 
 from memwarm_cli.config.positions import PNode, join_path
+from memwarm_cli.configview.schema_memory import (
+    MEMORY_SEARCH,
+    NON_NEGATIVE_INT,
+    POSITIVE_INT,
+    QMD,
+)
 from memwarm_cli.configview.schema_types import (
     Any_,
     Arr,
     Bool,
-    Duration,
     Enum,
     Issue,
+    Literal_,
     Num,
     Obj,
+    OneOf,
     Record,
     Schema,
     Str,
@@ -30,132 +44,14 @@ from memwarm_cli.configview.schema_types import (
 )
 from memwarm_cli.startup.prelude_settings import ACTIONS, LIMIT_SPECS
 
-PROVIDERS = ("openai", "local", "gemini", "voyage", "mistral")
-NON_NEGATIVE_INT = Num(0, None, integer=True)
-POSITIVE_INT = Num(0, None, integer=True, exclusive_minimum=True)
-UNIT = Num(0, 1)
+__all__ = ["MEMORY_SEARCH", "QMD", "check_schema"]
 
 
-def _qmd_schema() -> Obj:
-    return Obj(
-        {
-            "command": Str(),
-            "searchMode": Enum(("query", "search", "vsearch")),
-            "includeDefaultMemory": Bool(),
-            "paths": Arr(Obj({"path": Str(), "name": Str(), "pattern": Str()}, required=("path",))),
-            "sessions": Obj({"enabled": Bool(), "exportDir": Str(), "retentionDays": NON_NEGATIVE_INT}),
-            "update": Obj(
-                {
-                    "interval": Duration("5m"),
-                    "debounceMs": NON_NEGATIVE_INT,
-                    "onBoot": Bool(),
-                    "waitForBootSync": Bool(),
-                    "embedInterval": Duration("60m"),
-                    "commandTimeoutMs": NON_NEGATIVE_INT,
-                    "updateTimeoutMs": NON_NEGATIVE_INT,
-                    "embedTimeoutMs": NON_NEGATIVE_INT,
-                    "startup": Enum(("off", "idle", "immediate")),
-                    "startupDelayMs": NON_NEGATIVE_INT,
-                }
-            ),
-            "limits": Obj(
-                {
-                    "maxResults": POSITIVE_INT,
-                    "maxSnippetChars": POSITIVE_INT,
-                    "maxInjectedChars": POSITIVE_INT,
-                    "timeoutMs": NON_NEGATIVE_INT,
-                }
-            ),
-            "scope": Obj({}, strict=False),
-            "mcporter": Obj({"enabled": Bool(), "serverName": Str(), "startDaemon": Bool()}),
-        }
-    )
+def _any(*names: str) -> dict[str, Schema]:
+    """Keys the release accepts whose values `config check` does not judge (each argument holds one or
+    more key names, separated by spaces)."""
+    return {key: Any_() for words in names for key in words.split()}
 
-
-QMD = _qmd_schema()
-
-
-def _memory_search_schema() -> Obj:
-    loose = False  # objects whose full key set the reference elides: typos only, as warnings
-    return Obj(
-        {
-            "enabled": Bool(),
-            "sources": Arr(Enum(("memory", "sessions"))),
-            "extraPaths": Arr(Str()),
-            "experimental": Obj({"sessionMemory": Bool()}),
-            "provider": Enum(PROVIDERS),
-            "remote": Obj(
-                {
-                    "baseUrl": Str(),
-                    "apiKey": Str(),
-                    "headers": Record(Str()),
-                    "batch": Obj(
-                        {
-                            "enabled": Bool(),
-                            "wait": Bool(),
-                            "concurrency": POSITIVE_INT,
-                            "pollIntervalMs": NON_NEGATIVE_INT,
-                            "timeoutMinutes": POSITIVE_INT,
-                        },
-                        strict=loose,
-                    ),
-                },
-                strict=loose,
-            ),
-            "fallback": Enum((*PROVIDERS, "none")),
-            "model": Str(),
-            "local": Obj({"modelPath": Str(), "modelCacheDir": Str()}),
-            "store": Obj(
-                {
-                    "driver": Enum(("sqlite",)),
-                    "path": Str(),
-                    "vector": Obj({"enabled": Bool(), "extensionPath": Str()}),
-                }
-            ),
-            "chunking": Obj({"tokens": POSITIVE_INT, "overlap": NON_NEGATIVE_INT}),
-            "sync": Obj(
-                {
-                    "onSessionStart": Bool(),
-                    "onSearch": Bool(),
-                    "watch": Bool(),
-                    "watchDebounceMs": NON_NEGATIVE_INT,
-                    "intervalMinutes": NON_NEGATIVE_INT,
-                    "sessions": Obj(
-                        {"deltaBytes": NON_NEGATIVE_INT, "deltaMessages": NON_NEGATIVE_INT}, strict=loose
-                    ),
-                },
-                strict=loose,
-            ),
-            "query": Obj(
-                {
-                    "maxResults": POSITIVE_INT,
-                    "minScore": UNIT,
-                    "hybrid": Obj(
-                        {
-                            "enabled": Bool(),
-                            "vectorWeight": UNIT,
-                            "textWeight": UNIT,
-                            "candidateMultiplier": POSITIVE_INT,
-                            "mmr": Obj({"enabled": Bool(), "lambda": UNIT}, strict=loose),
-                            "temporalDecay": Obj(
-                                {"enabled": Bool(), "halfLifeDays": POSITIVE_INT}, strict=loose
-                            ),
-                        },
-                        strict=loose,
-                    ),
-                },
-                strict=loose,
-            ),
-            "cache": Obj({"enabled": Bool(), "maxEntries": POSITIVE_INT}),
-            # memwarm's accepted spelling (memory-backends.md intro); upstream's schema rejects it, and
-            # `config check` warns about that separately.
-            "backend": Enum(("builtin", "qmd")),
-            "qmd": QMD,
-        }
-    )
-
-
-MEMORY_SEARCH = _memory_search_schema()
 
 # The startup limits' bounds are the runtime's clamp bounds: one definition (prelude_settings.LIMIT_SPECS).
 STARTUP_CONTEXT = Obj(
@@ -166,28 +62,55 @@ STARTUP_CONTEXT = Obj(
     }
 )
 
-AGENT_DEFAULTS = Obj(
-    {
-        "workspace": Str(),
-        "userTimezone": Str(),
-        "startupContext": STARTUP_CONTEXT,
-        "memorySearch": MEMORY_SEARCH,
-    },
-    strict=False,
+CONTEXT_INJECTION = Enum(("always", "continuation-skip", "never"))
+EXPERIMENTAL = Obj({"localModelLean": Bool()})
+_LATER_MEMORY = (
+    "memory.search is the 2026.9 spelling, which OpenClaw 2026.6.35 refuses; use memorySearch here"
 )
 
-_ENTRY_OTHER_KEYS = (
-    "name",
-    "agentDir",
-    "model",
-    "skills",
-    "humanDelay",
-    "heartbeat",
-    "identity",
-    "groupChat",
-    "subagents",
-    "sandbox",
-    "tools",
+AGENT_DEFAULTS = Obj(
+    {
+        **_any(
+            "params model imageModel imageGenerationModel videoGenerationModel musicGenerationModel "
+            "voiceModel mediaGenerationAutoProviderFallback pdfModel pdfMaxBytesMb pdfMaxPages models"
+        ),
+        "workspace": Str(),
+        "skills": Arr(Str()),
+        **_any("silentReply", "promptOverlays"),
+        "repoRoot": Str(),
+        "skipBootstrap": Bool(),
+        "skipOptionalBootstrapFiles": Arr(Enum(("SOUL.md", "USER.md", "HEARTBEAT.md", "IDENTITY.md"))),
+        "contextInjection": CONTEXT_INJECTION,
+        "bootstrapMaxChars": POSITIVE_INT,
+        "bootstrapTotalMaxChars": POSITIVE_INT,
+        "experimental": EXPERIMENTAL,
+        "bootstrapPromptTruncationWarning": Enum(("off", "once", "always")),
+        "userTimezone": Str(),
+        "startupContext": STARTUP_CONTEXT,
+        **_any(
+            "contextLimits timeFormat envelopeTimezone envelopeTimestamp envelopeElapsed contextTokens "
+            "cliBackends"
+        ),
+        "memorySearch": MEMORY_SEARCH,
+        **_any(
+            "contextPruning compaction runRetries embeddedAgent thinkingDefault verboseDefault "
+            "toolProgressDetail reasoningDefault elevatedDefault blockStreamingDefault blockStreamingBreak "
+            "blockStreamingChunk blockStreamingCoalesce humanDelay timeoutSeconds mediaMaxMb "
+            "imageMaxDimensionPx imageQuality typingIntervalSeconds typingMode heartbeat maxConcurrent "
+            "subagents sandbox"
+        ),
+    },
+    notes={"memory": _LATER_MEMORY},
+)
+
+_DEFAULTS_ONLY = (
+    "OpenClaw 2026.6.35 reads {key} from agents.defaults only and refuses it on an agents.list[] entry"
+)
+_ENTRY_TOOLS = Obj(
+    _any(
+        "profile allow alsoAllow deny byProvider toolsBySender codeMode elevated exec fs loopDetection "
+        "message sandbox"
+    )
 )
 
 
@@ -195,11 +118,33 @@ def _entry_schema() -> Obj:
     fields: dict[str, Schema] = {
         "id": Str(),
         "default": Bool(),
+        "name": Str(),
+        "description": Str(),
         "workspace": Str(),
+        "agentDir": Str(),
+        **_any("model models thinkingDefault verboseDefault toolProgressDetail reasoningDefault"),
+        "fastModeDefault": OneOf((Bool(), Literal_("auto"))),
+        "contextInjection": CONTEXT_INJECTION,
+        "bootstrapMaxChars": POSITIVE_INT,
+        "bootstrapTotalMaxChars": POSITIVE_INT,
+        "experimental": EXPERIMENTAL,
+        "skills": Arr(Str()),
         "memorySearch": MEMORY_SEARCH,
+        **_any(
+            "humanDelay tts skillsLimits contextLimits contextTokens heartbeat identity groupChat subagents "
+            "runRetries embeddedAgent sandbox params runtime"
+        ),
+        "tools": _ENTRY_TOOLS,
     }
-    fields.update({key: Any_() for key in _ENTRY_OTHER_KEYS})
-    return Obj(fields, strict=False, required=("id",))
+    notes = {
+        key: _DEFAULTS_ONLY.format(key=key)
+        for key in ("startupContext", "userTimezone", "bootstrapPromptTruncationWarning")
+    }
+    notes["memory"] = (
+        "agents.list[].memory is the 2026.9 spelling (agents.entries.<id>.memory), which OpenClaw "
+        "2026.6.35 refuses; use memorySearch here"
+    )
+    return Obj(fields, required=("id",), notes=notes)
 
 
 AGENT_ENTRY = _entry_schema()
@@ -240,11 +185,61 @@ MEMORY = Obj(
     },
 )
 
-ROOT = Obj({"agents": AGENTS, "memory": MEMORY}, strict=False)
+_RESET = Obj(
+    {"mode": Enum(("daily", "idle")), "atHour": Num(0, 23, integer=True), "idleMinutes": POSITIVE_INT}
+)
+SESSION = Obj(
+    {
+        "scope": Enum(("per-sender", "global")),
+        "dmScope": Enum(("main", "per-peer", "per-channel-peer", "per-account-channel-peer")),
+        "identityLinks": Record(Arr(Str())),
+        "resetTriggers": Arr(Str()),
+        "idleMinutes": POSITIVE_INT,
+        "reset": _RESET,
+        "resetByType": Obj({kind: _RESET for kind in ("direct", "dm", "group", "thread")}),
+        "resetByChannel": Record(_RESET),
+        "store": Str(),
+        "typingIntervalSeconds": POSITIVE_INT,
+        "typingMode": Enum(("never", "instant", "thinking", "message")),
+        "mainKey": Str(),
+        **_any("sendPolicy writeLock agentToAgent threadBindings maintenance"),
+    }
+)
+
+ENV = Obj(
+    {"shellEnv": Obj({"enabled": Bool(), "timeoutMs": NON_NEGATIVE_INT}), "vars": Record(Str())},
+    catchall=Str(),
+)
+
+# The top level: every key of the release (45), `agents`, `memory`, `session`, `env` and a few small
+# ones judged.
+ROOT = Obj(
+    {
+        "$schema": Str(),
+        "meta": Obj({"lastTouchedVersion": Str(), "lastTouchedAt": OneOf((Str(), Num()))}),
+        "env": ENV,
+        **_any(
+            "wizard diagnostics logging cli crestodian update browser ui tui secrets auth accessGroups acp "
+            "models nodeHost"
+        ),
+        "agents": AGENTS,
+        **_any("tools security bindings"),
+        "broadcast": Obj({"strategy": Enum(("parallel", "sequential"))}, catchall=Arr(Str())),
+        **_any("audio media messages commands approvals"),
+        "session": SESSION,
+        **_any("cron transcripts commitments hooks web channels discovery talk gateway"),
+        "memory": MEMORY,
+        **_any("mcp skills plugins canvasHost surfaces proxy"),
+    },
+    notes={
+        "memorySearch": "memorySearch belongs under agents.defaults (or an agents.list[] entry); "
+        "OpenClaw 2026.6.35 refuses it at the top level"
+    },
+)
 
 
 def check_schema(data: dict[str, Any], positions: PNode | None) -> list[Issue]:
-    """Every schema finding in the sections memwarm reads (other keys are not judged)."""
+    """Every schema finding (the values of keys the release accepts but memwarm does not judge aside)."""
     out: list[Issue] = []
     ROOT.check(data, positions, "", out)
     return out

@@ -1,0 +1,223 @@
+"""What makes OpenClaw 2026.6.35 refuse a config, beyond the field schema (schema.py), and the refusal
+that the commands acting on a config (`init-backends`, `status`, `search`) share.
+
+The release validates in steps (research config-validate.md §2, `readConfigFileSnapshot`): a top level
+that is no object is invalid; the schema, with its root refinement (every `bindings[].agentId` and
+`broadcast` id must name a listed agent; run only when `agents.list` has entries and nothing before it
+stopped Zod: a wrong type, a bad enum value or an unknown key does, a number out of range does not);
+then, only for a config the schema accepts, no two agents may share an effective agentDir.
+
+`release_errors` gives these findings; `refuse_rejected_config` turns the first into the one-line
+config error (exit 3) a command stops with: a config the release would refuse never leads to a silent
+success, because the gateway would not run on it at all. `duplicate_defaults` finds a config the release
+accepts but whose memory search fails (a custom collection equal to a default one).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from memwarm_cli.config.positions import PNode, join_path
+from memwarm_cli.configview.schema_types import Issue
+from memwarm_cli.errors import ConfigError
+
+RELEASE = "OpenClaw 2026.6.35"
+
+
+class ConfigRejectedError(ConfigError):
+    """The selected release refuses this config: the command does not act on it (exit 3)."""
+
+
+def _unknown_agent(agent_id: str) -> str:
+    return f'Unknown agent id "{agent_id}" (not in agents.list).'
+
+
+def reference_findings(data: Mapping[str, Any], positions: PNode | None) -> list[Issue]:
+    """The root refinement: `bindings[i].agentId` (normalised) and `broadcast.<peer>[j]` (as written)
+    must be the id of an `agents.list` entry; nothing is checked while the list is empty."""
+    from memwarm_cli.agents import normalize_agent_id
+
+    agents = data.get("agents")
+    entries = agents.get("list") if isinstance(agents, dict) else None
+    if not isinstance(entries, list) or not entries:
+        return []
+    ids = [entry.get("id") for entry in entries if isinstance(entry, dict)]
+    normalized = {normalize_agent_id(i) for i in ids}
+    out: list[Issue] = []
+    bindings = data.get("bindings")
+    node = positions.child("bindings") if positions is not None else None
+    if isinstance(bindings, list):
+        for index, binding in enumerate(bindings):
+            agent_id = binding.get("agentId") if isinstance(binding, dict) else None
+            if isinstance(agent_id, str) and normalize_agent_id(agent_id) not in normalized:
+                item = node.child(index) if node is not None else None
+                at = item.child("agentId") if item is not None else None
+                path = join_path(join_path("bindings", index), "agentId")
+                out.append(Issue("error", path, _unknown_agent(agent_id), at or item, continues=True))
+    broadcast = data.get("broadcast")
+    node = positions.child("broadcast") if positions is not None else None
+    if isinstance(broadcast, dict):
+        for peer, listed in broadcast.items():
+            if peer == "strategy" or not isinstance(listed, list):
+                continue
+            peer_node = node.child(peer) if node is not None else None
+            for index, agent_id in enumerate(listed):
+                if agent_id not in ids:
+                    at = peer_node.child(index) if peer_node is not None else None
+                    path = join_path(join_path("broadcast", peer), index)
+                    out.append(Issue("error", path, _unknown_agent(str(agent_id)), at, continues=True))
+    return out
+
+
+def _canonical(path: str) -> str:
+    return path.lower() if sys.platform in ("darwin", "win32") else path
+
+
+def agent_dir_findings(
+    data: Mapping[str, Any], positions: PNode | None, env: Mapping[str, str], state_dir: Path
+) -> list[Issue]:
+    """`findDuplicateAgentDirs`: the agents the config names (the default agent, every entry, every
+    binding's agentId; normalised, once each) and the agentDir each resolves to (its entry's trimmed
+    `agentDir` through resolveUserPath, else `<stateDir>/agents/<id>/agent`); one finding at
+    `agents.list` when two share one."""
+    from memwarm_cli.agents import normalize_agent_id
+    from memwarm_cli.config import resolve_user_path
+    from memwarm_cli.jsstring import js_truthy
+
+    agents = data.get("agents")
+    raw_list = agents.get("list") if isinstance(agents, dict) else None
+    entries = [e for e in raw_list if isinstance(e, dict)] if isinstance(raw_list, list) else []
+    marked = next((e for e in entries if js_truthy(e.get("default"))), None)
+    # `find(a => a.default)?.id ?? list[0]?.id ?? "main"`
+    default_id = marked.get("id") if marked is not None else None
+    if default_id is None:
+        default_id = entries[0].get("id") if entries else None
+    referenced = [normalize_agent_id("main" if default_id is None else default_id)]
+    referenced += [normalize_agent_id(e["id"]) for e in entries if js_truthy(e.get("id"))]
+    bindings = data.get("bindings")
+    if isinstance(bindings, list):
+        for binding in bindings:
+            agent_id = binding.get("agentId") if isinstance(binding, dict) else None
+            if isinstance(agent_id, str) and agent_id.strip():
+                referenced.append(normalize_agent_id(agent_id))
+    by_dir: dict[str, tuple[str, list[str]]] = {}
+    for agent_id in dict.fromkeys(referenced):
+        entry = next((e for e in entries if normalize_agent_id(e.get("id")) == agent_id), None)
+        raw = entry.get("agentDir") if entry is not None else None
+        resolved = resolve_user_path(raw, env) if isinstance(raw, str) else None
+        agent_dir = (
+            str(resolved) if resolved is not None else os.path.join(state_dir, "agents", agent_id, "agent")
+        )
+        by_dir.setdefault(_canonical(os.path.abspath(agent_dir)), (agent_dir, []))[1].append(agent_id)
+    conflicts = [(shown, users) for shown, users in by_dir.values() if len(users) > 1]
+    if not conflicts:
+        return []
+    lines = [
+        "Duplicate agentDir detected (multi-agent config).",
+        "Each agent must have a unique agentDir; sharing it causes auth/session state collisions and "
+        "token invalidation.",
+        "",
+        "Conflicts:",
+        *(f"- {shown}: {', '.join(f'{chr(34)}{u}{chr(34)}' for u in users)}" for shown, users in conflicts),
+        "",
+        "Fix: remove the shared agents.list[].agentDir override (or give each agent its own directory).",
+        "If you want to share credentials, copy auth-profiles.json instead of sharing the entire agentDir.",
+    ]
+    node = positions.child("agents") if positions is not None else None
+    at = node.child("list") if node is not None else None
+    return [Issue("error", "agents.list", "\n".join(lines), at or node)]
+
+
+def duplicate_defaults(
+    loaded: Any, agent: Any, qmd_block: Mapping[str, Any], found: dict[str, tuple[str, list[str]]]
+) -> None:
+    """A custom collection with the path and pattern of a default one (qmd holds one per path and
+    pattern: 6.35 swaps them at every open and its search fails). Valid for the release's schema, so a
+    warning; init-backends refuses it. The collections are resolved (with their stats) only for an
+    agent one of whose entries names the workspace, its memory/ or its MEMORY.md."""
+    from memwarm_cli.backends.settings.memory_search import extra_collection_sources, extra_path_sources
+    from memwarm_cli.backends.settings.qmd_collections import (
+        duplicates_of_defaults,
+        resolve_collection_path,
+        resolve_collections,
+    )
+
+    if qmd_block.get("includeDefaultMemory") is False:
+        return
+    env, workspace = loaded.env, agent.workspace
+    paths = qmd_block.get("paths")
+    extra = extra_path_sources(loaded.data, agent.entry)
+    collections = extra_collection_sources(loaded.data, agent.entry)
+    raw = [e.get("path") for e in paths if isinstance(e, Mapping)] if isinstance(paths, list) else []
+    raw += [path for path, _ in extra] + [item.get("path") for item, _ in collections]
+    defaults = {str(workspace), str(workspace / "memory"), str(workspace / "MEMORY.md")}
+    if not any(
+        isinstance(r, str) and str(resolve_collection_path(r, workspace, env)) in defaults for r in raw
+    ):
+        return
+    specs, _ = resolve_collections(qmd_block, agent.id, workspace, extra, collections, env)
+    for custom, default in duplicates_of_defaults(specs):
+        message = (
+            f"the collection {custom.name} has the path and pattern of {default.name} (agent "
+            f'"{agent.id}": {custom.path}, {custom.pattern}): qmd holds one collection per path and pattern, '
+            "so OpenClaw 2026.6.35 swaps the two at every open and its memory search fails (init-backends "
+            "refuses it); remove the entry, the default collection indexes these notes already"
+        )
+        found.setdefault(custom.source, (message, []))[1].append(agent.id)
+
+
+def release_errors(
+    data: Any, positions: PNode | None, env: Mapping[str, str], state_dir: Path
+) -> list[Issue]:
+    """Every finding of the schema and of the release's steps after it, in the release's order."""
+    from memwarm_cli.configview.schema import check_schema
+
+    issues = check_schema(data, positions)
+    errors = [issue for issue in issues if issue.severity == "error"]
+    if all(issue.continues for issue in errors):
+        issues += reference_findings(data, positions)
+    if not any(issue.severity == "error" for issue in issues):
+        issues += agent_dir_findings(data, positions, env, state_dir)
+    return issues
+
+
+def refuse_rejected_config(loaded: Any) -> None:
+    """Raise ConfigRejectedError (exit 3, one line) when the release would refuse `loaded`'s config; the
+    first error is named where it stands, with how many there are. Cheap on a valid config: the schema
+    walk without positions (the file is read again with them only to place an error)."""
+    from memwarm_cli.config import load_config
+
+    source = loaded.source
+    if not source.exists:
+        return
+    data, positions = loaded.data, loaded.positions
+    if not data:  # `{}`, or a top level that is no object (the loader reads those as `{}`)
+        tracked = load_config(str(source.path), loaded.env, dotenv=False, track=True)
+        if tracked.positions is None:
+            raise ConfigRejectedError(
+                str(source.path), f"the top-level value is not an object: {RELEASE} refuses this config", 1, 1
+            )
+        return
+    errors = [
+        i for i in release_errors(data, positions, loaded.env, loaded.state_dir) if i.severity == "error"
+    ]
+    if not errors:
+        return
+    if positions is None:
+        tracked = load_config(str(source.path), loaded.env, dotenv=False, track=True)
+        found = release_errors(tracked.data, tracked.positions, tracked.env, tracked.state_dir)
+        errors = [i for i in found if i.severity == "error"] or errors
+    first = errors[0]
+    loc = first.node.loc if first.node is not None else None
+    more = f"; {len(errors) - 1} more" if len(errors) > 1 else ""
+    message = (
+        f"{first.path or '(top level)'}: {first.message.splitlines()[0]} "
+        f"({RELEASE} refuses this config{more}; `memwarm config check` lists every error)"
+    )
+    raise ConfigRejectedError(
+        loc.file if loc else str(source.path), message, loc.line if loc else None, loc.column if loc else None
+    )

@@ -1,0 +1,280 @@
+"""The memory parts of OpenClaw 2026.6.35's config schema (schema.py puts the whole together): `memory.qmd`
+and the `memorySearch` object of `agents.defaults` and of every `agents.list[]` entry, with the secret
+references its `remote.apiKey` takes (research config-validate.md §2.1, backend-635.md §5).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, ClassVar
+
+from memwarm_cli.config.positions import PNode, join_path
+from memwarm_cli.configview.schema_types import (
+    Any_,
+    Arr,
+    Bool,
+    Duration,
+    Enum,
+    Issue,
+    Literal_,
+    Num,
+    Obj,
+    OneOf,
+    Record,
+    Schema,
+    Str,
+    show_kind,
+    show_value,
+    wrong_type,
+)
+
+NON_NEGATIVE_INT = Num(0, None, integer=True)
+POSITIVE_INT = Num(0, None, integer=True, exclusive_minimum=True)
+UNIT = Num(0, 1)
+NON_EMPTY = Str(min_length=1)
+
+
+_SECRET_PROVIDER = re.compile(r"[a-z][a-z0-9_-]{0,63}")
+_ENV_SECRET_ID = re.compile(r"[A-Z][A-Z0-9_]{0,127}")
+_FILE_SECRET_SEGMENT = re.compile(r"(?:[^~]|~0|~1)*", re.S)
+_EXEC_SECRET_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/#-]{0,255}")
+
+
+def _file_secret_id(value: str) -> bool:
+    """`isValidFileSecretRefId`: "value", or an absolute JSON pointer."""
+    if value == "value":
+        return True
+    return value.startswith("/") and all(
+        _FILE_SECRET_SEGMENT.fullmatch(segment) for segment in value[1:].split("/")
+    )
+
+
+def _exec_secret_id(value: str) -> bool:
+    """`isValidExecSecretRefId`: the pattern, and no `.` or `..` segment."""
+    if _EXEC_SECRET_ID.fullmatch(value) is None:
+        return False
+    return all(segment not in (".", "..") for segment in value.split("/"))
+
+
+class SecretRef(Schema):
+    """A secret reference (`{source: "env"|"file"|"exec", provider, id}`, strict), judged by the branch
+    its `source` names, as upstream's discriminated union does."""
+
+    judges_objects = True
+    PROVIDER = Str(pattern=_SECRET_PROVIDER, what="a provider alias matching /^[a-z][a-z0-9_-]{0,63}$/")
+    BRANCHES: ClassVar[dict[str, Schema]] = {
+        "env": Str(pattern=_ENV_SECRET_ID, what="an env variable name matching /^[A-Z][A-Z0-9_]{0,127}$/"),
+        "file": Str(),
+        "exec": Str(),
+    }
+
+    def check(self, value: Any, node: PNode | None, path: str, out: list[Issue]) -> None:
+        if not isinstance(value, dict):
+            out.append(wrong_type("a secret reference object", value, path, node))
+            return
+        source = value.get("source")
+        if source not in self.BRANCHES or not isinstance(source, str):
+            # Upstream's discriminated union names the reference itself when no branch is chosen.
+            message = f'a secret reference\'s source must be "env", "file" or "exec", got {show_kind(source)}'
+            out.append(Issue("error", path, message, node))
+            return
+        fields = {"source": Any_(), "provider": self.PROVIDER, "id": self.BRANCHES[source]}
+        before = len(out)
+        Obj(fields, required=("source", "provider", "id")).check(value, node, path, out)
+        ident = value.get("id")
+        if len(out) == before and isinstance(ident, str) and source != "env":
+            valid = _file_secret_id(ident) if source == "file" else _exec_secret_id(ident)
+            if not valid:
+                form = (
+                    'an absolute JSON pointer (such as "/providers/openai/apiKey") or "value"'
+                    if source == "file"
+                    else 'an id matching /^[A-Za-z0-9][A-Za-z0-9._:/#-]{0,255}$/ with no "." or ".." segment'
+                )
+                child = node.child("id") if node else None
+                out.append(
+                    Issue(
+                        "error",
+                        join_path(path, "id"),
+                        f"{show_value(ident)} is not {form}",
+                        child,
+                        continues=True,
+                    )
+                )
+
+    def describe(self) -> str:
+        return "a secret reference"
+
+
+def _collection_entry() -> Obj:
+    return Obj({"path": Str(), "name": Str(), "pattern": Str()}, required=("path",))
+
+
+def _qmd_schema() -> Obj:
+    return Obj(
+        {
+            "command": Str(),
+            "mcporter": Obj({"enabled": Bool(), "serverName": Str(), "startDaemon": Bool()}),
+            "searchMode": Enum(("query", "search", "vsearch")),
+            "rerank": Bool(),
+            "searchTool": Str(min_length=1, trim=True),
+            "includeDefaultMemory": Bool(),
+            "paths": Arr(_collection_entry()),
+            "sessions": Obj({"enabled": Bool(), "exportDir": Str(), "retentionDays": NON_NEGATIVE_INT}),
+            "update": Obj(
+                {
+                    "interval": Duration("5m"),
+                    "debounceMs": NON_NEGATIVE_INT,
+                    "onBoot": Bool(),
+                    "startup": Enum(("off", "idle", "immediate")),
+                    "startupDelayMs": NON_NEGATIVE_INT,
+                    "waitForBootSync": Bool(),
+                    "embedInterval": Duration("60m"),
+                    "commandTimeoutMs": NON_NEGATIVE_INT,
+                    "updateTimeoutMs": NON_NEGATIVE_INT,
+                    "embedTimeoutMs": NON_NEGATIVE_INT,
+                }
+            ),
+            "limits": Obj(
+                {
+                    "maxResults": POSITIVE_INT,
+                    "maxSnippetChars": POSITIVE_INT,
+                    "maxInjectedChars": POSITIVE_INT,
+                    "timeoutMs": NON_NEGATIVE_INT,
+                }
+            ),
+            "scope": Obj(
+                {
+                    "default": Enum(("allow", "deny")),
+                    "rules": Arr(
+                        Obj(
+                            {
+                                "action": Enum(("allow", "deny")),
+                                "match": Obj(
+                                    {
+                                        "channel": Str(),
+                                        "chatType": Enum(("direct", "group", "channel", "dm")),
+                                        "keyPrefix": Str(),
+                                        "rawKeyPrefix": Str(),
+                                    }
+                                ),
+                            },
+                            required=("action",),
+                        )
+                    ),
+                }
+            ),
+        }
+    )
+
+
+QMD = _qmd_schema()
+
+# `memorySearch.qmd` holds only extraCollections in 6.35; memwarm once read a whole qmd block there.
+_SEARCH_QMD_NOTES = {
+    key: f"memorySearch.qmd holds only extraCollections in OpenClaw 2026.6.35, which refuses the config "
+    f"with {key} in it; the qmd settings are memory.qmd.{key}"
+    for key in QMD.fields
+}
+
+
+def _memory_search_schema() -> Obj:
+    return Obj(
+        {
+            "enabled": Bool(),
+            "sources": Arr(Enum(("memory", "sessions"))),
+            "extraPaths": Arr(Str()),
+            "qmd": Obj({"extraCollections": Arr(_collection_entry())}, notes=_SEARCH_QMD_NOTES),
+            "multimodal": Obj(
+                {
+                    "enabled": Bool(),
+                    "modalities": Arr(Enum(("image", "audio", "all"))),
+                    "maxFileBytes": POSITIVE_INT,
+                }
+            ),
+            "experimental": Obj({"sessionMemory": Bool()}),
+            "provider": Str(),
+            "remote": Obj(
+                {
+                    "baseUrl": Str(),
+                    "apiKey": OneOf((Str(), SecretRef())),
+                    "headers": Record(Str()),
+                    "nonBatchConcurrency": POSITIVE_INT,
+                    "batch": Obj(
+                        {
+                            "enabled": Bool(),
+                            "wait": Bool(),
+                            "concurrency": POSITIVE_INT,
+                            "pollIntervalMs": NON_NEGATIVE_INT,
+                            "timeoutMinutes": POSITIVE_INT,
+                        }
+                    ),
+                }
+            ),
+            "fallback": Str(),
+            "model": Str(),
+            "inputType": NON_EMPTY,
+            "queryInputType": NON_EMPTY,
+            "documentInputType": NON_EMPTY,
+            "outputDimensionality": POSITIVE_INT,
+            "local": Obj(
+                {
+                    "modelPath": Str(),
+                    "modelCacheDir": Str(),
+                    "contextSize": OneOf((POSITIVE_INT, Literal_("auto"))),
+                }
+            ),
+            "store": Obj(
+                {
+                    "driver": Enum(("sqlite",)),
+                    "fts": Obj({"tokenizer": Enum(("unicode61", "trigram"))}),
+                    "vector": Obj({"enabled": Bool(), "extensionPath": Str()}),
+                },
+                notes={
+                    "path": "OpenClaw 2026.6.35 refuses the config with memorySearch.store.path; the "
+                    "builtin index is <stateDir>/agents/<agentId>/agent/openclaw-agent.sqlite"
+                },
+            ),
+            "chunking": Obj({"tokens": POSITIVE_INT, "overlap": NON_NEGATIVE_INT}),
+            "sync": Obj(
+                {
+                    "onSessionStart": Bool(),
+                    "onSearch": Bool(),
+                    "watch": Bool(),
+                    "watchDebounceMs": NON_NEGATIVE_INT,
+                    "intervalMinutes": NON_NEGATIVE_INT,
+                    "embeddingBatchTimeoutSeconds": POSITIVE_INT,
+                    "sessions": Obj(
+                        {
+                            "deltaBytes": NON_NEGATIVE_INT,
+                            "deltaMessages": NON_NEGATIVE_INT,
+                            "postCompactionForce": Bool(),
+                        }
+                    ),
+                }
+            ),
+            "query": Obj(
+                {
+                    "maxResults": POSITIVE_INT,
+                    "minScore": UNIT,
+                    "hybrid": Obj(
+                        {
+                            "enabled": Bool(),
+                            "vectorWeight": UNIT,
+                            "textWeight": UNIT,
+                            "candidateMultiplier": POSITIVE_INT,
+                            "mmr": Obj({"enabled": Bool(), "lambda": UNIT}),
+                            "temporalDecay": Obj({"enabled": Bool(), "halfLifeDays": POSITIVE_INT}),
+                        }
+                    ),
+                }
+            ),
+            "cache": Obj({"enabled": Bool(), "maxEntries": POSITIVE_INT}),
+        },
+        notes={
+            "backend": "OpenClaw 2026.6.35 refuses the config with memorySearch.backend (memwarm used to "
+            "read it as memory.backend); the backend is memory.backend, for every agent"
+        },
+    )
+
+
+MEMORY_SEARCH = _memory_search_schema()
