@@ -1,78 +1,75 @@
-"""`memwarm search`: an agent's memory search as OpenClaw's qmd backend runs it, without a gateway.
+"""`memwarm search`: an agent's memory search as OpenClaw 2026.6.35's qmd backend runs it for
+`openclaw memory search`, without a gateway (QmdMemoryManager.search; research backend-635.md §3).
 
-The command line is the probe's (qmd_commands.probe_args: `qmd <mode> <query> --json -n <limit>
--c <collection>...`), run with the agent's env (its XDG dirs and index) and its workspace as cwd, over
-the managed collections the index holds (qmd refuses a `-c` it does not know), with
-`memory.qmd.limits.timeoutMs` as its timeout. The hits are then turned into what the agent's
-`memory_search` hands the model, as OpenClaw's QmdMemoryManager does (memory-backends.md §4, §6; where
-the spec says no more than the limits' names, memwarm follows that manager and the README says so):
-
-- each hit's docid is looked up in the index (`documents.hash LIKE '<docid>%' AND active = 1`); a hit
-  that resolves to no active document of a managed collection is dropped;
-- the path is workspace-relative when the file lies inside the workspace, else
-  `qmd/<collection>/<path in the collection>`;
-- the snippet is cut to `maxSnippetChars` UTF-16 units; its lines come from qmd's `@@ -<start>,<count>`
-  header (else 1 to the snippet's line count);
-- at most `maxResults` hits (`-n` can lower it, never raise it), then `maxInjectedChars` over the
+- Every managed collection is searched, in config order. Collections the index does not hold yet are
+  left out when their directory does not exist (the gateway would add them empty); any other one
+  missing from the index stops the search ("run memwarm init-backends"), since the gateway would index
+  it first and answer differently.
+- With both memory and session collections, one qmd call per source group (qmd 2.8.3 takes several
+  `-c`); the hits are merged by docid, keeping the best score, and sorted by score. One group: qmd's
+  answer as it is. Each call: `qmd <mode> <query> --json -n <limit> [--no-rerank] -c <name>...`
+  (qmd_commands.search_args), the agent's env and workspace, `memory.qmd.limits.timeoutMs`.
+- qmd's answer: a "no results found" line is no hit; otherwise a JSON array (the first array in noisy
+  output); anything else fails the search, as it fails OpenClaw's (qmd_commands.parse_search_answer).
+- Each hit's docid is looked up in the index (`hash = ?`, else `hash LIKE '<docid>%'`, active rows),
+  preferring the collection its `qmd://<collection>/<path>` file names, then a row of that path, then any
+  managed row; a hit with no managed row is dropped. The snippet is cut to `maxSnippetChars` UTF-16
+  units; its lines come from explicit start/end lines, else its `@@ -<start>,<count>` header, else 1 to
+  its line count; a hit scoring below `min_score` (default 0) is dropped.
+- The path is workspace-relative inside the workspace (the workspace itself gives the file's name),
+  except under a top-level `qmd/` there, and `qmd/<collection>/<path in the collection>` outside it.
+- At most `maxResults` hits (`limit` lowers it, never raises it); memory and session hits, when both
+  came back, take turns by source (the source with the best hit first); then `maxInjectedChars` over the
   snippets in order: whole snippets while they fit, the first that does not is cut to what is left and
   ends the list.
+
+Not reproduced: `memory.qmd.scope` (memwarm searches as the CLI does, in a direct chat, which the default
+scope allows), mcporter, the `qmd --help` check for several `-c` (qmd 2.8.3 takes them), the `qmd query`
+retry after an unsupported-flag error and the repair after a missing collection (memwarm's search writes
+nothing).
 """
 
 from __future__ import annotations
 
-import json
-import os
-import re
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from memwarm_cli.agents import select_agent
 from memwarm_cli.backends.qmd import qmd_commands
-from memwarm_cli.backends.qmd.index_stats import IndexUnreadable, document_locations, read_index_stats
-from memwarm_cli.backends.qmd.process import run_command
+from memwarm_cli.backends.qmd.index_stats import IndexUnreadable, read_index_stats
+from memwarm_cli.backends.qmd.process import CommandResult, run_command
 from memwarm_cli.backends.qmd.qmd_diagnosis import unavailable_hint
+from memwarm_cli.backends.qmd.search_hits import (
+    SearchHit,
+    best_by_docid,
+    clamp_injected,
+    diversify_by_source,
+    document_rows,
+    hints,
+    pick_location,
+    score_or,
+    search_path,
+    snippet_lines,
+    with_hints,
+)
 from memwarm_cli.backends.settings.agent_backend import AgentBackendSettings, resolve_agent_backend
 from memwarm_cli.backends.settings.qmd_collections import CollectionSpec
 from memwarm_cli.backends.settings.qmd_paths import qmd_child_env
-from memwarm_cli.backends.settings.qmd_settings import QmdLimits
+from memwarm_cli.backends.settings.qmd_settings import QmdLimits, QmdSettings
 from memwarm_cli.cancel import CancelToken
 from memwarm_cli.config import LoadedConfig
 from memwarm_cli.config.paths import is_directory
 from memwarm_cli.errors import MemwarmError
 from memwarm_cli.frozen_records import record
-from memwarm_cli.jsstring import js_length, js_slice
+from memwarm_cli.jsstring import js_slice, js_trim
 
-SEARCH_SCHEMA = 1
-_SNIPPET_HEADER = re.compile(r"@@\s*-([0-9]+),([0-9]+)")
+SEARCH_SCHEMA = 2  # 2: "agentId" (was "agent"), "calls" (one argv per source group), "minScore"
+# Re-exported: the shaping of hits is search_hits.py's; callers and tests know these names from here.
+__all__ = ["SearchFailed", "SearchHit", "SearchResult", "clamp_injected", "search_path", "snippet_lines"]
 
 
 class SearchFailed(MemwarmError):
     """The search could not answer (exit 1): no index, a timeout, qmd failed."""
-
-
-@record
-class SearchHit:
-    path: str  # workspace-relative, or qmd/<collection>/<path>
-    start_line: int
-    end_line: int
-    score: float
-    snippet: str
-    source: str  # memory or sessions
-    collection: str
-    docid: str
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "path": self.path,
-            "startLine": self.start_line,
-            "endLine": self.end_line,
-            "score": self.score,
-            "snippet": self.snippet,
-            "source": self.source,
-            "collection": self.collection,
-            "docid": self.docid,
-        }
 
 
 @record
@@ -83,18 +80,24 @@ class SearchResult:
     limit: int  # the -n qmd was asked for
     collections: tuple[str, ...]
     limits: QmdLimits
+    min_score: float
     hits: tuple[SearchHit, ...]
-    qmd_hits: int  # what qmd answered, before the docid lookup and the limits
-    argv: tuple[str, ...]
+    qmd_hits: int  # what qmd answered (merged across calls), before the docid lookup and the limits
+    calls: tuple[tuple[str, ...], ...]  # the argv of each qmd call
     duration_ms: int
+
+    @property
+    def argv(self) -> tuple[str, ...]:
+        return self.calls[0] if self.calls else ()
 
     def to_json(self) -> dict[str, Any]:
         return {
             "schema": SEARCH_SCHEMA,
-            "agent": self.agent_id,
+            "agentId": self.agent_id,
             "mode": self.mode,
             "query": self.query,
             "maxResults": self.limit,
+            "minScore": self.min_score,
             "collections": list(self.collections),
             "limits": {
                 "maxResults": self.limits.max_results,
@@ -104,6 +107,7 @@ class SearchResult:
             },
             "qmdHits": self.qmd_hits,
             "argv": list(self.argv),
+            "calls": [list(call) for call in self.calls],
             "durationMs": self.duration_ms,
             "results": [hit.to_json() for hit in self.hits],
         }
@@ -116,6 +120,7 @@ def search_agent_memory(
     *,
     mode: str | None = None,
     limit: int | None = None,
+    min_score: float = 0.0,
     token: CancelToken | None = None,
 ) -> SearchResult:
     """Run the agent's memory search. Raises UnknownAgentError (exit 2), SearchFailed (exit 1), and
@@ -130,24 +135,101 @@ def search_agent_memory(
     if qmd is None:
         raise SearchFailed(f'agent "{chosen.id}" uses the builtin memory backend, not qmd')
     index_path = settings.paths.index_path
-    collections = _searchable(settings, index_path)
+    specs = _searchable(settings, qmd, index_path)
     search_mode = mode or qmd.search_mode
     wanted = min(qmd.limits.max_results, limit) if limit is not None else qmd.limits.max_results
-    args = qmd_commands.probe_args(search_mode, query, wanted, collections)
-    workspace = settings.workspace
+    no_rerank = qmd.search_mode == "query" and qmd.rerank is False
+    groups = _source_groups(specs)
     env = qmd_child_env(loaded.env, settings.paths)
-    cwd = workspace if is_directory(workspace) else loaded.state_dir
-    result = run_command(
-        qmd.command,
-        args,
-        env=env,
-        cwd=cwd,
-        timeout_ms=qmd.limits.timeout_ms,
-        token=token or CancelToken(),
+    cwd = settings.workspace if is_directory(settings.workspace) else loaded.state_dir
+    calls: list[tuple[str, ...]] = []
+    entries: list[dict[str, Any]] = []
+    duration = 0
+    for group in groups:
+        names = [spec.name for spec in group]
+        args = qmd_commands.search_args(search_mode, query, wanted, names, no_rerank=no_rerank)
+        result = run_command(
+            qmd.command,
+            args,
+            env=env,
+            cwd=cwd,
+            timeout_ms=qmd.limits.timeout_ms,
+            token=token or CancelToken(),
+        )
+        calls.append(result.argv)
+        duration += result.duration_ms
+        found = _answer(result, search_mode, qmd, env, cwd)
+        if len(groups) > 1:
+            default = names[0] if len(names) == 1 else None
+            found = [with_hints(entry, default) for entry in found]
+        entries.extend(found)
+    if len(groups) > 1:
+        entries = best_by_docid(entries)
+    hits = _hits(settings, index_path, entries, min_score)
+    return SearchResult(
+        agent_id=chosen.id,
+        mode=search_mode,
+        query=js_trim(query),
+        limit=wanted,
+        collections=tuple(spec.name for spec in specs),
+        limits=qmd.limits,
+        min_score=min_score,
+        hits=tuple(clamp_injected(diversify_by_source(hits, wanted), qmd.limits.max_injected_chars)),
+        qmd_hits=len(entries),
+        calls=tuple(calls),
+        duration_ms=duration,
     )
+
+
+def _searchable(settings: AgentBackendSettings, qmd: QmdSettings, index_path: Path) -> list[CollectionSpec]:
+    """Every managed collection, in config order, names deduplicated; those the index lacks only when
+    their directory is not there (SearchFailed for the others, and for no index at all)."""
+    first_run = "run memwarm init-backends first"
+    try:
+        stats = read_index_stats(index_path, pending=False)
+    except FileNotFoundError:
+        raise SearchFailed(
+            f'no qmd index for agent "{settings.agent_id}" ({index_path}): {first_run}'
+        ) from None
+    except IndexUnreadable as exc:
+        raise SearchFailed(f"cannot read the qmd index {index_path}: {exc}") from None
+    specs: list[CollectionSpec] = []
+    seen: set[str] = set()
+    absent: list[str] = []
+    for spec in qmd.collections:
+        if spec.name in seen:
+            continue
+        seen.add(spec.name)
+        if spec.name in stats.collections:
+            specs.append(spec)
+        elif is_directory(spec.path):
+            absent.append(spec.name)
+    if absent:
+        raise SearchFailed(
+            f'the qmd index of agent "{settings.agent_id}" does not hold {", ".join(absent)} yet (the '
+            f"gateway would index them before searching): {first_run}"
+        )
+    if not specs:
+        raise SearchFailed(
+            f'the qmd index of agent "{settings.agent_id}" holds none of its collections: {first_run}'
+        )
+    return specs
+
+
+def _source_groups(specs: list[CollectionSpec]) -> list[list[CollectionSpec]]:
+    """`groupCollectionNamesBySource`: the memory collections, the session ones (first seen first)."""
+    groups: dict[str, list[CollectionSpec]] = {}
+    for spec in specs:
+        groups.setdefault("sessions" if spec.kind == "sessions" else "memory", []).append(spec)
+    return list(groups.values())
+
+
+def _answer(
+    result: CommandResult, mode: str, qmd: QmdSettings, env: dict[str, str], cwd: Path
+) -> list[dict[str, Any]]:
     if result.timed_out:
         raise SearchFailed(
-            f"qmd {search_mode} timed out after {qmd.limits.timeout_ms}ms (memory.qmd.limits.timeoutMs): "
+            f"qmd {mode} timed out after {qmd.limits.timeout_ms}ms (memory.qmd.limits.timeoutMs): "
             "the agent's memory search would fail the same way and fall back to the builtin index"
         )
     if result.spawn_error is not None:
@@ -155,127 +237,47 @@ def search_agent_memory(
         raise SearchFailed(f"Memory search failed: {result.error_message()}; {hint}")
     if not result.ok:
         raise SearchFailed(f"Memory search failed: {result.error_message()}")
-    entries = _entries(result.stdout)
-    hits = _hits(settings, index_path, entries, wanted)
-    return SearchResult(
-        agent_id=chosen.id,
-        mode=search_mode,
-        query=query,
-        limit=wanted,
-        collections=tuple(collections),
-        limits=qmd.limits,
-        hits=tuple(hits),
-        qmd_hits=len(entries),
-        argv=result.argv,
-        duration_ms=result.duration_ms,
-    )
+    return _entries(result.stdout, result.stderr)
 
 
-def _searchable(settings: AgentBackendSettings, index_path: Path) -> list[str]:
-    """The managed collections the index holds, in config order."""
-    first_run = "run memwarm init-backends first"
+def _entries(stdout: str, stderr: str = "") -> list[dict[str, Any]]:
+    """qmd's answer as hit objects (qmd_commands.parse_search_answer); SearchFailed when it is none."""
     try:
-        stats = read_index_stats(index_path)
-    except FileNotFoundError:
-        raise SearchFailed(
-            f'no qmd index for agent "{settings.agent_id}" ({index_path}): {first_run}'
-        ) from None
-    except IndexUnreadable as exc:
-        raise SearchFailed(f"cannot read the qmd index {index_path}: {exc}") from None
-    qmd = settings.qmd
-    assert qmd is not None
-    names = [spec.name for spec in qmd.collections if spec.name in stats.collections]
-    if not names:
-        raise SearchFailed(
-            f'the qmd index of agent "{settings.agent_id}" holds none of its collections: {first_run}'
-        )
-    return names
-
-
-def _entries(stdout: str) -> list[dict[str, Any]]:
-    try:
-        data = json.loads(stdout or "[]")
-    except RecursionError:  # nested deeper than the parser recurses: no answer of qmd's
-        raise SearchFailed("Memory search failed: qmd's answer is nested too deeply to be its JSON") from None
-    except ValueError:
-        raise SearchFailed(f"Memory search failed: qmd answered with no JSON: {stdout[:200]}") from None
-    if not isinstance(data, list):
-        raise SearchFailed("Memory search failed: qmd's answer is not a JSON array")
-    return [entry for entry in data if isinstance(entry, dict)]
+        return qmd_commands.parse_search_answer(stdout, stderr)
+    except qmd_commands.SearchAnswerError as exc:
+        raise SearchFailed(f"Memory search failed: {exc}") from None
 
 
 def _hits(
-    settings: AgentBackendSettings, index_path: Path, entries: list[dict[str, Any]], limit: int
+    settings: AgentBackendSettings, index_path: Path, entries: list[dict[str, Any]], min_score: float
 ) -> list[SearchHit]:
-    qmd = settings.qmd
-    assert qmd is not None
-    specs = {spec.name: spec for spec in qmd.collections}
-    docids = [entry["docid"] for entry in entries if isinstance(entry.get("docid"), str)]
+    assert settings.qmd is not None
+    limits = settings.qmd.limits
+    specs = {spec.name: spec for spec in settings.qmd.collections}
+    docids = [e["docid"] for e in entries if isinstance(e.get("docid"), str)]
     try:
-        locations = document_locations(index_path, docids)
+        rows = document_rows(index_path, docids)
     except (FileNotFoundError, IndexUnreadable) as exc:
         raise SearchFailed(f"cannot read the qmd index {index_path}: {exc}") from None
     hits: list[SearchHit] = []
     for entry in entries:
         docid = entry.get("docid")
-        location = locations.get(docid) if isinstance(docid, str) else None
-        spec = specs.get(location[0]) if location else None
-        if location is None or spec is None or not isinstance(docid, str):
+        hint = hints(entry)
+        if isinstance(docid, str):
+            location = pick_location(rows.get(docid, []), specs, hint)
+        else:
+            named, file = hint
+            location = (specs[named], file) if named in specs and file else None
+        if location is None:
             continue
+        spec, path = location
         raw = entry.get("snippet")
-        snippet = js_slice(raw if isinstance(raw, str) else "", 0, qmd.limits.max_snippet_chars)
-        start, end = snippet_lines(snippet)
-        score = entry.get("score")
-        hits.append(
-            SearchHit(
-                path=search_path(spec, location[1], settings.workspace),
-                start_line=start,
-                end_line=end,
-                score=float(score) if isinstance(score, int | float) and not isinstance(score, bool) else 0.0,
-                snippet=snippet,
-                source="sessions" if spec.kind == "sessions" else "memory",
-                collection=spec.name,
-                docid=docid,
-            )
-        )
-    return clamp_injected(hits[:limit], qmd.limits.max_injected_chars)
-
-
-def snippet_lines(snippet: str) -> tuple[int, int]:
-    """Lines from qmd's `@@ -<start>,<count>` header, else 1 to the snippet's line count."""
-    match = _SNIPPET_HEADER.search(snippet)
-    if match:
-        start, count = int(match.group(1)), int(match.group(2))
-        return start, start + count - 1
-    return 1, snippet.count("\n") + 1
-
-
-def search_path(spec: CollectionSpec, path_in_collection: str, workspace: Path) -> str:
-    """Workspace-relative inside the workspace, else `qmd/<collection>/<path in the collection>`."""
-    normalized = path_in_collection.replace("\\", "/")
-    absolute = os.path.normpath(os.path.join(str(spec.path), path_in_collection))
-    relative = os.path.relpath(absolute, str(workspace))
-    if relative != ".." and not relative.startswith("../") and not os.path.isabs(relative):
-        return os.path.basename(absolute) if relative == "." else relative.replace(os.sep, "/")
-    return f"qmd/{spec.name}/{normalized.lstrip('/')}"
-
-
-def clamp_injected(hits: list[SearchHit], budget: int) -> list[SearchHit]:
-    """Whole snippets while they fit in `budget` UTF-16 units; the first that does not is cut to what is
-    left, and the list ends with it."""
-    if budget <= 0:
-        return hits
-    remaining = budget
-    kept: list[SearchHit] = []
-    for hit in hits:
-        if remaining <= 0:
-            break
-        length = js_length(hit.snippet)
-        if length <= remaining:
-            kept.append(hit)
-            remaining -= length
+        snippet = js_slice(raw if isinstance(raw, str) else "", 0, limits.max_snippet_chars)
+        score = score_or(entry, 0.0)
+        if score < min_score:
             continue
-        cut = js_slice(hit.snippet, 0, remaining)
-        kept.append(replace(hit, snippet=cut))
-        break
-    return kept
+        start, end = snippet_lines(snippet, entry)
+        source = "sessions" if spec.kind == "sessions" else "memory"
+        where = search_path(spec, path, settings.workspace)
+        hits.append(SearchHit(where, start, end, score, snippet, source, spec.name, str(docid or "")))
+    return hits

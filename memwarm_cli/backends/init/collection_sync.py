@@ -1,9 +1,16 @@
 """Reconciling an agent's managed qmd collections (memory-backends.md §5.3), and planning it for `--dry-run`.
 
-Collections are listed, added when missing, rebound when their path or pattern changed. A conflicting
-collection is taken over only when memwarm manages it; nothing else is ever removed. A collection whose
-directory does not exist (say `memory/` before the first note) is reported "missing", never created
-(memwarm writes only under the state dir), and added by the first run that finds it.
+The names, paths and patterns are exactly OpenClaw 2026.6.35's (qmd_collections.py), so after a
+memwarm run the gateway finds every collection as it wants it and changes none, and after the gateway's
+run memwarm keeps them all. Collections are listed, added when missing, rebound when their path or
+pattern changed. A conflicting collection is taken over only when memwarm manages it; nothing else is
+ever removed, and a collection is never removed unless memwarm can add its replacement in the same step.
+
+A collection whose directory does not exist (say `memory/` before the first note) is reported
+"missing", never created (memwarm writes only under the state dir; the gateway creates it and adds the
+collection at first use), and added by the first run that finds it. A custom collection with the path
+and pattern of a default one is refused ("conflict", the agent fails): qmd holds one collection per
+path and pattern, so 6.35 swaps the two at every open and its memory search fails.
 """
 
 from __future__ import annotations
@@ -16,7 +23,11 @@ from memwarm_cli.backends.init.agent_job import AgentFailed, AgentJob
 from memwarm_cli.backends.init.init_report import CollectionOutcome, PlannedCommand
 from memwarm_cli.backends.qmd import qmd_commands
 from memwarm_cli.backends.qmd import qmd_output as output
-from memwarm_cli.backends.settings.qmd_collections import CollectionSpec, scope_collection_base
+from memwarm_cli.backends.settings.qmd_collections import (
+    CollectionSpec,
+    duplicates_of_defaults,
+    scope_collection_base,
+)
 
 # Actions after which a collection is in the index, as a run reports them and as `--dry-run` plans them.
 LIVE_ACTIONS = frozenset({"kept", "added", "rebound", "keep", "add", "rebind"})
@@ -34,8 +45,25 @@ def missing_path(spec: CollectionSpec) -> str | None:
     """Why `qmd collection add` is not run for `spec` (its path is not a directory), or None."""
     if spec.path.is_dir():
         return None
-    problem = "is not a directory" if spec.path.exists() else "does not exist"
-    return f"qmd collection add skipped for {spec.name}: path {problem} ({spec.path})"
+    if spec.path.exists():
+        return f"qmd collection add skipped for {spec.name}: path is not a directory ({spec.path})"
+    return (
+        f"qmd collection add skipped for {spec.name}: path does not exist ({spec.path}); memwarm does "
+        "not create it, the gateway creates it and adds the collection at first use"
+    )
+
+
+def duplicate_reason(job: AgentJob, spec: CollectionSpec) -> str | None:
+    """Why `spec` (a custom collection) is refused: a default collection has its path and pattern."""
+    for custom, default in duplicates_of_defaults(job.qmd.collections):
+        if custom is spec:
+            return (
+                f"qmd collection {spec.name} ({spec.source}) has the path and pattern of {default.name} "
+                f"({spec.path}, {spec.pattern}): qmd holds one collection per path and pattern, so "
+                "OpenClaw 2026.6.35 swaps the two at every open and its memory search fails; remove the "
+                "entry (the default collection already indexes it)"
+            )
+    return None
 
 
 def probe_collections(job: AgentJob) -> list[str]:
@@ -64,6 +92,11 @@ def list_unchanged(job: AgentJob) -> None:
     registered: dict[str, output.ListedCollection] | None = None
     job.collections = []
     for spec in job.qmd.collections:
+        duplicate = duplicate_reason(job, spec)
+        if duplicate is not None:
+            job.fail_later(duplicate)
+            job.collections.append(_outcome_for(spec)("conflict", duplicate))
+            continue
         missing = missing_path(spec)
         if missing is not None:
             if registered is None:
@@ -114,11 +147,21 @@ def _ensure_one(
     timeout: int,
 ) -> CollectionOutcome:
     outcome = _outcome_for(spec)
+    duplicate = duplicate_reason(job, spec)
+    if duplicate is not None:
+        job.fail_later(duplicate)
+        return outcome("conflict", duplicate)
     if entry is not None:
         if entry.path is None:
             return outcome("kept", "path unknown to memwarm: never rebound")
         if same_path(entry.path, spec.path) and (entry.pattern or "") == spec.pattern:
             return outcome("kept")
+        missing = missing_path(spec)
+        if missing is not None:
+            # Never removed for an add that cannot run: the gateway would rebind it at first use (it
+            # creates the directory), and until then it keeps answering from where it points.
+            job.warn(f"{missing}; {spec.name} stays bound to {entry.path} ({entry.pattern})")
+            return outcome("missing", missing)
         removed = job.run_qmd(qmd_commands.collection_remove_args(spec.name), timeout)
         if not removed.ok and not output.is_not_found(removed.error_message()):
             message = f"qmd collection remove failed for {spec.name}: {removed.error_message()}"
@@ -201,6 +244,10 @@ def plan_collections(job: AgentJob) -> list[PlannedCommand]:
     ]
     recorded = output.read_index_yml(job.paths.index_yml)
     for spec in job.qmd.collections:
+        duplicate = duplicate_reason(job, spec)
+        if duplicate is not None:
+            job.collections.append(_outcome_for(spec)("conflict", duplicate))
+            continue
         entry = recorded.get(spec.name)
         add = qmd_commands.collection_add_args(spec)
         # As a real run decides: no add while the directory is missing; the session export dir is
@@ -211,8 +258,8 @@ def plan_collections(job: AgentJob) -> list[PlannedCommand]:
             and entry.path is not None
             and (not same_path(entry.path, spec.path) or entry.pattern != spec.pattern)
         ):
-            planned.append(job.planned(qmd_commands.collection_remove_args(spec.name)))
-            if missing is None:
+            if missing is None:  # as a real run: no remove without the add that replaces it
+                planned.append(job.planned(qmd_commands.collection_remove_args(spec.name)))
                 planned.append(job.planned(add))
             action = "rebind" if missing is None else "missing"
         elif entry is not None:

@@ -5,7 +5,9 @@ OpenClaw searches with `qmd <searchMode> <query> --json -n <limits.maxResults> -
 (downloading them from HuggingFace when missing), which is what makes a gateway's first search time out
 after `limits.timeoutMs`; so the probe has its own, generous timeout (`--probe-timeout`, default 120 s).
 
-- `search` (BM25, no model): a probe that does not answer fails the agent: its index cannot answer.
+- `search` (BM25, no model): a probe that does not answer fails the agent: its index cannot answer. An
+  answer that is no search result (not a JSON array, no "no results" line: what OpenClaw's parser
+  refuses) is no answer either: the probe failed, and the agent is not armed.
 - `vsearch` / `query`: a probe that does not answer (offline, the models cannot be downloaded: qmd waits
   until the timeout ends it) degrades the agent; the reason names the models that mode needs and the two
   ways out. BM25 searches still answer.
@@ -19,7 +21,6 @@ query syntax and of diacritic folding); no note, or no such word, gives "memory"
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 
@@ -122,17 +123,19 @@ class ProbeSearch:
         job.step(f"probe ({job.qmd.search_mode})", timeout)
         result = job.run_qmd(self._args(job, query), timeout)
         hits: int | None = None
+        error = None if result.ok else result.error_message()
         if result.ok:
+            # Read as the gateway reads it: an answer it cannot parse fails its search too.
             try:
-                data = json.loads(result.stdout or "[]")
-                hits = len(data) if isinstance(data, list) else None
-            except ValueError:
-                hits = None
+                hits = len(qmd_commands.parse_search_answer(result.stdout, result.stderr))
+            except qmd_commands.SearchAnswerError as exc:
+                error = f"qmd exited 0 but its answer is no search result: {exc}"
+        answered = error is None
         job.probe = ProbeOutcome(
-            answered=result.ok,
+            answered=answered,
             latency_ms=result.duration_ms,
             hits=hits,
-            error=None if result.ok else result.error_message(),
+            error=error,
             mode=job.qmd.search_mode,
             query=query,
             timeout_ms=timeout,
@@ -149,4 +152,8 @@ class ProbeSearch:
     def _args(job: AgentJob, query: str) -> tuple[str, ...]:
         """Searched: the collections in the index, as the run found them or the plan expects them."""
         collections = collection_sync.probe_collections(job)
-        return qmd_commands.probe_args(job.qmd.search_mode, query, job.qmd.limits.max_results, collections)
+        qmd = job.qmd
+        no_rerank = qmd.search_mode == "query" and qmd.rerank is False
+        return qmd_commands.probe_args(
+            qmd.search_mode, query, qmd.limits.max_results, collections, no_rerank=no_rerank
+        )
