@@ -14,6 +14,7 @@ SCRIPTS = [
     "bench.bench_init_backends",
     "bench.bench_scale",
     "bench.bench_status",
+    "bench.bench_costs",
 ]
 
 if __name__ == "__main__":

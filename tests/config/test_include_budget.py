@@ -61,12 +61,15 @@ def fan_out(tmp_path: Path) -> Path:
 def test_fan_out_fails_fast_naming_the_limit(fan_out: Path) -> None:
     home = fan_out.parent.parent / "home"
     started = time.monotonic()
-    result = run_limited(["--config", str(fan_out), "config", "path"], home)
+    result = run_limited(["--config", str(fan_out), "config", "path"], home, timeout=120)
     assert result.returncode == ExitCode.CONFIG, result.stderr
     (line,) = result.stderr.splitlines()
     limit = f"more than {MAX_INCLUDE_TOTAL_BYTES // (1024 * 1024)} MiB read from $include files in total"
     assert line.startswith("memwarm: error: ") and f"Include limit exceeded: {limit}" in line
-    assert time.monotonic() - started < 30
+    took = time.monotonic() - started
+    assert took < 60, (
+        f"{took:.1f} s (bound sized for load 10 on 2 cores: about 4 s unloaded; 10^10 loads never end)"
+    )
 
 
 def test_fan_out_in_config_check_is_one_finding(fan_out: Path) -> None:

@@ -27,7 +27,8 @@ from memwarm_cli.textsafe import escape_text
 from tests.conftest import RunCli
 
 DOCUMENTED_EXITS = {0, 1, 2, 3}
-TIME_BOUND_S = 15.0
+# A hang detector, not a cost: an example takes milliseconds; bound sized for load 10 on 2 cores.
+TIME_BOUND_S = 30.0
 # Lines memwarm writes to stderr: its own diagnostics, scan's summary, init-backends' log lines.
 STDERR_PREFIXES = ("memwarm: ", "# ", "init-backends: ", "qmd memory startup initialization ", "[")
 
@@ -228,7 +229,8 @@ def test_hostile_config_through_the_cli(
     cfg.write_bytes(data)
     started = time.monotonic()
     result = run_cli(["--config", str(cfg), *command], env={"PATH": "/usr/bin:/bin"}, timeout=60)
-    assert time.monotonic() - started < TIME_BOUND_S
+    took = time.monotonic() - started
+    assert took < TIME_BOUND_S, f"{took:.1f} s (bound sized for load 10 on 2 cores)"
     assert result.returncode in DOCUMENTED_EXITS, result.stderr
     assert_clean_stderr(result.stderr)
     if result.returncode in (2, 3):  # warnings may come first; the error is the last line, and the only one
@@ -261,4 +263,5 @@ def test_hostile_config_in_process(tmp_path: Path, config: tuple[str, bytes]) ->
             plan_for_agent(loaded, agent, 1775930400000)
     except MemwarmError as exc:
         assert int(exc.exit_code) in DOCUMENTED_EXITS and one_line(str(exc))
-    assert time.monotonic() - started < TIME_BOUND_S
+    took = time.monotonic() - started
+    assert took < TIME_BOUND_S, f"{took:.1f} s (bound sized for load 10 on 2 cores)"

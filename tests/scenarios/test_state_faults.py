@@ -141,7 +141,8 @@ def test_absurd_embed_failures_are_clamped_and_force_still_embeds(tmp_path: Path
     path.write_text(json.dumps(data))
     started = time.monotonic()
     result, report = run(scenario, state)
-    assert time.monotonic() - started < 20
+    took = time.monotonic() - started
+    assert took < 50, f"{took:.1f} s (bound sized for load 10 on 2 cores; computing 2**(1e14-1) took minutes)"
     assert result.returncode == ExitCode.DEGRADED, result.stderr
     assert "next attempt in 3600s" in report["agents"][0]["reason"]  # at most the 1 h ceiling
     (state / "embed.sh").unlink()

@@ -283,7 +283,10 @@ def test_status_during_a_running_init_backends_says_running_and_does_not_wait(
         wait_for_marker(run, state / "updating", "qmd update")
         started = time.monotonic()
         result, report = run_json_status(scenario, env)
-        assert time.monotonic() - started < 5  # the lock is looked at, never waited for
+        took = time.monotonic() - started
+        assert took < 30, (
+            f"{took:.1f} s (bound sized for load 10 on 2 cores): the lock is looked at, never waited for"
+        )
         main = agent(report, "main")
         assert main["status"] == "running" and report["runningKnown"] is True
         assert result.returncode == ExitCode.OK
@@ -339,7 +342,8 @@ def test_a_search_that_times_out_says_so_with_the_limit(warm: Scenario, tmp_path
     other_config.write_text(json.dumps(config))
     started = time.monotonic()
     result = run_memwarm(["--config", str(other_config), "search", "pelican"], warm.env())
-    assert time.monotonic() - started < 10
+    took = time.monotonic() - started
+    assert took < 25, f"{took:.1f} s (bound sized for load 10 on 2 cores; the wrapper sleeps 30 s)"
     assert result.returncode == ExitCode.FINDINGS and result.stdout == ""
     assert result.stderr.startswith(
         "memwarm: error: qmd search timed out after 300ms (memory.qmd.limits.timeoutMs)"

@@ -56,10 +56,10 @@ def test_a_signal_stops_qmd_and_everything_under_it_first(
     returncode, stderr, took = signal_once_started(scenario, state, args, sig)
     assert returncode == code, stderr
     assert "Traceback" not in stderr and stderr.count("\n") <= 1, stderr
-    assert took < 10
+    assert took < 15, f"{took:.1f} s from the signal to the exit (bound sized for load 10 on 2 cores)"
     pids = [int(pid) for pid in (state / "children").read_text().split()]
     assert len(pids) == 2
-    deadline = time.monotonic() + 5  # reaped by memwarm; the grandchild, now init's, soon after
+    deadline = time.monotonic() + 10  # reaped by memwarm; the grandchild, now init's, soon after
     while any(process_alive(pid) for pid in pids) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not [pid for pid in pids if process_alive(pid)], "qmd or its child outlived memwarm"

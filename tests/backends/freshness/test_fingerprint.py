@@ -128,7 +128,8 @@ def test_absurd_numbers_are_clamped_not_computed(tmp_path: Path) -> None:
     assert stored.embed_failed_at <= fp.now() and stored.recorded_at <= fp.now()  # not in the future
     started = time.monotonic()
     assert fp.embed_backoff_seconds(10**14) == 3600
-    assert time.monotonic() - started < 0.1
+    took = time.monotonic() - started
+    assert took < 10, f"{took:.1f} s (bound sized for load 10 on 2 cores; computing 2**(1e14-1) took minutes)"
 
 
 def test_another_format_version_is_ignored_quietly(tmp_path: Path) -> None:

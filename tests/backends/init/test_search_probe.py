@@ -36,7 +36,8 @@ def probe_scenario(tmp_path: Path, notes: dict[str, str] | None = None, **qmd: A
     notes = notes if notes is not None else {"MEMORY.md": "# M\nnotes\n", "memory/a.md": "# A\n"}
     scenario = make_scenario(tmp_path, {"main": notes}, {"memory": {"backend": "qmd", "qmd": qmd}})
     bin_dir = tmp_path / "fakebin"
-    state = install_fake_qmd(bin_dir / "base")
+    # The qmd the tests stand for (2.8.3), whatever the shared fake calls itself.
+    state = install_fake_qmd(bin_dir / "base", {"version": 'echo "qmd 2.8.3"; exit 0\n'})
     wrapper = bin_dir / "qmd"
     wrapper.write_text(WRAPPER, encoding="utf-8")
     wrapper.chmod(0o755)
@@ -119,6 +120,42 @@ def test_the_probe_searches_as_openclaw_does(tmp_path: Path) -> None:
     assert agent["probe"]["query"] == "walrus plans" and agent["probe"]["timeoutMs"] == 120_000
 
 
+@pytest.mark.parametrize(
+    "answer",
+    ["Loading the index... done", '{"docid": "#abc"}', ""],
+    ids=["text", "an-object", "nothing"],
+)
+def test_an_answer_that_is_no_search_result_fails_the_probe(tmp_path: Path, answer: str) -> None:
+    """qmd exits 0 but prints no JSON array (and no "no results" line): OpenClaw's search refuses such
+    an answer, so the probe did not answer and the agent is not armed."""
+    scenario, state = probe_scenario(tmp_path)
+    (state / "search.sh").write_text(f"printf '%s' '{answer}'; exit 0\n", encoding="utf-8")
+    result, agent = run(scenario, state, "--probe")
+    assert result.returncode == ExitCode.FINDINGS, result.stderr
+    assert agent["status"] == "failed"
+    probe = agent["probe"]
+    assert (probe["answered"], probe["hits"]) == (False, None)
+    assert probe["error"].startswith("qmd exited 0 but its answer is no search result: qmd query returned")
+    assert agent["reason"] == f"qmd search probe failed: {probe['error']}"
+
+
+def test_a_no_results_line_is_an_answer(tmp_path: Path) -> None:
+    scenario, state = probe_scenario(tmp_path)
+    (state / "search.sh").write_text("echo 'No results found.'; exit 0\n", encoding="utf-8")
+    result, agent = run(scenario, state, "--probe")
+    assert result.returncode == 0, result.stderr
+    assert (agent["status"], agent["probe"]["answered"], agent["probe"]["hits"]) == ("armed", True, 0)
+
+
+def test_the_probe_takes_rerank_and_a_dash_query_as_the_search_does(tmp_path: Path) -> None:
+    scenario, state = probe_scenario(tmp_path, searchMode="query", rerank=False)
+    _, agent = run(scenario, state, "--probe-query", "-walrus")
+    assert probe_argv(agent) == [
+        "qmd", "query", "--json", "-n", "4", "--no-rerank", "-c", "memory-root-main", "-c", "memory-dir-main",
+        "--", "-walrus",
+    ]  # fmt: skip
+
+
 def test_the_probe_waits_longer_than_the_gateways_search_timeout(tmp_path: Path) -> None:
     """limits.timeoutMs is what makes the gateway's first search give up; the probe exists to absorb
     that first slow call, so it has its own timeout."""
@@ -151,7 +188,7 @@ def test_default_query_is_the_longest_word_of_the_newest_note(tmp_path: Path) ->
     assert agent["probe"]["query"] == "migration"  # newest note; "migration" and "approved": the longest
     assert probe_argv(agent)[2] == "migration"
     dry = scenario.run(["--dry-run", "--probe"], extra_env={"FAKE_QMD_DIR": str(state)})
-    assert "$ qmd search migration --json -n 6 -c memory-root-main -c memory-dir-main" in dry.stdout
+    assert "$ qmd search migration --json -n 4 -c memory-root-main -c memory-dir-main" in dry.stdout
 
 
 def test_newest_note_word_is_deterministic_and_skips_session_exports(tmp_path: Path) -> None:

@@ -63,7 +63,8 @@ def test_grandchild_keeping_the_pipes_after_qmd_exits_does_not_hang_the_run(
     run = run_measured(["init-backends", "--json"], env_of(scenario, state), timeout=60)
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout)["agents"][0]["status"] == "armed"
-    assert run.seconds < 10, run.seconds  # used to wait for the grandchild's 30 s sleep
+    # Used to wait for the grandchild's 30 s sleep.
+    assert run.seconds < 25, f"{run.seconds:.1f} s (bound sized for load 10 on 2 cores)"
     assert (state / "escaped").read_text().split()
 
 
@@ -77,7 +78,7 @@ def test_timeout_ends_the_command_though_an_escaped_grandchild_holds_the_pipes(
     agent = json.loads(run.stdout)["agents"][0]
     assert agent["reason"] == "qmd boot update failed: Error: qmd update timed out after 300ms"
     # Three attempts of 0.3 s plus the 0.5 s and 1 s retry delays, plus memwarm's start: not 3 x 30 s.
-    assert run.seconds < 12, run.seconds
+    assert run.seconds < 40, f"{run.seconds:.1f} s (bound sized for load 10 on 2 cores)"
 
 
 @pytest.mark.parametrize(("sig", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
@@ -112,7 +113,8 @@ def test_signal_ends_the_run_in_bounded_time_whatever_the_child_does(
             proc.kill()
             proc.wait()
     assert proc.returncode == code, err.decode()
-    assert elapsed < 4, elapsed  # about 1.3 s: SIGKILL after 1 s, pipes given up 0.25 s later
+    # About 1.3 s: SIGKILL after 1 s, pipes given up 0.25 s later; the grandchild holds them 30 s.
+    assert elapsed < 20, f"{elapsed:.1f} s from the signal to the exit (bound sized for load 10 on 2 cores)"
     report = json.loads(out)
     assert report["interrupted"] == signal.Signals(sig).name
     for pid in (state / "children").read_text().split():
@@ -136,7 +138,8 @@ def test_endless_output_of_a_captured_command_fails_it_at_the_cap(
     agent = json.loads(run.stdout)["agents"][0]
     error = agent["probe"]["error"]
     assert error.startswith("qmd search ") and error.endswith(f" {TOO_MUCH}"), error
-    assert run.seconds < 15, run.seconds  # the probe's timeout is 120 s; the cap comes first
+    # The probe's timeout is 120 s; the cap comes first.
+    assert run.seconds < 50, f"{run.seconds:.1f} s (bound sized for load 10 on 2 cores)"
     assert run.max_rss_kib - baseline.max_rss_kib < FLOOD_RSS_ALLOWANCE_KIB
 
 

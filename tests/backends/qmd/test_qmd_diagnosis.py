@@ -207,9 +207,10 @@ def test_a_signal_while_node_is_asked_its_version_stops_it_at_once(
     node.chmod(0o755)
     returncode, err, took = signal_once_started(scenario, state, command, signal.SIGTERM, marker="node-pid")
     assert returncode == 143, err
-    assert took < 2.5, took
+    # About 1 s (SIGKILL after the TERM grace); the bug ran to the 5 s limit. Sized for load 10 on 2 cores.
+    assert took < 4, f"{took:.1f} s from the signal to the exit"
     pid = int((state / "node-pid").read_text())
-    deadline = time.monotonic() + 2
+    deadline = time.monotonic() + 10
     while process_alive(pid) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not process_alive(pid), "node --version outlived memwarm"

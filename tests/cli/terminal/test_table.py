@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import json
 import re
-import time
 from pathlib import Path
 
 import pytest
@@ -120,8 +119,9 @@ def test_words_break_after_dashes_and_slashes_never_inside_a_part() -> None:
     assert longest_piece("points to /home/averylongdirectory/x") == len("averylongdirectory/")
 
 
-def test_a_hundred_thousand_rows_cost_microseconds_each() -> None:
-    """rich.table took about 1.25 ms a row (two minutes for 100k); drawn here it is a few us a row."""
+def test_twenty_thousand_rows_are_drawn_one_line_each() -> None:
+    """What they cost (rich.table took about 1.25 ms a row, two minutes for 100k; a few us a row here) is
+    measured by bench/bench_costs.py: a wall-clock bound does not hold on a loaded machine."""
     rows = [
         (
             [f"2026-01-{i % 28 + 1:02d}", f"2026-01-01-note-{i:05d}.md", str(i), "outside the date window"],
@@ -129,11 +129,8 @@ def test_a_hundred_thousand_rows_cost_microseconds_each() -> None:
         )
         for i in range(20_000)
     ]
-    start = time.perf_counter()
     lines = draw(100, rows)
-    elapsed = time.perf_counter() - start
     assert len(lines) == 5 + 20_000
-    assert elapsed < 2.0, f"{elapsed:.2f} s for 20k rows"  # about 0.1 s here; rich.table: 25 s
 
 
 # --- `memwarm scan` at 60, 80 and 120 columns ---------------------------------------------------------
