@@ -300,6 +300,29 @@ def truncate_utf16_safe(text: str, limit: int) -> str:
     return js_slice(text, 0, limit)
 
 
+def slice_utf16_safe(text: str, start: int, end: int | None = None) -> str:
+    """`sliceUtf16Safe` (OpenClaw 2026.7.33+): `text.slice(start, end)` in UTF-16 units, the start moved
+    forward past a low surrogate and the end back before a high one, so no surrogate pair is split."""
+    length = js_length(text)
+    begin = max(length + start, 0) if start < 0 else min(start, length)
+    stop = length if end is None else max(length + end, 0) if end < 0 else min(end, length)
+    if stop <= begin:
+        return ""
+    if (
+        0 < begin < length
+        and _is_low(js_slice(text, begin, begin + 1))
+        and _is_high(js_slice(text, begin - 1, begin))
+    ):
+        begin += 1
+    if (
+        0 < stop < length
+        and _is_high(js_slice(text, stop - 1, stop))
+        and _is_low(js_slice(text, stop, stop + 1))
+    ):
+        stop -= 1
+    return js_slice(text, begin, stop)
+
+
 def clamp_to_budget(text: str, budget: int) -> str:
     """`clampToBudget`: the text if it fits, else a safe cut ending in `…` (a bare cut for 3 or fewer)."""
     if budget <= 0:

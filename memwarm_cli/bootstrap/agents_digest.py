@@ -1,5 +1,10 @@
 """The AGENTS.md policy digest: the rule-like lines kept when AGENTS.md is cut (spec §5.2, `digest`).
 
+From 2026.9.4 (`profile.policy_digest == "with-prose"`) each candidate line carries the prose line just
+before it (joined by a newline, costing the joined length); a blank line, a code fence and a candidate
+reset that remembered line; fence lines are never candidates; and Chinese prohibition words and U+1F534
+are policy (and some high-priority) words too, matched without word boundaries (research B.9).
+
 OpenClaw matches keywords with a JavaScript `/iu` regex: simple case folding, under which `ſ` (U+017F)
 is an `s` and the Kelvin sign (U+212A) a `k`, both also word characters for `\\b`, while `İ` and `ı`
 are not `i` (Python's IGNORECASE would match those). Lines are folded first (ASCII upper case, `ſ`,
@@ -36,6 +41,9 @@ HIGH_PRIORITY_WORDS = (
     "secret",
     "credential",
 )
+# 2026.9.4+: matched as plain substrings (the release's alternatives carry no `\b`).
+HIGH_PRIORITY_MARKS = ("\U0001f534", "禁止", "嚴禁", "不得", "絕不", "絕對不", "切勿")
+POLICY_MARKS = (*HIGH_PRIORITY_MARKS, "必須", "務必", "一律", "紅線")
 POLICY_WORDS = (
     *HIGH_PRIORITY_WORDS,
     "owner",
@@ -93,27 +101,49 @@ def _lines(text: str) -> list[str]:
     return [piece[:-1] if piece.endswith("\r") else piece for piece in pieces[:-1]] + pieces[-1:]
 
 
-def policy_digest(text: str, budget: int) -> Digest:
-    """The candidate lines that fit `budget` (high-priority ones first), in file order."""
-    if budget <= 0:
-        return Digest("", 0)
-    candidates: list[str] = []
-    high: set[int] = set()
+def _is_fence(line: str) -> bool:
+    r"""`/^\s*(?:`{3,}|~{3,})/` on a normalised (trimmed) line."""
+    return line.startswith(("```", "~~~"))
+
+
+def _candidates(text: str, prose: bool) -> list[tuple[str, bool]]:
+    """(candidate text, high priority) in file order."""
+    candidates: list[tuple[str, bool]] = []
+    last_prose: str | None = None
     for raw in _lines(text):
         line = _normalized_line(raw)
         if not line:
+            last_prose = None
+            continue
+        if prose and _is_fence(line):
+            last_prose = None
             continue
         folded = line.translate(_FOLD)
-        if _rule_shaped(line) or _has_word(folded, POLICY_WORDS):
-            if _has_word(folded, HIGH_PRIORITY_WORDS):
-                high.add(len(candidates))
-            candidates.append(line)
-    order = sorted(high) + [i for i in range(len(candidates)) if i not in high]
+        marked = prose and any(mark in line for mark in POLICY_MARKS)
+        if _rule_shaped(line) or marked or _has_word(folded, POLICY_WORDS):
+            high = _has_word(folded, HIGH_PRIORITY_WORDS) or (
+                prose and any(mark in line for mark in HIGH_PRIORITY_MARKS)
+            )
+            candidates.append((line if last_prose is None else f"{last_prose}\n{line}", high))
+            last_prose = None
+        elif prose:
+            last_prose = line
+    return candidates
+
+
+def policy_digest(text: str, budget: int, prose: bool = False) -> Digest:
+    """The candidate lines that fit `budget` (high-priority ones first), in file order; with `prose`
+    (2026.9.4+) each with the prose line before it."""
+    if budget <= 0:
+        return Digest("", 0)
+    candidates = _candidates(text, prose)
+    order = [i for i, (_, high) in enumerate(candidates) if high]
+    order += [i for i, (_, high) in enumerate(candidates) if not high]
     taken: set[int] = set()
     used = 0
     for index in order:
-        cost = (1 if taken else 0) + js_length(candidates[index])
+        cost = (1 if taken else 0) + js_length(candidates[index][0])
         if used + cost <= budget:
             taken.add(index)
             used += cost
-    return Digest("\n".join(candidates[i] for i in sorted(taken)), len(candidates) - len(taken))
+    return Digest("\n".join(candidates[i][0] for i in sorted(taken)), len(candidates) - len(taken))

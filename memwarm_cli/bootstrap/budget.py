@@ -2,6 +2,7 @@
 
 Files are placed in load order. A missing file becomes a marker clamped to what is left; a present file
 needs at least 64 units left and is cut at min(maxChars, remaining); an empty or blank file uses nothing.
+From 2026.8.1 (`profile.user_md_cap`) USER.md's own limit is at most 4,000 units.
 """
 
 from __future__ import annotations
@@ -11,12 +12,13 @@ from typing import Literal, NamedTuple
 from memwarm_cli.bootstrap.candidates import BootstrapFile
 from memwarm_cli.bootstrap.trimming import Trimmed, trim_bootstrap_content
 from memwarm_cli.jsstring import clamp_to_budget, js_length
+from memwarm_cli.profiles.releases import REFERENCE, Profile
 
 MIN_PRESENT_FILE_BUDGET = 64
 MISSING_MARKER_PREFIX = "[MISSING] Expected at: "
 
 Outcome = Literal["placed", "empty", "budget-exhausted"]
-LimitCause = Literal["per-file", "total budget"]
+LimitCause = Literal["per-file", "total budget", "USER.md cap"]
 
 
 class Placement(NamedTuple):
@@ -24,8 +26,8 @@ class Placement(NamedTuple):
     outcome: Outcome
     content: str | None  # the context file's content (unsanitised), when placed
     remaining_before: int  # budget left when this file's turn came
-    limit: int | None  # the per-file cut applied to a present file: min(maxChars, remaining)
-    limit_cause: LimitCause | None  # which of the two was smaller (per-file when equal)
+    limit: int | None  # the per-file cut applied to a present file: min(maxChars[, cap], remaining)
+    limit_cause: LimitCause | None  # which was smallest (per-file, then the cap, when equal)
     trimmed: Trimmed | None  # present files that were trimmed
     marker_clamped: bool = False  # a missing marker, or a text, shortened to what was left
 
@@ -38,7 +40,16 @@ def missing_marker(path: str) -> str:
     return MISSING_MARKER_PREFIX + path
 
 
-def place_files(files: list[BootstrapFile], max_chars: int, total_max_chars: int) -> list[Placement]:
+def _file_budget(name: str, max_chars: int, profile: Profile) -> tuple[int, LimitCause]:
+    cap = profile.user_md_cap
+    if cap is not None and name.lower() == "user.md" and cap < max_chars:
+        return cap, "USER.md cap"
+    return max_chars, "per-file"
+
+
+def place_files(
+    files: list[BootstrapFile], max_chars: int, total_max_chars: int, profile: Profile = REFERENCE
+) -> list[Placement]:
     """One placement per file, in order; after the loop stops, every later file is budget-exhausted."""
     remaining = max(1, total_max_chars)
     placements: list[Placement] = []
@@ -64,9 +75,11 @@ def place_files(files: list[BootstrapFile], max_chars: int, total_max_chars: int
             stopped = True
             placements.append(Placement(file, "budget-exhausted", None, remaining, None, None, None))
             continue
-        limit = max(1, min(max_chars, remaining))
-        cause: LimitCause = "per-file" if max_chars <= remaining else "total budget"
-        trimmed = trim_bootstrap_content(file.content, file.name, limit)
+        budget, cause = _file_budget(file.name, max_chars, profile)
+        limit = max(1, min(budget, remaining))
+        if budget > remaining:
+            cause = "total budget"
+        trimmed = trim_bootstrap_content(file.content, file.name, limit, profile)
         clamped = clamp_to_budget(trimmed.text, remaining)
         if not clamped:
             placements.append(Placement(file, "empty", None, remaining, limit, cause, trimmed))

@@ -2,7 +2,9 @@
 
 `memwarm context` renders this plan as text (the blocks), a table and JSON (the rows, one per file read
 from the workspace with what happened to it), the way `scan` and `prelude` render the startup plan.
-Reference: ../shared/spec/bootstrap-context.md.
+Reference: ../shared/spec/bootstrap-context.md (2026.6.35), and for later releases the profile's features
+(memwarm_cli/profiles/releases.py): which files, how a failed read shows, the memory eligibility rule,
+the USER.md cap, the truncation notice, and from 2026.8.1 the legacy setup state that fails the run.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any, Literal, NamedTuple
 
-from memwarm_cli.agents import resolve_default_agent_id
+from memwarm_cli.agents import default_agent_id as designated_default
 from memwarm_cli.bootstrap.budget import Placement, place_files
 from memwarm_cli.bootstrap.candidates import (
     BOOTSTRAP_MD,
@@ -33,6 +35,7 @@ from memwarm_cli.bootstrap.context_settings import (
     resolve_limit,
     resolve_truncation_warning,
 )
+from memwarm_cli.bootstrap.memory_eligibility import artifact_path_reason, memory_plugin_reasons
 from memwarm_cli.bootstrap.rendering import (
     TRUNCATION_NOTICE,
     ContextFile,
@@ -43,9 +46,10 @@ from memwarm_cli.bootstrap.rendering import (
 )
 from memwarm_cli.bootstrap.session_keys import SessionKey, parse_session_key
 from memwarm_cli.bootstrap.trimming import Trimmed
-from memwarm_cli.bootstrap.workspace_state import SetupState, read_setup_state
+from memwarm_cli.bootstrap.workspace_state import SetupState, check_legacy_state, read_setup_state
 from memwarm_cli.boundary_read import ReadFailure
 from memwarm_cli.jsstring import js_length, js_trim, js_trim_end
+from memwarm_cli.profiles.releases import REFERENCE, Profile, legacy_state_error_name
 
 BootstrapMode = Literal["full", "none"]
 
@@ -57,6 +61,7 @@ class BootstrapStatus(StrEnum):
     TRUNCATED = "truncated"
     MISSING = "missing"
     SYMLINK_ESCAPE = "symlink-escape"
+    SYMLINK_REFUSED = "symlink-refused"
     NOT_REGULAR = "not-regular"
     HARDLINK = "hardlink"
     TOO_LARGE = "too-large"
@@ -67,6 +72,7 @@ class BootstrapStatus(StrEnum):
     SESSION_FILTER = "session-filter"
     SETUP_COMPLETED = "setup-completed"
     HEARTBEAT_OFF = "heartbeat-off"
+    MEMORY_INELIGIBLE = "memory-ineligible"
     INJECTION_NEVER = "injection-never"
 
     @property
@@ -79,6 +85,7 @@ STATUS_DESCRIPTIONS = {
     BootstrapStatus.TRUNCATED: "included, truncated",
     BootstrapStatus.MISSING: "missing (marker injected)",
     BootstrapStatus.SYMLINK_ESCAPE: "symlink leaving the workspace (missing marker injected)",
+    BootstrapStatus.SYMLINK_REFUSED: "a symlink, refused from 2026.8.1 ([UNREADABLE] entry injected)",
     BootstrapStatus.NOT_REGULAR: "not a regular file (missing marker injected)",
     BootstrapStatus.HARDLINK: "hard-linked file (missing marker injected)",
     BootstrapStatus.TOO_LARGE: "larger than 2 MiB (missing marker injected)",
@@ -89,12 +96,23 @@ STATUS_DESCRIPTIONS = {
     BootstrapStatus.SESSION_FILTER: "skipped by the session filter",
     BootstrapStatus.SETUP_COMPLETED: "dropped, workspace setup completed",
     BootstrapStatus.HEARTBEAT_OFF: "dropped, heartbeat guidance off",
+    BootstrapStatus.MEMORY_INELIGIBLE: "dropped, not a memory file eligible for automatic context",
     BootstrapStatus.INJECTION_NEVER: "not injected, contextInjection is never",
+}
+
+# From 2026.8.1 a present file that cannot be read is an `[UNREADABLE: reason]` entry, not missing.
+UNREADABLE_DESCRIPTIONS = {
+    BootstrapStatus.SYMLINK_ESCAPE: "symlink leaving the workspace ([UNREADABLE] entry injected)",
+    BootstrapStatus.NOT_REGULAR: "not a regular file ([UNREADABLE] entry injected)",
+    BootstrapStatus.HARDLINK: "hard-linked file ([UNREADABLE] entry injected)",
+    BootstrapStatus.TOO_LARGE: "larger than 2 MiB ([UNREADABLE] entry injected)",
+    BootstrapStatus.UNREADABLE: "unreadable ([UNREADABLE] entry injected)",
 }
 
 _FAILURE_STATUS = {
     ReadFailure.MISSING: BootstrapStatus.MISSING,
     ReadFailure.SYMLINK_ESCAPE: BootstrapStatus.SYMLINK_ESCAPE,
+    ReadFailure.SYMLINK_REFUSED: BootstrapStatus.SYMLINK_REFUSED,
     ReadFailure.NOT_REGULAR: BootstrapStatus.NOT_REGULAR,
     ReadFailure.HARDLINK: BootstrapStatus.HARDLINK,
     ReadFailure.OVERSIZE: BootstrapStatus.TOO_LARGE,
@@ -104,6 +122,7 @@ _DROPPED_STATUS = {
     Dropped.SESSION_FILTER: BootstrapStatus.SESSION_FILTER,
     Dropped.SETUP_COMPLETED: BootstrapStatus.SETUP_COMPLETED,
     Dropped.HEARTBEAT_OFF: BootstrapStatus.HEARTBEAT_OFF,
+    Dropped.MEMORY_INELIGIBLE: BootstrapStatus.MEMORY_INELIGIBLE,
 }
 
 
@@ -128,6 +147,7 @@ class BootstrapRow(NamedTuple):
     budget_chars: int  # units counted against the total budget (hidden BOOTSTRAP.md included)
     injected_chars: int  # units shown in the prompt
     placement: Placement | None  # None for files dropped before the budget loop
+    status_text: str = ""  # the status's description, in the words of the run's release
 
     @property
     def trimmed(self) -> Trimmed | None:
@@ -144,7 +164,7 @@ class BootstrapRow(NamedTuple):
 class BootstrapPlan(NamedTuple):
     workspace: str
     session: SessionKey
-    default_agent_id: str
+    default_agent_id: str | None  # None: no agent is designated (2026.8.1+ rosters without an owner)
     context_injection: Any  # as resolved: the defaults value is not validated
     max_chars: BootstrapLimit
     total_max_chars: BootstrapLimit
@@ -158,6 +178,7 @@ class BootstrapPlan(NamedTuple):
     truncation_notice: str | None
     blocks: RenderedBlocks
     rows: list[BootstrapRow]
+    profile: Profile = REFERENCE  # the OpenClaw release group whose rules made the plan
 
     @property
     def budget_used(self) -> int:
@@ -175,12 +196,18 @@ def raw_chars(file: BootstrapFile) -> int:
 
 
 def _apply_filters(
-    loaded: list[BootstrapFile], session: SessionKey, setup: SetupState, heartbeat: HeartbeatDecision | None
+    loaded: list[BootstrapFile],
+    session: SessionKey,
+    setup: SetupState,
+    heartbeat: HeartbeatDecision | None,
+    memory: dict[str, str],
+    profile: Profile,
 ) -> list[BootstrapFile]:
-    """Every file read, those a filter drops marked with the filter and its reason (§3.3, in order)."""
+    """Every file read, those a filter drops marked with the filter and its reason (§3.3, in order;
+    `memory`: path -> why the memory eligibility rule drops it)."""
     marked = []
     for file in loaded:
-        reason = session_filter_reason(file.name, session)
+        reason = session_filter_reason(file.name, session, profile)
         if reason is not None:
             file = file._replace(dropped=Dropped.SESSION_FILTER, dropped_reason=reason)
         elif file.name == BOOTSTRAP_MD and setup.completed:
@@ -188,8 +215,21 @@ def _apply_filters(
             file = file._replace(dropped=Dropped.SETUP_COMPLETED, dropped_reason=reason)
         elif file.name == HEARTBEAT_MD and heartbeat is not None and not heartbeat.keep:
             file = file._replace(dropped=Dropped.HEARTBEAT_OFF, dropped_reason=heartbeat.reason)
+        elif file.path in memory:
+            file = file._replace(dropped=Dropped.MEMORY_INELIGIBLE, dropped_reason=memory[file.path])
         marked.append(file)
     return marked
+
+
+def _memory_reasons(
+    root: str, files: list[BootstrapFile], cfg: Mapping[str, Any] | None, profile: Profile
+) -> dict[str, str]:
+    if profile.memory_eligibility == "artifact-path":
+        found = ((f.path, artifact_path_reason(root, f)) for f in files)
+        return {path: reason for path, reason in found if reason is not None}
+    if profile.memory_eligibility == "memory-plugin":
+        return memory_plugin_reasons(root, files, cfg)
+    return {}
 
 
 def _is_pending(root: str, files: list[BootstrapFile], setup: SetupState) -> bool:
@@ -206,6 +246,8 @@ def _row(
     injected = js_length(visible[file.path]) if file.path in visible else 0
     budget = placement.chars if placement is not None else 0
     detail: str | None = file.detail
+    if file.unreadable and file.content is not None:
+        detail = file.content[len("[UNREADABLE: ") : -1]
     if injection == "never":
         status = BootstrapStatus.INJECTION_NEVER
     elif file.dropped is not None:
@@ -228,29 +270,49 @@ def _row(
         status = BootstrapStatus.TRUNCATED
     else:
         status = BootstrapStatus.INCLUDED
-    return BootstrapRow(file, status, detail, raw, budget, injected, placement)
+    text = UNREADABLE_DESCRIPTIONS.get(status, status.description) if file.unreadable else status.description
+    return BootstrapRow(file, status, detail, raw, budget, injected, placement, text)
 
 
 def build_bootstrap_plan(
-    workspace: str | os.PathLike[str], cfg: Mapping[str, Any] | None, session_key: str | None
+    workspace: str | os.PathLike[str],
+    cfg: Mapping[str, Any] | None,
+    session_key: str | None,
+    *,
+    profile: Profile = REFERENCE,
+    env: Mapping[str, str] | None = None,
+    version: str | None = None,
 ) -> BootstrapPlan:
-    """Everything OpenClaw does to build a new session's Project Context for `workspace`.
+    """Everything OpenClaw does to build a new session's Project Context for `workspace`, by the rules of
+    `profile` (2026.6.35's by default; `version`, the release named, picks the legacy-state error's class).
 
-    `cfg` None means no config object at all (the heartbeat filter then does not run); memwarm's CLI
-    passes the loaded config, an empty one when no file exists, which gives the same result.
+    `cfg` None means no config object at all (the heartbeat filter, and from 2026.8.1 the memory
+    eligibility rule, then do not run); memwarm's CLI passes None when no config file exists, as the
+    golden cases' `config: null` does. `env` is the environment of the run (the state dir, the doctor
+    command's profile). Raises SessionKeyError for a key the release refuses and, from 2026.8.1,
+    LegacyWorkspaceStateError for a workspace whose legacy setup state must be migrated first.
     """
     root = workspace_root(workspace)
-    session = parse_session_key(session_key, cfg)
-    default_agent_id = resolve_default_agent_id(cfg) if cfg is not None else "main"
-    injection = resolve_context_injection(cfg, session.agent_id)
-    max_chars = resolve_limit(cfg, session.agent_id, "bootstrapMaxChars", DEFAULT_MAX_CHARS)
-    total = resolve_limit(cfg, session.agent_id, "bootstrapTotalMaxChars", DEFAULT_TOTAL_MAX_CHARS)
-    setup = read_setup_state(root)
-    heartbeat = heartbeat_decision(cfg, session.agent_id, default_agent_id) if cfg is not None else None
+    session = parse_session_key(session_key, cfg, profile)
+    default_agent_id = designated_default(cfg, profile) if cfg is not None else "main"
+    injection = resolve_context_injection(cfg, session.agent_id, profile)
+    max_chars = resolve_limit(cfg, session.agent_id, "bootstrapMaxChars", DEFAULT_MAX_CHARS, profile)
+    total = resolve_limit(cfg, session.agent_id, "bootstrapTotalMaxChars", DEFAULT_TOTAL_MAX_CHARS, profile)
+    if profile.legacy_state_refused:
+        check_legacy_state(root, env or {}, legacy_state_error_name(version, profile))
+        setup = SetupState(False, None, None)  # completion lives in OpenClaw's SQLite store: not read
+    else:
+        setup = read_setup_state(root)
+    heartbeat = None
+    if cfg is not None and profile.heartbeat_filter and default_agent_id is not None:
+        heartbeat = heartbeat_decision(cfg, session.agent_id, default_agent_id, profile)
 
-    loaded = _apply_filters(read_bootstrap_files(root), session, setup, heartbeat)
+    read = read_bootstrap_files(root, profile)
+    loaded = _apply_filters(
+        read, session, setup, heartbeat, _memory_reasons(root, read, cfg, profile), profile
+    )
     files = [] if injection == "never" else [f for f in loaded if f.dropped is None]
-    placements = place_files(files, max_chars.value, total.value)
+    placements = place_files(files, max_chars.value, total.value, profile)
     by_path = {p.file.path: p for p in placements}
     context_files = [ContextFile(p.file.path, p.content) for p in placements if p.content is not None]
 
@@ -271,7 +333,7 @@ def build_bootstrap_plan(
         injected.append(
             InjectedStat(file.name, file.path, file.missing, raw, chars, not file.missing and chars < raw)
         )
-    warning_mode = resolve_truncation_warning(cfg)
+    warning_mode = resolve_truncation_warning(cfg, profile)
     notice = TRUNCATION_NOTICE if warning_mode != "off" and any(s.truncated for s in injected) else None
     rows = [_row(f, by_path.get(f.path), visible, injection, shown(f.path)) for f in loaded]
     return BootstrapPlan(
@@ -289,6 +351,7 @@ def build_bootstrap_plan(
         context_files=context_files,
         injected=injected,
         truncation_notice=notice,
-        blocks=render_blocks(visible_files),
+        blocks=render_blocks(visible_files, profile),
         rows=rows,
+        profile=profile,
     )

@@ -1,7 +1,7 @@
 """Bootstrap settings read from the raw config as OpenClaw's runtime reads them (spec §2.2, §3.3, §4.1, §6.3).
 
-Every value records where it came from (the agents.list entry, agents.defaults, or the built-in
-default) so `context` can say which limit applied and why.
+Every value records where it came from (the agents.list entry, or from 2026.8.1 the agents.entries
+one; agents.defaults; or the built-in default) so `context` can say which limit applied and why.
 """
 
 from __future__ import annotations
@@ -10,9 +10,10 @@ import math
 from collections.abc import Mapping
 from typing import Any, Literal, NamedTuple
 
-from memwarm_cli.agents import find_agent_entry, list_agent_entries, normalize_agent_id
+from memwarm_cli.agents import find_agent_entry, list_agent_entries, normalize_agent_id, roster_label
 from memwarm_cli.config.lookup import as_object, lookup
 from memwarm_cli.jsstring import js_is_finite_number, js_number_text, js_trim, js_truthy
+from memwarm_cli.profiles.releases import REFERENCE, Profile
 
 DEFAULT_MAX_CHARS = 20_000
 DEFAULT_TOTAL_MAX_CHARS = 60_000
@@ -41,15 +42,19 @@ def _shown(value: Any) -> str:
     return repr(value)
 
 
-def resolve_limit(cfg: Mapping[str, Any] | None, agent_id: str, key: str, default: int) -> BootstrapLimit:
+def resolve_limit(
+    cfg: Mapping[str, Any] | None, agent_id: str, key: str, default: int, profile: Profile = REFERENCE
+) -> BootstrapLimit:
     """`entry[key] ?? defaults[key]`; a finite number > 0 is floored, anything else is the default.
 
     `??` falls back only for null or missing, so an invalid per-agent value does not reach the defaults.
     """
-    entry = find_agent_entry(cfg, agent_id) if cfg is not None else None
+    entry = find_agent_entry(cfg, agent_id, profile) if cfg is not None else None
     origin: LimitOrigin
     if entry is not None and entry.get(key) is not None:
-        raw, origin, where = entry[key], "per-agent", f"agents.list[{agent_id}].{key}"
+        roster = roster_label(cfg, profile)
+        where = f"{roster}.{agent_id}.{key}" if roster == "agents.entries" else f"{roster}[{agent_id}].{key}"
+        raw, origin = entry[key], "per-agent"
     else:
         raw = agents_defaults(cfg).get(key)
         origin, where = "defaults", f"agents.defaults.{key}"
@@ -62,9 +67,11 @@ def resolve_limit(cfg: Mapping[str, Any] | None, agent_id: str, key: str, defaul
     return BootstrapLimit(key, value, origin, raw, note)
 
 
-def resolve_context_injection(cfg: Mapping[str, Any] | None, agent_id: str) -> Any:
+def resolve_context_injection(
+    cfg: Mapping[str, Any] | None, agent_id: str, profile: Profile = REFERENCE
+) -> Any:
     """The entry's valid mode, else `agents.defaults.contextInjection` unvalidated, else `always`."""
-    entry = find_agent_entry(cfg, agent_id) if cfg is not None else None
+    entry = find_agent_entry(cfg, agent_id, profile) if cfg is not None else None
     own = entry.get("contextInjection") if entry is not None else None
     if own in INJECTION_MODES:
         return own
@@ -72,7 +79,11 @@ def resolve_context_injection(cfg: Mapping[str, Any] | None, agent_id: str) -> A
     return "always" if configured is None else configured
 
 
-def resolve_truncation_warning(cfg: Mapping[str, Any] | None) -> str:
+def resolve_truncation_warning(cfg: Mapping[str, Any] | None, profile: Profile = REFERENCE) -> str:
+    """`agents.defaults.bootstrapPromptTruncationWarning` up to 2026.7.x; from 2026.8.1 the key is retired
+    and the notice is always given."""
+    if not profile.truncation_warning_setting:
+        return "always"
     mode = agents_defaults(cfg).get("bootstrapPromptTruncationWarning")
     return mode if mode in WARNING_MODES else "always"
 
@@ -126,15 +137,17 @@ class HeartbeatDecision(NamedTuple):
     reason: str
 
 
-def heartbeat_decision(cfg: Mapping[str, Any], agent_id: str, default_agent_id: str) -> HeartbeatDecision:
+def heartbeat_decision(
+    cfg: Mapping[str, Any], agent_id: str, default_agent_id: str, profile: Profile = REFERENCE
+) -> HeartbeatDecision:
     """Whether HEARTBEAT.md stays in the bootstrap files (only asked when a config is given)."""
     if agent_id != default_agent_id:
         return HeartbeatDecision(True, f"agent {agent_id} is not the default agent")
-    entries = list_agent_entries(cfg)
+    entries = list_agent_entries(cfg, profile)
     with_heartbeat = [entry for entry in entries if js_truthy(entry.get("heartbeat"))]
     if with_heartbeat and not any(normalize_agent_id(e.get("id")) == agent_id for e in with_heartbeat):
         return HeartbeatDecision(False, "heartbeats are configured for other agents only")
-    entry = find_agent_entry(cfg, agent_id)
+    entry = find_agent_entry(cfg, agent_id, profile)
     merged = {**as_object(agents_defaults(cfg).get("heartbeat")), **as_object(lookup(entry, "heartbeat"))}
     if merged.get("includeSystemPromptSection") is False:
         return HeartbeatDecision(False, "heartbeat.includeSystemPromptSection is false")

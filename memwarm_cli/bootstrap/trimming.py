@@ -2,7 +2,9 @@
 
 A file over its limit keeps a head and a tail (75%/25% of what the marker leaves) around a marker that
 names the file; AGENTS.md instead keeps 45% head, a policy digest of up to 35% and a 15% tail. The head
-and tail are raw UTF-16 slices, so either can end or start with a lone surrogate, as in OpenClaw.
+and tail are raw UTF-16 slices, so either can end or start with a lone surrogate, as in OpenClaw
+2026.6.35; from 2026.7.33 (`profile.surrogate_safe_cuts`) they are surrogate-safe slices, which can be
+one unit shorter, while the marker still counts the units asked for.
 """
 
 from __future__ import annotations
@@ -12,7 +14,8 @@ from collections.abc import Callable
 from typing import Literal, NamedTuple
 
 from memwarm_cli.bootstrap.agents_digest import policy_digest
-from memwarm_cli.jsstring import js_length, js_slice, js_trim_end, truncate_utf16_safe
+from memwarm_cli.jsstring import js_length, js_slice, js_trim_end, slice_utf16_safe, truncate_utf16_safe
+from memwarm_cli.profiles.releases import REFERENCE, Profile
 
 CutStyle = Literal["full", "compact", "digest"]
 MIN_FULL_MARKER_ROOM = 16
@@ -32,11 +35,13 @@ class Trimmed(NamedTuple):
         return self.style is not None
 
 
-def _head_tail(text: str, length: int, head: int, tail: int) -> tuple[str, str]:
+def _head_tail(text: str, length: int, head: int, tail: int, safe: bool) -> tuple[str, str]:
+    if safe:
+        return slice_utf16_safe(text, 0, head), slice_utf16_safe(text, -tail) if tail > 0 else ""
     return js_slice(text, 0, head), js_slice(text, length - tail) if tail > 0 else ""
 
 
-def _trim_generic(text: str, length: int, name: str, limit: int) -> Trimmed:
+def _trim_generic(text: str, length: int, name: str, limit: int, safe: bool) -> Trimmed:
     def full(h: int, k: int) -> str:
         return (
             f"\n[...truncated, read {name} for full content...]\n"
@@ -74,7 +79,7 @@ def _trim_generic(text: str, length: int, name: str, limit: int) -> Trimmed:
         one = template(1, 0)
         if 1 + js_length(one) + separators(1, 0, one) <= limit:
             head, marker = 1, one
-    head_text, tail_text = _head_tail(text, length, head, tail)
+    head_text, tail_text = _head_tail(text, length, head, tail, safe)
     joiner = "\n" if "\n" in marker else ""
     out = joiner.join(part for part in (head_text, marker, tail_text) if part)
     if js_length(out) > limit:
@@ -83,13 +88,14 @@ def _trim_generic(text: str, length: int, name: str, limit: int) -> Trimmed:
     return Trimmed(out, length, style, head, tail)
 
 
-def _trim_agents(text: str, length: int, limit: int) -> Trimmed:
+def _trim_agents(text: str, length: int, limit: int, profile: Profile) -> Trimmed:
     head, tail, digest_budget = math.floor(limit * 0.45), math.floor(limit * 0.15), math.floor(limit * 0.35)
-    digest = policy_digest(text, digest_budget)
+    safe, prose = profile.surrogate_safe_cuts, profile.policy_digest == "with-prose"
+    digest = policy_digest(text, digest_budget, prose)
 
     def render() -> str:
         digest_chars = js_length(digest.text)
-        head_text, tail_text = _head_tail(text, length, head, tail)
+        head_text, tail_text = _head_tail(text, length, head, tail, safe)
         parts = [
             head_text,
             "[...truncated, read AGENTS.md for full content...]",
@@ -110,19 +116,19 @@ def _trim_agents(text: str, length: int, limit: int) -> Trimmed:
             head = max(1, head - over)
         else:
             digest_budget = max(0, digest_budget - over)
-            digest = policy_digest(text, digest_budget)
+            digest = policy_digest(text, digest_budget, prose)
         out = render()
     if js_length(out) > limit:
         out = truncate_utf16_safe(out, limit)
     return Trimmed(out, length, "digest", head, tail, js_length(digest.text), digest.omitted)
 
 
-def trim_bootstrap_content(content: str, name: str, limit: int) -> Trimmed:
+def trim_bootstrap_content(content: str, name: str, limit: int, profile: Profile = REFERENCE) -> Trimmed:
     """The file's text as OpenClaw injects it under a per-file `limit` (before the total-budget clamp)."""
     text = js_trim_end(content)
     length = js_length(text)
     if length <= limit:
         return Trimmed(text, length)
     if name.lower() == "agents.md":
-        return _trim_agents(text, length, limit)
-    return _trim_generic(text, length, name, limit)
+        return _trim_agents(text, length, limit, profile)
+    return _trim_generic(text, length, name, limit, profile.surrogate_safe_cuts)

@@ -2,15 +2,19 @@
 
 `openclaw-workspace-state.json`, else the legacy `.openclaw/workspace-state.json`, carries
 `setupCompletedAt` (or `onboardingCompletedAt`); a completed setup drops BOOTSTRAP.md. Read only.
+Up to 2026.7.x; from 2026.8.1 those files make the session fail instead (`check_legacy_state`).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import stat
+from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from memwarm_cli.config.regularfile import FileTooLargeError, NotRegularFileError, read_regular_file
+from memwarm_cli.errors import MemwarmError
 from memwarm_cli.jsstring import js_trim
 
 STATE_FILE = "openclaw-workspace-state.json"
@@ -72,3 +76,132 @@ def read_setup_state(workspace: str) -> SetupState:
         marker = _marker(state)
         return SetupState(marker is not None and bool(js_trim(marker)), relative, marker)
     return SetupState(False, None, None)
+
+
+# ---- 2026.8.1+: legacy setup state fails the session (`assertNoUnmigratedWorkspaceState`) --------
+# Setup state moved into OpenClaw's SQLite state store; a workspace still holding one of the old files
+# (or a doctor claim, or an attestation) must be migrated by `openclaw doctor --fix` first. Presence is
+# all that counts: a path whose lstat fails with anything but ENOENT exists (a `.openclaw` that is a
+# file gives ENOTDIR, and counts). memwarm reads nothing of OpenClaw's SQLite store, so on those
+# releases BOOTSTRAP.md is never hidden by a completed setup (research B.8).
+
+_ALNUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+
+
+def _name_ok(text: str, extra: str, max_len: int) -> bool:
+    """`^[a-zA-Z0-9][a-zA-Z0-9<extra>]{0,max_len-1}$`."""
+    allowed = _ALNUM | frozenset(extra)
+    return 0 < len(text) <= max_len and text[0] in _ALNUM and all(ch in allowed for ch in text)
+
+
+LEGACY_ERROR_CODE = "gateway.maintenance_required"  # the named error's code (2026.9.3+)
+ATTESTATION_DIR = "workspace-attestations"
+ATTESTATION_SUFFIX = ".attested"
+ATTESTATION_HEADER = b"openclaw-workspace-attestation:v1\n"
+CLAIM_SUFFIX = ".doctor-importing"
+
+
+class LegacyWorkspaceStateError(MemwarmError):
+    """The release refuses to start a session in this workspace (exit 1, the command's failure)."""
+
+    def __init__(self, workspace: str, blocked: str, error_name: str, command: str) -> None:
+        self.workspace = workspace
+        self.blocked = blocked  # the first legacy path found
+        self.error_name = error_name  # "StartupMaintenanceRequiredError" (9.3+) or "Error"
+        self.error_code = LEGACY_ERROR_CODE if error_name != "Error" else None
+        self.release_message = (
+            f"Legacy workspace setup state requires migration for {workspace}; run {command}."
+        )
+        super().__init__(self.release_message)
+
+
+def _may_exist(path: str) -> bool:
+    """`pathMayExistSync`: only a definite ENOENT makes a path absent."""
+    try:
+        os.lstat(path)
+    except FileNotFoundError:
+        return False
+    except (OSError, ValueError):
+        return True
+    return True
+
+
+def _owned_attestation(path: str) -> bool:
+    """A sibling `<workspace>.attested` counts only as a regular file starting with the header."""
+    try:
+        before = os.lstat(path)
+    except (OSError, ValueError):
+        return False
+    if not stat.S_ISREG(before.st_mode):
+        return False
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return True
+    try:
+        opened = os.fstat(fd)
+        if not stat.S_ISREG(opened.st_mode) or (opened.st_dev, opened.st_ino) != (
+            before.st_dev,
+            before.st_ino,
+        ):
+            return True
+        return os.read(fd, len(ATTESTATION_HEADER)) == ATTESTATION_HEADER
+    except OSError:
+        return True
+    finally:
+        os.close(fd)
+
+
+def canonical_workspace(workspace: str) -> str:
+    """The workspace's canonical path: links resolved (a missing tail kept), normalised, NFC."""
+    import unicodedata
+
+    return unicodedata.normalize("NFC", os.path.normpath(os.path.realpath(workspace)))
+
+
+def doctor_command(env: Mapping[str, str]) -> str:
+    """`formatCliCommand("openclaw doctor --fix", env)`: with the container hint or the profile."""
+    container = js_trim(env.get("OPENCLAW_CONTAINER_HINT") or "")
+    if container and _name_ok(container, "_.-", 128):
+        return f"openclaw --container {container} doctor --fix"
+    profile = js_trim(env.get("OPENCLAW_PROFILE") or "")
+    if profile and profile.lower() != "default" and _name_ok(profile, "_-", 64):
+        return f"openclaw --profile {profile} doctor --fix"
+    return "openclaw doctor --fix"
+
+
+def legacy_state_sources(workspace: str, env: Mapping[str, str]) -> tuple[list[str], list[str]]:
+    """(paths that count when present, sibling attestations that count when owned)."""
+    import hashlib
+
+    from memwarm_cli.config.paths import LEGACY_STATE_DIRNAMES, resolve_home_dir, resolve_state_dir
+
+    lexical = os.path.abspath(workspace)
+    canonical = canonical_workspace(workspace)
+    keys = dict.fromkeys(
+        hashlib.sha256(p.encode("utf-8", "surrogatepass")).hexdigest() for p in (lexical, canonical)
+    )
+    home = resolve_home_dir(env)
+    state_dirs = dict.fromkeys(
+        [str(resolve_state_dir(env)), *(str(home / name) for name in LEGACY_STATE_DIRNAMES)]
+    )
+    present = [os.path.join(canonical, STATE_FILE), os.path.join(canonical, LEGACY_STATE_FILE)]
+    present += [
+        os.path.join(d, ATTESTATION_DIR, f"{key}{ATTESTATION_SUFFIX}") for d in state_dirs for key in keys
+    ]
+    siblings = [f"{p}{ATTESTATION_SUFFIX}" for p in dict.fromkeys((lexical, canonical))]
+    return present, siblings
+
+
+def check_legacy_state(workspace: str, env: Mapping[str, str], error_name: str) -> None:
+    """LegacyWorkspaceStateError when the workspace still has legacy setup state (2026.8.1+)."""
+    present, siblings = legacy_state_sources(workspace, env)
+    found = next((p for path in present for p in (path, path + CLAIM_SUFFIX) if _may_exist(p)), None)
+    if found is None:
+        found = next(
+            (p for path in siblings for p in (path, path + CLAIM_SUFFIX) if _owned_attestation(p)), None
+        )
+    if found is not None:
+        raise LegacyWorkspaceStateError(
+            canonical_workspace(workspace), found, error_name, doctor_command(env)
+        )
