@@ -62,6 +62,7 @@ class CheckReport:
     source: ConfigSource
     findings: list[Finding] = field(default_factory=list)
     unreadable: bool = False  # the file could not be read or parsed: one error finding says why (exit 3)
+    error_line: str | None = None  # that error as one line, `<file>[:<line>:<col>]: <message>`
 
     @property
     def errors(self) -> int:
@@ -341,7 +342,8 @@ def check_config(
         _include_findings(include_errors, out)
         out.add("error", "", exc.detail, Loc(exc.file, exc.line or 1, exc.column or 1))
         # An array at the top is a config the check judged (invalid); anything else could not be read.
-        return CheckReport(source, out.sorted(), unreadable=not isinstance(exc, TopLevelArrayError))
+        unreadable = not isinstance(exc, TopLevelArrayError)
+        return CheckReport(source, out.sorted(), unreadable, str(exc) if unreadable else None)
 
     out = _Collector(str(loaded.source.path))
     _include_findings(include_errors, out)

@@ -26,6 +26,7 @@ from memwarm_cli.configview.schema_types import Issue
 from memwarm_cli.errors import ConfigError
 
 RELEASE = "OpenClaw 2026.6.35"
+SCHEMA_PROFILE = "P0"  # the behaviour profile holding 2026.6.35, whose schema schema.py is
 
 
 class ConfigRejectedError(ConfigError):
@@ -185,12 +186,17 @@ def release_errors(
     return issues
 
 
-def refuse_rejected_config(loaded: Any) -> None:
+def refuse_rejected_config(loaded: Any, profile: Any = None) -> None:
     """Raise ConfigRejectedError (exit 3, one line) when the release would refuse `loaded`'s config; the
     first error is named where it stands, with how many there are. Cheap on a valid config: the schema
-    walk without positions (the file is read again with them only to place an error)."""
+    walk without positions (the file is read again with them only to place an error).
+
+    `profile` is the run's release profile (memwarm_cli/profiles): the schema is 2026.6.35's, so it
+    judges only for the profile that holds that release (P0); None means that one."""
     from memwarm_cli.config import load_config
 
+    if profile is not None and getattr(profile, "name", None) != SCHEMA_PROFILE:
+        return
     source = loaded.source
     if not source.exists:
         return
