@@ -15,6 +15,7 @@ SCRIPTS = [
     "bench.bench_scale",
     "bench.bench_status",
     "bench.bench_costs",
+    "bench.bench_profile",
 ]
 
 if __name__ == "__main__":

@@ -100,8 +100,9 @@ def _entry_in_wrapper(wrapper: str) -> str | None:
     return None
 
 
-def package_dir_of(executable: str) -> str | None:
-    """The package directory an `openclaw` executable runs, or None when it runs no openclaw package."""
+def _package_of(executable: str) -> tuple[str, dict[str, Any]] | None:
+    """The package directory an `openclaw` executable runs and its package.json, or None when it runs
+    no openclaw package."""
     target = os.path.realpath(executable)
     if target.endswith(_ENTRY_SUFFIXES):
         entry: str | None = target
@@ -113,15 +114,22 @@ def package_dir_of(executable: str) -> str | None:
     manifest = _json_object(os.path.join(package, "package.json"))
     if manifest is None or manifest.get("name") != PACKAGE_NAME:
         return None
-    return package
+    return package, manifest
+
+
+def package_dir_of(executable: str) -> str | None:
+    """The package directory an `openclaw` executable runs, or None when it runs no openclaw package."""
+    found = _package_of(executable)
+    return found[0] if found is not None else None
 
 
 def _text(value: Any) -> str | None:
     return value.strip() if isinstance(value, str) and value.strip() else None
 
 
-def read_package(package: str, executable: str) -> InstalledOpenClaw:
-    manifest = _json_object(os.path.join(package, "package.json")) or {}
+def read_package(package: str, executable: str, manifest: dict[str, Any] | None = None) -> InstalledOpenClaw:
+    if manifest is None:
+        manifest = _json_object(os.path.join(package, "package.json")) or {}
     build = _json_object(os.path.join(package, "dist", "build-info.json")) or {}
     engines = manifest.get("engines")
     node = _text(engines.get("node")) if isinstance(engines, dict) else None
@@ -134,7 +142,7 @@ def find_installed(env: Mapping[str, str]) -> InstalledOpenClaw | None:
     executable = which(env)
     if executable is None:
         return None
-    package = package_dir_of(executable)
-    if package is None:
+    found = _package_of(executable)
+    if found is None:
         return None
-    return read_package(package, executable)
+    return read_package(found[0], executable, found[1])
