@@ -105,9 +105,12 @@ def agent_dir_findings(
             agent_id = binding.get("agentId") if isinstance(binding, dict) else None
             if isinstance(agent_id, str) and agent_id.strip():
                 referenced.append(normalize_agent_id(agent_id))
+    first_entry: dict[str, dict[str, Any]] = {}
+    for entry in entries:
+        first_entry.setdefault(normalize_agent_id(entry.get("id")), entry)
     by_dir: dict[str, tuple[str, list[str]]] = {}
     for agent_id in dict.fromkeys(referenced):
-        entry = next((e for e in entries if normalize_agent_id(e.get("id")) == agent_id), None)
+        entry = first_entry.get(agent_id)
         raw = entry.get("agentDir") if entry is not None else None
         resolved = resolve_user_path(raw, env) if isinstance(raw, str) else None
         agent_dir = (

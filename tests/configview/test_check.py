@@ -865,3 +865,27 @@ def test_agent_id_with_a_bracket(home_dir: Path) -> None:
     errors = [f for f in report.findings if f.severity == "error"]
     assert [(f.path, f.line, f.column) for f in errors] == [("agents.list[0].memorySearch.backend", 2, 29)]
     assert not any("]b]" in f.path for f in report.findings)
+
+
+def test_the_release_steps_walk_the_agent_list_a_bounded_number_of_times(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The shared-agentDir step looked each referenced agent's entry up by a scan of the list: 10,000
+    agents took 90 s of `config check`."""
+    import memwarm_cli.agents as agents_module
+    from memwarm_cli.configview.release_checks import release_errors
+
+    calls = 0
+    original = agents_module.normalize_agent_id
+
+    def counting(value: object) -> str:
+        nonlocal calls
+        calls += 1
+        return original(value)
+
+    monkeypatch.setattr(agents_module, "normalize_agent_id", counting)
+    count = 2_000
+    entries = [{"id": f"agent-{i}", "agentDir": f"/dirs/{i}"} for i in range(count)]
+    data = {"agents": {"list": entries}, "bindings": [{"agentId": "agent-7", "match": {"channel": "x"}}]}
+    assert release_errors(data, None, {"HOME": "/home/u"}, Path("/state")) == []
+    assert calls <= 5 * count
