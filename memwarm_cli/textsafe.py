@@ -49,6 +49,8 @@ class _Patterns(NamedTuple):
     beyond_c0: re.Pattern[str]
     unsafe_or_backslash: re.Pattern[str]
     unsafe_but_tab: re.Pattern[str]
+    # What visible_text shows: the unsafe characters but a line's layout (tab, line feed, the CR of CRLF).
+    unsafe_in_text: re.Pattern[str]
 
 
 @functools.cache
@@ -60,6 +62,7 @@ def patterns() -> _Patterns:
         re.compile(f"[{_UNSAFE_BEYOND_C0}]"),
         re.compile(f"[{_UNSAFE_CLASS}\\\\]"),
         re.compile(f"[\\x00-\\x08\\x0a-\\x1f{_UNSAFE_BEYOND_C0}]"),
+        re.compile(f"[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f{_UNSAFE_BEYOND_C0}]|\\r(?!\\n)"),
     )
 
 
@@ -105,6 +108,19 @@ def escape_unsafe(text: str, *, keep_tabs: bool = False) -> str:
     elif not patterns().unsafe.search(text):
         return text
     return (patterns().unsafe_but_tab if keep_tabs else patterns().unsafe).sub(_escape_match, text)
+
+
+_TEXT_LAYOUT = str.maketrans("", "", "\t\n")
+
+
+def visible_text(text: str) -> str:
+    """Multi-line text that is data (a prelude, a bootstrap file) for a terminal: every character the
+    policy escapes shown as its escape (`\\x1b`, `\\u202e`), as `cat -v` shows them, but the text's own
+    layout kept: tabs, line feeds, and a carriage return that ends a line (CRLF). Backslashes are not
+    doubled (the text reads as written; its exact bytes are what a pipe gets)."""
+    if text.isascii() and text.translate(_TEXT_LAYOUT).isprintable():  # C speed: the usual prelude
+        return text
+    return patterns().unsafe_in_text.sub(_escape_match, text)
 
 
 def has_unsafe(text: str) -> bool:

@@ -319,7 +319,7 @@ def test_the_sample_config_gives_the_same_agents_from_any_directory(run_cli: Run
     for cwd in (REPO_ROOT, elsewhere):
         shown = run_cli(["--config", config, "config", "show", "--json"], env=env, cwd=cwd)
         assert shown.returncode == 0, shown.stderr
-        agents = {agent["id"]: agent for agent in json.loads(shown.stdout)["agents"]}
+        agents = {agent["agentId"]: agent for agent in json.loads(shown.stdout)["agents"]}
         assert {agent_id: agent["workspace"] for agent_id, agent in agents.items()} == {
             "main": str(SAMPLE / "workspaces" / "main"),
             "research": str(SAMPLE / "workspaces" / "research"),

@@ -17,7 +17,7 @@ import yaml
 from memwarm_cli import agents as agents_module
 from memwarm_cli.agents import resolve_agents, select_agent
 from memwarm_cli.backends.settings.agent_backend import resolve_agent_backend
-from memwarm_cli.cli.commands.config_cmd import render
+from memwarm_cli.cli.commands.config_views import render
 from memwarm_cli.config import load_config
 from memwarm_cli.config.formats import parse_document
 from memwarm_cli.configview.show_view import show_data
@@ -146,7 +146,7 @@ def test_config_show_yaml_is_the_whole_document_s_text(tmp_path: Path) -> None:
 
 def whole_document(data: Any) -> str:
     """The whole document through PyYAML's own emitter, with the escaping policy's quoting."""
-    from memwarm_cli.cli.commands.config_cmd import _policy_dumper
+    from memwarm_cli.cli.commands.config_views import _policy_dumper
 
     options: dict[str, Any] = {"sort_keys": False, "allow_unicode": True, "default_flow_style": False}
     text: str = yaml.dump(data, Dumper=_policy_dumper(), width=1_000_000, **options)

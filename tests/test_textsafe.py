@@ -20,6 +20,7 @@ from memwarm_cli.textsafe import (
     json_safe,
     json_string,
     shell_quote,
+    visible_text,
 )
 from tests.terminal_safety import HOSTILE, UNSAFE_CATEGORIES, assert_one_safe_line
 
@@ -125,3 +126,17 @@ def test_shell_quote_is_read_back_by_bash(word: str) -> None:
         ["bash", "-c", f"printf %s {quoted}"], capture_output=True, env=env, check=True
     ).stdout
     assert out == os.fsencode(word)  # an undecodable byte comes back as that byte
+
+
+def test_visible_text_shows_what_a_terminal_acts_on_and_keeps_the_layout() -> None:
+    note = "a\tb\r\nc\rd \x1b]52;c;aGk=\x07 \x1b[2J \u009b \u202e \u200b x\\y\n"
+    assert visible_text(note) == "a\tb\r\nc\\rd \\x1b]52;c;aGk=\\x07 \\x1b[2J \\u009b \\u202e \\u200b x\\y\n"
+    assert visible_text("plain text\n\twith tabs\n") == "plain text\n\twith tabs\n"
+
+
+@given(st.text())
+def test_visible_text_leaves_only_tabs_line_feeds_and_crlf(text: str) -> None:
+    shown = visible_text(text)
+    left = [ch for ch in shown.replace("\r\n", "\n") if unicodedata.category(ch) in UNSAFE_CATEGORIES]
+    assert set(left) <= {"\t", "\n"}
+    assert shown.count("\n") == text.count("\n")  # the lines stay the lines

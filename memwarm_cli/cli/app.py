@@ -40,7 +40,7 @@ def _version(ctx: typer.Context, value: bool) -> None:
         from memwarm_cli.cli.terminal.output import write_stdout
 
         write_stdout(f"memwarm {__version__}\n")
-        raise typer.Exit()
+        ctx.exit()  # an eager option ends the run here, as --help does (its code: 0)
 
 
 @app.callback()

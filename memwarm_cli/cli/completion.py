@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from memwarm_cli.exitcodes import ExitCode  # the return annotation: Typer evaluates it
+
 if TYPE_CHECKING:
     from memwarm_cli.cli.typer_private import Command, CompletionItem, Context, Parameter
 
@@ -228,7 +230,7 @@ def _complete_agent(ctx: Context, _param: Parameter, incomplete: str) -> list[st
 
 def completion_command(
     shell: Annotated[str, typer.Argument(metavar="bash|zsh|fish", help="The shell to complete in.")],
-) -> None:
+) -> ExitCode:
     """Print the script that makes the shell complete memwarm's commands, options and values."""
     from memwarm_cli.cli.terminal.output import write_stdout
     from memwarm_cli.errors import UsageError
@@ -236,3 +238,4 @@ def completion_command(
     if shell not in SHELLS:
         raise UsageError(f"completion: the shell must be one of {', '.join(SHELLS)}, not {shell!r}")
     write_stdout(completion_script(shell))
+    return ExitCode.OK

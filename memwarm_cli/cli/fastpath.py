@@ -60,7 +60,9 @@ class FastCommand(NamedTuple):
 
 
 _FLAGS = {"--json": "json_output", "--quiet": "quiet", "-q": "quiet"}
-PRELUDE = FastCommand("prelude", _SHARED_VALUE_OPTIONS, _FLAGS, _SHARED_DEFAULTS)
+PRELUDE = FastCommand(
+    "prelude", _SHARED_VALUE_OPTIONS, {**_FLAGS, "--raw": "raw"}, {**_SHARED_DEFAULTS, "raw": False}
+)
 CONTEXT = FastCommand(
     "context",
     {
@@ -71,8 +73,8 @@ CONTEXT = FastCommand(
         "--format": "output_format",
         "-f": "output_format",
     },
-    _FLAGS,
-    {**_SHARED_DEFAULTS, "session_key": None, "only": None, "output_format": None},
+    {**_FLAGS, "--raw": "raw"},
+    {**_SHARED_DEFAULTS, "session_key": None, "only": None, "output_format": None, "raw": False},
 )
 SCAN = FastCommand(
     "scan",
@@ -220,24 +222,23 @@ def run_fast(command: FastCommand, params: dict[str, Any]) -> int:
 
     params = dict(params)
     remember_openclaw(params.pop("openclaw", None))
+    # Every command returns its exit code, here as through Typer (cli/main.py passes it on).
     if command is PRELUDE:
         from memwarm_cli.cli.commands.prelude import run_prelude
 
-        run_prelude(**params)
-    elif command is CONTEXT:
+        return run_prelude(**params)
+    if command is CONTEXT:
         from memwarm_cli.cli.commands.context import run_context
 
-        run_context(**params)
-    elif command is SCAN:
+        return run_context(**params)
+    if command is SCAN:
         from memwarm_cli.cli.commands.scan import run_scan
 
-        run_scan(**params)
-    elif command is STATUS:
+        return run_scan(**params)
+    if command is STATUS:
         from memwarm_cli.cli.commands.status import run_status
 
         return run_status(**params)
-    else:
-        from memwarm_cli.cli.commands.init_backends import run_init_backends_command
+    from memwarm_cli.cli.commands.init_backends import run_init_backends_command
 
-        return run_init_backends_command(**params)
-    return 0
+    return run_init_backends_command(**params)

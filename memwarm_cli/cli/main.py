@@ -179,7 +179,8 @@ def _run_app(argv: list[str]) -> int:
     except Abort:  # click's own abort (no memwarm command prompts today): exit 1, as click gives
         error("aborted")
         return ExitCode.FINDINGS
-    # Non-standalone click returns the code of `typer.Exit(code)` (and of --help's exit) instead of exiting.
+    # Every command returns its ExitCode, and non-standalone click hands it back (and the code of
+    # --help's and --version's exit) instead of exiting: the one way a command's code reaches here.
     if isinstance(returned, int) and not isinstance(returned, bool):
         return returned
     return ExitCode.OK

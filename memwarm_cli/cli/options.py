@@ -42,6 +42,12 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of 
 QuietOption = Annotated[
     bool, typer.Option("--quiet", "-q", help="Only errors on stderr: no warnings, notes or summary.")
 ]
+RawOption = Annotated[
+    bool,
+    typer.Option(
+        "--raw", help="On a terminal too, the text's exact bytes (control characters are shown as escapes)."
+    ),
+]
 
 
 def format_option(formats: Sequence[str], help_text: str) -> Any:

@@ -11,6 +11,8 @@ from memwarm_cli.backends.settings.agent_backend import resolve_agent_backend
 from memwarm_cli.config.loader import LoadedConfig
 from memwarm_cli.config.paths import is_directory, resolve_state_dir_choice
 
+PATH_SCHEMA_VERSION = 1  # `config path --json`
+
 
 def source_data(loaded: LoadedConfig) -> dict[str, Any]:
     source = loaded.source
@@ -33,16 +35,17 @@ def path_data(loaded: LoadedConfig) -> dict[str, Any]:
         disabled = settings.memory_search is None
         agents.append(
             {
-                "id": agent.id,
+                "agentId": agent.id,
                 "default": agent.is_default,
                 "workspace": str(agent.workspace),
                 "workspaceExists": is_directory(agent.workspace),
                 # As init-backends decides: memory search off, else the backend in use.
                 "backend": f"none ({settings.skip_reason})" if disabled else settings.choice.backend,
-                "qmdIndex": str(settings.paths.index_path),
+                "indexPath": str(settings.paths.index_path),
             }
         )
     return {
+        "schema": PATH_SCHEMA_VERSION,
         "config": source_data(loaded),
         "stateDir": {"path": str(loaded.state_dir), "reason": state.reason},
         "agents": agents,

@@ -62,7 +62,7 @@ def _agent_show(loaded: LoadedConfig, agent: Agent, host_zone: str | None) -> di
         qmd["skippedPaths"] = list(backend.qmd.skipped_paths)
     paths = backend.paths
     return {
-        "id": agent.id,
+        "agentId": agent.id,
         "default": agent.is_default,
         "workspace": str(agent.workspace),
         "workspaceExists": is_directory(agent.workspace),
@@ -99,6 +99,9 @@ def _agent_show(loaded: LoadedConfig, agent: Agent, host_zone: str | None) -> di
     }
 
 
+SHOW_SCHEMA_VERSION = 1  # `config show` (JSON, YAML and TOML alike)
+
+
 def show_data(
     loaded: LoadedConfig, agent_id: str | None = None, host_zone: str | None = None
 ) -> dict[str, Any]:
@@ -108,6 +111,7 @@ def show_data(
     else:
         agents = resolve_agents(loaded.data, loaded.env)
     return {
+        "schema": SHOW_SCHEMA_VERSION,
         "config": source_data(loaded),
         "stateDir": str(loaded.state_dir),
         "agents": [_agent_show(loaded, agent, host_zone) for agent in agents],

@@ -1,17 +1,29 @@
-"""The plan as plain data: the stable `scan --json` schema (documented in the README)."""
+"""The plan as plain data: the stable `scan --json` schema (documented in the README).
+
+`files[]` comes as dicts (`file_records`: the plain and table views, `context --json`) or as one line
+of JSON per file, made as they are written (`file_record_lines`): `scan --all --json` on a million notes
+never holds its rows, only the plan's names.
+"""
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import tzinfo
 from typing import TYPE_CHECKING, Any
 
 from memwarm_cli.jsstring import js_length
 from memwarm_cli.startup.clock import iso_utc, local_time
 from memwarm_cli.startup.plan import FileRow, StartupPlan, Status
-from memwarm_cli.startup.prelude_settings import ACTIONS, Limit, jsonable, should_apply_startup_context
+from memwarm_cli.startup.prelude_settings import (
+    ACTIONS,
+    Action,
+    GateDecision,
+    Limit,
+    jsonable,
+    should_apply_startup_context,
+)
 from memwarm_cli.startup.session import AgentPlan
 from memwarm_cli.startup.text import sanitize_label
 from memwarm_cli.textsafe import escape_text, json_string
@@ -19,7 +31,7 @@ from memwarm_cli.textsafe import escape_text, json_string
 if TYPE_CHECKING:
     from memwarm_cli.startup.listed_notes import ListedRun
 
-SCAN_SCHEMA_VERSION = 1
+SCAN_SCHEMA_VERSION = 2  # 2: `agentId` (was `agent`); `scan --all-agents --json` an object
 
 
 def _limit(limit: Limit) -> dict[str, Any]:
@@ -140,13 +152,23 @@ def file_records(plan: StartupPlan, tz: tzinfo) -> list[dict[str, Any]]:
     return [file_record(row, tz) for row in plan.rows]
 
 
-def file_record_lines(plan: StartupPlan, tz: tzinfo) -> list[str]:
-    """`files[]` as JSON lines, one per row in the same order: the window's rows by file_record_json,
-    `--all`'s runs by listed_json_lines (100k rows are not built twice, nor built at all)."""
-    lines = [file_record_json(row, tz) for row in plan.window_rows]
+def iter_file_records(plan: StartupPlan, tz: tzinfo) -> Iterator[dict[str, Any]]:
+    """file_records, one row at a time: `--all`'s rows are made a run at a time, never all at once."""
+    for row in plan.window_rows:
+        yield file_record(row, tz)
     for run in plan.listed:
-        lines += listed_json_lines(run, tz)
-    return lines
+        for row in run.rows():
+            yield file_record(row, tz)
+
+
+def file_record_lines(plan: StartupPlan, tz: tzinfo) -> Iterator[str]:
+    """`files[]` as JSON lines, one per row in the same order, made as they are asked for: the window's
+    rows by file_record_json, `--all`'s runs by listed_json_lines (100k rows are not built twice, nor
+    built at all, nor held)."""
+    for row in plan.window_rows:
+        yield file_record_json(row, tz)
+    for run in plan.listed:
+        yield from listed_json_lines(run, tz)
 
 
 def status_counts(plan: StartupPlan) -> dict[str, int]:
@@ -157,18 +179,25 @@ def status_counts(plan: StartupPlan) -> dict[str, int]:
 
 
 def scan_record(
-    result: AgentPlan, cfg: Any, files: Callable[[StartupPlan, tzinfo], list[Any]] = file_records
+    result: AgentPlan,
+    cfg: Any,
+    files: Callable[[StartupPlan, tzinfo], Iterable[Any]] = file_records,
+    *,
+    gates: Mapping[Action, GateDecision] | None = None,
 ) -> dict[str, Any]:
-    """The scan of one agent. `files` makes `files[]`: dicts (file_records) or JSON lines."""
+    """The scan of one agent. `files` makes `files[]`: dicts (file_records) or JSON lines (then an
+    iterator, for a writer that streams it). `gates`: the prelude gate of each action when the caller
+    decided them already (memwarm_cli/session_context.py), else decided here."""
     plan = result.plan
     settings = plan.settings
     zone = settings.timezone
     prelude = plan.prelude
     max_total = settings.max_total_chars.value
-    gates = {action: should_apply_startup_context(cfg, action) for action in ACTIONS}
+    if gates is None:
+        gates = {action: should_apply_startup_context(cfg, action) for action in ACTIONS}
     return {
         "schema": SCAN_SCHEMA_VERSION,
-        "agent": result.agent_id,
+        "agentId": result.agent_id,
         "workspace": str(result.workspace),
         "workspaceExists": result.workspace_exists,
         "at": iso_utc(plan.at_ms),

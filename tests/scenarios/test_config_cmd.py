@@ -53,11 +53,11 @@ def test_path_text_and_json(run_cli: RunCli, setup: Path, home_dir: Path) -> Non
     assert "agent main (default)" in result.stdout and "agent ops\n" in result.stdout
     data = json.loads(run_cli(["--config", str(setup), "config", "path", "--json"]).stdout)
     assert data["config"] == {"path": str(setup), "reason": "--config", "exists": True, "explicit": True}
-    assert [a["id"] for a in data["agents"]] == ["main", "ops"]
+    assert [a["agentId"] for a in data["agents"]] == ["main", "ops"]
     ops = data["agents"][1]
     assert ops["workspace"] == str(home_dir / "ops") and ops["workspaceExists"] is True
     assert ops["backend"] == "qmd"
-    assert ops["qmdIndex"] == str(home_dir / ".openclaw/agents/ops/qmd/xdg-cache/qmd/index.sqlite")
+    assert ops["indexPath"] == str(home_dir / ".openclaw/agents/ops/qmd/xdg-cache/qmd/index.sqlite")
 
 
 def test_path_by_environment(run_cli: RunCli, home_dir: Path, tmp_path: Path) -> None:
@@ -219,7 +219,7 @@ def test_show_formats_round_trip(run_cli: RunCli, setup: Path) -> None:
 def test_show_content(run_cli: RunCli, setup: Path, home_dir: Path) -> None:
     data: dict[str, Any] = json.loads(_show(run_cli, setup, "--json"))
     main, ops = data["agents"]
-    assert (main["id"], main["default"], main["workspace"]) == ("main", True, str(home_dir / "ws"))
+    assert (main["agentId"], main["default"], main["workspace"]) == ("main", True, str(home_dir / "ws"))
     assert main["timezone"] == {
         "configured": "America/Chicago",
         "used": "America/Chicago",
@@ -248,7 +248,7 @@ def test_show_content(run_cli: RunCli, setup: Path, home_dir: Path) -> None:
 
 def test_show_one_agent_and_unknown_agent(run_cli: RunCli, setup: Path) -> None:
     data = json.loads(_show(run_cli, setup, "--json", "--agent", "OPS"))
-    assert [a["id"] for a in data["agents"]] == ["ops"]
+    assert [a["agentId"] for a in data["agents"]] == ["ops"]
     result = run_cli(["--config", str(setup), "config", "show", "--agent", "nobody"])
     assert result.returncode == 2
     assert result.stderr == 'memwarm: error: unknown agent "nobody" (known agents: main, ops)\n'
@@ -490,7 +490,7 @@ def test_profile_selects_only_the_default_workspace(run_cli: RunCli, home_dir: P
     assert data["config"]["reason"] == "default" and data["config"]["exists"] is False
     assert data["stateDir"] == {"path": str(home_dir / ".openclaw"), "reason": "default"}
     assert data["agents"][0]["workspace"] == str(home_dir / ".openclaw" / "workspace-work")
-    assert data["agents"][0]["qmdIndex"].startswith(str(home_dir / ".openclaw" / "agents" / "main"))
+    assert data["agents"][0]["indexPath"].startswith(str(home_dir / ".openclaw" / "agents" / "main"))
 
 
 def test_clawdbot_state_dir_pins_the_config(run_cli: RunCli, home_dir: Path, tmp_path: Path) -> None:
@@ -513,7 +513,7 @@ def test_path_backend_per_agent(run_cli: RunCli, home_dir: Path) -> None:
     )
     result = run_cli(["--config", str(cfg), "config", "path", "--json"])
     assert result.returncode == 0, result.stderr
-    backends = {a["id"]: a["backend"] for a in json.loads(result.stdout)["agents"]}
+    backends = {a["agentId"]: a["backend"] for a in json.loads(result.stdout)["agents"]}
     assert backends == {"main": "qmd", "off": "none (memory search disabled)", "b": "builtin"}
     text = run_cli(["--config", str(cfg), "config", "path"]).stdout
     assert "  backend:    none (memory search disabled)\n" in text

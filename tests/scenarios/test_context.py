@@ -2,19 +2,14 @@
 
 from __future__ import annotations
 
-import io
 import json
 import re
 from pathlib import Path
 from typing import Any
 
 import pytest
-from rich.console import Console
 
-from memwarm_cli.cli.commands.context import compute_startup_context
-from memwarm_cli.cli.commands.context_views import PLAIN_COLUMNS, TERMINAL_SEPARATOR, _render_table
-from memwarm_cli.config import load_config
-from memwarm_cli.startup.clock import parse_instant
+from memwarm_cli.cli.commands.context_views import PLAIN_COLUMNS, TERMINAL_SEPARATOR
 from tests.conftest import RunCli, isolated_env, run_in_terminal, strip_ansi
 
 AT = "2026-04-11T18:00:00Z"
@@ -73,7 +68,7 @@ def test_json_carries_prelude_json_and_scan_json(run_cli: RunCli, config: Path) 
     report = json.loads(cli(run_cli, config, "--json").stdout)
     prelude_json = json.loads(run_cli(["--config", str(config), "prelude", "--at", AT, "--json"]).stdout)
     scan_json = json.loads(run_cli(["--config", str(config), "scan", "--at", AT, "--json"]).stdout)
-    assert report["schema"] == 1
+    assert report["schema"] == 2
     assert report["prelude"] == prelude_json
     assert report["scan"] == scan_json
     assert list(report["bootstrap"]["files"][0]) == [
@@ -98,7 +93,7 @@ def test_json_carries_prelude_json_and_scan_json(run_cli: RunCli, config: Path) 
 def test_session_key_picks_the_agent_and_the_filter(run_cli: RunCli, config: Path, workspace: Path) -> None:
     base = ["-w", str(workspace), "--json"]
     cron = json.loads(cli(run_cli, config, *base, "--session-key", "agent:ops:cron:nightly").stdout)
-    assert cron["agent"] == "ops" and cron["session"]["class"] == "cron"
+    assert cron["agentId"] == "ops" and cron["session"]["class"] == "cron"
     assert cron["bootstrap"]["limits"] == {"maxChars": 400, "totalMaxChars": 500}
     assert cron["bootstrap"]["limitSources"]["totalMaxChars"]["origin"] == "per-agent"
     names = [f["name"] for f in cron["bootstrap"]["files"]]
@@ -157,52 +152,81 @@ def test_plain_rows_cover_both_parts(run_cli: RunCli, config: Path) -> None:
     assert "# total: " in result.stderr and "(estimate: chars/4)" in result.stderr
 
 
-def _table(config: Path, width: int) -> str:
-    loaded = load_config(str(config))
-    context = compute_startup_context(loaded, None, None, None, parse_instant(AT), "new")
-    buffer = io.StringIO()
-    console = Console(file=buffer, width=width, force_terminal=True, color_system=None)
-    _render_table(console, context, None)
-    return buffer.getvalue()
+def _table(run_cli: RunCli, config: Path, width: int) -> str:
+    result = run_cli(
+        ["--config", str(config), "context", "--at", AT, "--format", "table"], {"COLUMNS": str(width)}
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout
 
 
-def table_rows(screen: str) -> dict[str, list[str]]:
-    """file -> its cells in the drawn table; a row continues on lines whose `raw` cell is empty."""
-    rows: list[list[str]] = []
+def _joined(parts: list[str]) -> str:
+    """A wrapped cell's lines as one text: after `-` or `/` the line broke inside a word, else at a space."""
+    text = ""
+    for part in parts:
+        text += part if not text or text.endswith(("-", "/")) else " " + part
+    return text
+
+
+def table_rows(screen: str) -> dict[str, dict[str, str]]:
+    """file -> its cells by header in the drawn table (footnote markers replaced by their footnotes);
+    a row continues on lines whose `share` cell is empty."""
+    header = [
+        c.strip() for c in next(ln for ln in screen.splitlines() if ln.startswith("┃")).split("┃")[1:-1]
+    ]
+    rows: list[list[list[str]]] = []
     for line in screen.splitlines():
         if not line.startswith("│"):
             continue
         cells = [cell.strip() for cell in line.strip("│").split("│")]
-        if cells[2]:
-            rows.append(cells)
+        if cells[header.index("share")]:
+            rows.append([[cell] if cell else [] for cell in cells])
         else:
-            rows[-1] = [f"{old} {new}".strip() for old, new in zip(rows[-1], cells, strict=True)]
-    return {row[0].replace(" ", ""): row[1:] for row in rows}
+            for parts, cell in zip(rows[-1], cells, strict=True):
+                if cell:
+                    parts.append(cell)
+    notes: dict[str, list[str]] = {}
+    for line in screen.split("└", 1)[1].splitlines()[1:]:
+        found = re.match(r"(\[\d+\]) +(.*)", line)
+        if found:
+            notes[found.group(1)] = [found.group(2)]
+        elif line.startswith(" ") and notes:
+            notes[list(notes)[-1]].append(line.strip())
+    joined = [[_joined(notes.get(_joined(parts), parts)) for parts in row] for row in rows]
+    return {row[0]: dict(zip(header[1:], row[1:], strict=True)) for row in joined}
 
 
-@pytest.mark.parametrize("width", [80, 140])
-def test_table_rows_statuses_and_summary(config: Path, workspace: Path, width: int) -> None:
-    screen = _table(config, width)
-    assert all(len(line) <= width for line in screen.splitlines())
+@pytest.mark.parametrize("width", [60, 80, 120, 140])
+def test_table_rows_statuses_and_summary(run_cli: RunCli, config: Path, workspace: Path, width: int) -> None:
+    screen = _table(run_cli, config, width)
+    assert all(len(line) <= width for line in screen.splitlines()), screen
+    assert "…" not in screen  # nothing shortened: long details went below the table
     rows = table_rows(screen)
-    assert rows["AGENTS.md"][0].startswith("included, truncated (kept head ")
-    assert rows["AGENTS.md"][3] == "400 defaults" and rows["AGENTS.md"][4].endswith("%")
-    assert rows["USER.md"][0] == "skipped as empty or blank"
-    squashed = rows["BOOTSTRAP.md"][0].replace(" ", "")  # a long word may be folded mid-word
-    assert (
-        squashed
-        == "dropped,workspacesetupcompleted(openclaw-workspace-state.jsonrecordssetupcompletedat2026-01-01)"
+    assert rows["AGENTS.md"]["status"].startswith("included, truncated (kept head ")
+    assert rows["AGENTS.md"]["share"].endswith("%")
+    assert rows["USER.md"]["status"] == "skipped as empty or blank"
+    # Whole words, wrapped at spaces (and after `-`), never cut inside one.
+    assert rows["BOOTSTRAP.md"]["status"] == (
+        "dropped, workspace setup completed (openclaw-workspace-state.json records setup completed at "
+        "2026-01-01)"
     )
     marker = f"[MISSING] Expected at: {workspace / 'TOOLS.md'}"
-    assert rows["TOOLS.md"][:3] == ["missing (marker injected)", "-", str(len(marker))]
-    assert rows["memory/2026-04-10.md"][0] == "included, truncated to maxFileChars"
-    assert rows["memory/2026-04-10.md"][3] == "1200 default"
+    assert rows["TOOLS.md"]["status"] == "missing (marker injected)"
+    assert rows["TOOLS.md"]["injected"] == str(len(marker))
+    assert rows["memory/2026-04-10.md"]["status"] == "included, truncated to maxFileChars"
+    if width >= 80:
+        assert rows["AGENTS.md"]["limit"] == "400 defaults" and rows["TOOLS.md"]["raw"] == "-"
+        assert rows["memory/2026-04-10.md"]["limit"] == "1200 default"
+    else:  # narrow: the limits are in the summary only
+        assert "limit" not in rows["AGENTS.md"] and "raw" not in rows["AGENTS.md"]
+    if width <= 80:  # the long details are footnotes, each cell a few lines at most
+        assert "[1] " in screen
     flat = " ".join(screen.split())
     summary = re.search(r"total: (\d+) chars, about (\d+) tokens \(estimate: chars/4\)", flat)
     assert summary is not None and int(summary.group(2)) == int(summary.group(1)) // 4
     assert re.search(r"bootstrap: \d+ of 60000 chars of the total budget", flat)
     assert re.search(r"prelude: \d+ of 2800 chars \(maxTotalChars, default\)", flat)
-    shares = [float(cells[-1].rstrip("%")) for cells in rows.values() if cells[-1] != "-"]
+    shares = [float(cells["share"].rstrip("%")) for cells in rows.values() if cells["share"] != "-"]
     assert 50 < sum(shares) < 100  # of the whole startup context, headings and paths included
 
 

@@ -67,6 +67,46 @@ def test_prelude_text_itself_is_data_and_stays_byte_for_byte(run_cli: RunCli, tm
     assert f"note {HOSTILE}" in result.stdout  # the content raw (the label is sanitised upstream)
 
 
+# What a daily note can hold that a terminal acts on: OSC 52 (write the clipboard), OSC 0 (the window
+# title), a clear-screen and a cursor move, a bell; beside the text's own layout (tabs, CRLF).
+TERMINAL_ATTACK = "\x1b]52;c;cm0gLXJmIH4=\x07 \x1b]0;owned\x07 \x1b[2J\x1b[H\x1bc \u009b31m \u202eevil\x07"
+NOTE_TEXT = f"line one\twith a tab\r\nattack: {TERMINAL_ATTACK}\nlast line"
+
+
+@pytest.fixture
+def attack_note(tmp_path: Path) -> Path:
+    workspace = tmp_path / "ws"
+    write_memory_note(workspace, "2026-04-11.md", NOTE_TEXT)
+    (workspace / "AGENTS.md").write_text(f"rules {TERMINAL_ATTACK}\n", encoding="utf-8")
+    return _config(tmp_path, {"agents": {"defaults": {"workspace": str(workspace)}}})
+
+
+@pytest.mark.parametrize("command", [["prelude"], ["context", "--format", "text"]])
+def test_a_note_s_terminal_escapes_are_shown_not_acted_on_on_a_terminal(
+    home_dir: Path, run_cli: RunCli, attack_note: Path, command: list[str]
+) -> None:
+    args = ["--config", str(attack_note), *command, "--at", AT, "-q"]
+    # The terminal makes each line feed CRLF (the note's own CRLF arrives as CR CR LF).
+    screen = run_in_terminal(args, isolated_env(home_dir)).replace("\r\n", "\n").replace("\r\n", "\n")
+    # Nothing of the note reaches the terminal raw: every control and invisible character is an escape.
+    assert_safe_output(screen, allowed="\n\t")
+    assert "\\x1b]52;c;cm0gLXJmIH4=\\x07" in screen and "\\x1b[2J\\x1b[H" in screen
+    assert "\\u009b31m \\u202eevil" in screen
+    assert "line one\twith a tab\nattack: " in screen  # the note's layout kept (its CRLF a line end)
+    # In a pipe, the exact bytes: the prelude is what OpenClaw injects.
+    piped = run_cli(args)
+    assert piped.returncode == 0 and NOTE_TEXT in piped.stdout
+
+
+@pytest.mark.parametrize("command", [["prelude"], ["context", "--format", "text"]])
+def test_raw_gives_the_exact_bytes_on_a_terminal_too(
+    home_dir: Path, attack_note: Path, command: list[str]
+) -> None:
+    args = ["--config", str(attack_note), *command, "--at", AT, "-q", "--raw"]
+    screen = run_in_terminal(args, isolated_env(home_dir))
+    assert TERMINAL_ATTACK in screen
+
+
 @pytest.fixture
 def hostile_scan(tmp_path: Path) -> tuple[Path, Path]:
     """A workspace whose path, note names and configured time zone are hostile."""

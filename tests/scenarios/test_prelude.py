@@ -63,7 +63,7 @@ def test_agent_option_normalises_the_id(run_cli: RunCli, setup: tuple[Path, Path
     result = run_cli(["--config", str(config), "prelude", "--agent", "DEV", "--at", AT, "--json"])
     report = json.loads(result.stdout)
     assert result.returncode == 0
-    assert report["agent"] == "dev"
+    assert report["agentId"] == "dev" and report["schema"] == 1
     assert "dev today" in report["prelude"]
 
 
@@ -73,7 +73,17 @@ def test_json_report_shape(run_cli: RunCli, setup: tuple[Path, Path]) -> None:
         ["--config", str(config), "prelude", "--at", "1775930400000", "--action", "reset", "--json"]
     )
     report = json.loads(result.stdout)
-    assert set(report) == {"agent", "workspace", "at", "timezone", "action", "applied", "reason", "prelude"}
+    assert set(report) == {
+        "schema",
+        "agentId",
+        "workspace",
+        "at",
+        "timezone",
+        "action",
+        "applied",
+        "reason",
+        "prelude",
+    }
     assert report["at"] == "2026-04-11T18:00:00.000Z"
     assert report["timezone"] == "America/Chicago"
     assert (report["action"], report["applied"], report["reason"]) == ("reset", True, None)
@@ -181,7 +191,7 @@ def test_missing_default_config_means_defaults(run_cli: RunCli, tmp_path: Path) 
     result = run_cli(["prelude", "--at", AT, "--json"], env={"OPENCLAW_STATE_DIR": str(state)})
     report = json.loads(result.stdout)
     assert result.returncode == 0
-    assert report["agent"] == "main" and report["timezone"] == "UTC"
+    assert report["agentId"] == "main" and report["timezone"] == "UTC"
 
 
 def test_bad_action_is_a_usage_error(run_cli: RunCli, setup: tuple[Path, Path]) -> None:

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from memwarm_cli.cli.commands.scan import PLAIN_COLUMNS
+from memwarm_cli.cli.commands.scan_views import PLAIN_COLUMNS
 from memwarm_cli.startup import plan as plan_module
 from memwarm_cli.startup.plan import STATUS_DESCRIPTIONS, Status, build_plan
 from tests.conftest import RunCli, isolated_env, run_in_terminal, strip_ansi, write_memory_note
@@ -206,7 +206,7 @@ def test_json_summary_fields(run_cli: RunCli, tmp_path: Path) -> None:
         {"agents": {"defaults": {"userTimezone": "Mars/Olympus", "startupContext": {"dailyMemoryDays": 99}}}},
     )
     report = scan_json(run_cli, config, "-w", str(ws))
-    assert report["schema"] == 1
+    assert report["schema"] == 2
     assert report["timezone"] == {
         "configured": "Mars/Olympus",
         "used": "UTC",
@@ -268,7 +268,7 @@ def test_hostile_names_are_escaped(run_cli: RunCli, tmp_path: Path) -> None:
     assert "memory/2026-04-11-a b c__31mred_.md" in labels  # ESC -> _, then [ -> _
 
 
-def test_all_agents_gives_a_list(run_cli: RunCli, tmp_path: Path) -> None:
+def test_all_agents_gives_one_object_with_every_agent(run_cli: RunCli, tmp_path: Path) -> None:
     one, two = tmp_path / "one", tmp_path / "two"
     write_memory_note(one, "2026-04-11.md", "first")
     write_memory_note(two, "2026-04-10.md", "second")
@@ -278,8 +278,10 @@ def test_all_agents_gives_a_list(run_cli: RunCli, tmp_path: Path) -> None:
             "list": [{"id": "one", "workspace": str(one)}, {"id": "two", "workspace": str(two)}],
         }
     }
-    reports = scan_json(run_cli, make_config(tmp_path, cfg), "--all-agents")
-    assert [r["agent"] for r in reports] == ["one", "two"]
+    everyone = scan_json(run_cli, make_config(tmp_path, cfg), "--all-agents")
+    assert list(everyone) == ["schema", "agents"] and everyone["schema"] == 2
+    reports = everyone["agents"]
+    assert [r["agentId"] for r in reports] == ["one", "two"]
     assert statuses(reports[0])["memory/2026-04-11.md"] == "included"
     assert statuses(reports[1])["memory/2026-04-10.md"] == "included"
     both = run_cli(["--config", str(make_config(tmp_path, cfg)), "scan", "--all-agents", "--agent", "one"])

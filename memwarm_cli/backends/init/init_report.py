@@ -198,6 +198,9 @@ class AgentOutcome:
         return data
 
 
+INIT_SCHEMA_VERSION = 1  # `init-backends --json` (a real run and --dry-run alike)
+
+
 @record
 class InitReport:
     agents: tuple[AgentOutcome, ...]
@@ -230,6 +233,7 @@ class InitReport:
         import signal
 
         return {
+            "schema": INIT_SCHEMA_VERSION,
             "command": "init-backends",
             "configPath": self.config_path,
             "stateDir": self.state_dir,

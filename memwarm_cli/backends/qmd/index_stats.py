@@ -152,7 +152,7 @@ class IndexView:
     def to_json(self) -> dict[str, Any]:
         stats = self.stats
         return {
-            "path": self.path,
+            "indexPath": self.path,
             "exists": self.exists,
             "sizeBytes": self.size_bytes,
             "error": self.error,

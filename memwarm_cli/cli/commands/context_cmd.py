@@ -10,16 +10,18 @@ from typing import Annotated
 
 import typer
 
-from memwarm_cli.cli.commands.context import FORMATS
+from memwarm_cli.cli.commands.context_views import CONTEXT_VIEWS
 from memwarm_cli.cli.options import (
     AgentOption,
     AtOption,
     JsonAliasOption,
     QuietOption,
+    RawOption,
     WorkspaceOption,
     format_option,
     global_options,
 )
+from memwarm_cli.exitcodes import ExitCode  # the return annotation: Typer evaluates it
 
 
 def context_command(
@@ -53,16 +55,17 @@ def context_command(
     output_format: Annotated[
         str | None,
         format_option(
-            FORMATS,
+            CONTEXT_VIEWS.names,
             "text (default in a pipe: the exact bytes), table (default on a terminal), plain or json.",
         ),
     ] = None,
     quiet: QuietOption = False,
-) -> None:
+    raw: RawOption = False,
+) -> ExitCode:
     """Show the Project Context block(s) and the startup prelude a new session would see, and why."""
     from memwarm_cli.cli.commands.context import run_context
 
-    run_context(
+    return run_context(
         global_options(ctx).config_path,
         agent,
         workspace,
@@ -73,4 +76,5 @@ def context_command(
         json_output,
         output_format,
         quiet,
+        raw,
     )

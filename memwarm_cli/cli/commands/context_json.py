@@ -1,4 +1,4 @@
-"""`memwarm context --json`: both plans as one versioned record (schema documented in the README).
+"""`memwarm context --json`'s data: both plans as one versioned record (schema documented in the README).
 
 `bootstrap` carries OpenClaw's own results under the golden cases' names (`files` being the injection
 stats) plus memwarm's explanation (`rows`, limit sources); `prelude` and `scan` are exactly what
@@ -15,9 +15,9 @@ from memwarm_cli.jsstring import js_length
 if TYPE_CHECKING:
     from memwarm_cli.bootstrap.context_plan import BootstrapPlan, BootstrapRow
     from memwarm_cli.bootstrap.context_settings import BootstrapLimit
-    from memwarm_cli.cli.commands.context import StartupContext
+    from memwarm_cli.session_context import StartupContext
 
-CONTEXT_SCHEMA_VERSION = 1
+CONTEXT_SCHEMA_VERSION = 2  # 2: `agentId` (was `agent`), and so in `prelude` and `scan`
 
 
 def _limit_record(limit: BootstrapLimit) -> dict[str, Any]:
@@ -111,7 +111,7 @@ def _row_record(row: BootstrapRow) -> dict[str, Any]:
 
 
 def context_record(context: StartupContext) -> dict[str, Any]:
-    from memwarm_cli.cli.commands.prelude import prelude_report
+    from memwarm_cli.cli.commands.prelude_views import prelude_report
     from memwarm_cli.startup.clock import iso_utc
     from memwarm_cli.startup.scan_record import scan_record
 
@@ -120,7 +120,7 @@ def context_record(context: StartupContext) -> dict[str, Any]:
     grand = boot_chars + prelude_chars
     return {
         "schema": CONTEXT_SCHEMA_VERSION,
-        "agent": context.agent_id,
+        "agentId": context.agent_id,
         "workspace": str(context.startup.workspace),
         "workspaceExists": context.startup.workspace_exists,
         "at": iso_utc(context.startup.plan.at_ms),
@@ -128,7 +128,7 @@ def context_record(context: StartupContext) -> dict[str, Any]:
         "bootstrap": bootstrap_record(context.bootstrap),
         "prelude": prelude_report(context.startup, context.action, context.gate),
         "preludeSuppressedWhileBootstrapPending": context.prelude_suppressed,
-        "scan": scan_record(context.startup, context.config),
+        "scan": scan_record(context.startup, context.config, gates=context.gates),
         "total": {
             "bootstrapChars": boot_chars,
             "preludeChars": prelude_chars,
@@ -136,9 +136,3 @@ def context_record(context: StartupContext) -> dict[str, Any]:
             "tokensEstimate": grand // CHARS_PER_TOKEN,
         },
     }
-
-
-def write_json_view(context: StartupContext) -> None:
-    from memwarm_cli.cli.terminal.output import write_json
-
-    write_json(context_record(context))

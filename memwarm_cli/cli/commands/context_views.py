@@ -1,23 +1,27 @@
-"""`memwarm context`'s views over the two plans: the exact text, a Rich table and plain rows.
+"""`memwarm context`'s views over the two plans: the exact text, a table and plain rows (and JSON, in
+cli/commands/context_json.py).
 
 Rows are built once (`context_rows`) from the bootstrap plan and the startup plan, so the table and the
-plain view cannot disagree; cli/commands/context_json.py gives the same facts as JSON. Rich is imported only
-by the table view.
+plain view cannot disagree; the JSON view gives the same facts. The table is drawn by
+cli/terminal/table.py: names break only after `/` and `-`, details at spaces, and a detail too long for
+its column at 60 or 80 columns goes below the table as a footnote.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from memwarm_cli.cli.terminal.view_format import JsonView, View, Views
 from memwarm_cli.jsstring import js_length
 from memwarm_cli.textsafe import escape_text, escape_unsafe
 
 if TYPE_CHECKING:
-    from rich.console import Console
-
     from memwarm_cli.bootstrap.context_plan import BootstrapPlan, BootstrapRow
-    from memwarm_cli.cli.commands.context import StartupContext
+    from memwarm_cli.cli.commands.context import ContextResult
+    from memwarm_cli.session_context import StartupContext
 
+NARROW_TABLE = 80  # below this, the table leaves out the raw characters and the limit
 CHARS_PER_TOKEN = 4  # the usual rough estimate; labelled as one wherever it is shown
 TERMINAL_SEPARATOR = "---- memwarm: the startup prelude follows (this line is shown on a terminal only) ----"
 PLAIN_COLUMNS = (
@@ -182,23 +186,32 @@ def summary_lines(context: StartupContext, only: str | None = None) -> list[str]
 # ---- text ---------------------------------------------------------------------------------------
 
 
-def write_text_view(context: StartupContext, only: str | None, quiet: bool) -> None:
-    """The exact blocks, then the exact prelude; a separator line and a final newline only on a terminal."""
-    from memwarm_cli.cli.terminal.output import note, stdout_is_terminal, write_stdout
+class ContextText(View["ContextResult"]):
+    """The exact blocks, then the exact prelude; on a terminal a separator line between them, a final
+    newline, and control characters shown as escapes unless `--raw`."""
 
-    boot = None if only == "prelude" else bootstrap_text(context.bootstrap)
-    prelude = None if only == "bootstrap" else context.prelude
-    terminal = stdout_is_terminal()
-    if not quiet:
-        for line in _text_notes(context, only):
-            note(line)
-    if boot is None and prelude is None:
-        return
-    if boot is not None and prelude is not None:
-        text = f"{boot}\n{TERMINAL_SEPARATOR}\n{prelude}" if terminal else f"{boot}\n\n{prelude}"
-    else:
-        text = boot if boot is not None else prelude or ""
-    write_stdout(text + ("\n" if terminal else ""))
+    name = "text"
+
+    def notes(self, result: ContextResult) -> Iterator[str]:
+        from memwarm_cli.cli.terminal.output import note_line
+
+        if not result.quiet:
+            yield from map(note_line, _text_notes(result.context, result.only))
+
+    def render(self, result: ContextResult) -> Iterator[str]:
+        from memwarm_cli.cli.terminal.output import data_for_stdout, stdout_is_terminal
+
+        context, only = result.context, result.only
+        boot = None if only == "prelude" else bootstrap_text(context.bootstrap)
+        prelude = None if only == "bootstrap" else context.prelude
+        if boot is None and prelude is None:
+            return
+        if boot is not None and prelude is not None:
+            separator = f"\n{TERMINAL_SEPARATOR}\n" if stdout_is_terminal() else "\n\n"
+            text = f"{boot}{separator}{prelude}"
+        else:
+            text = boot if boot is not None else prelude or ""
+        yield data_for_stdout(text, raw=result.raw)
 
 
 def _text_notes(context: StartupContext, only: str | None) -> list[str]:
@@ -231,28 +244,35 @@ def _cell(value: Any) -> str:
     return "-" if value is None else str(value)  # file and detail come escaped: no tab, no line break
 
 
-def write_plain_view(context: StartupContext, only: str | None, quiet: bool) -> None:
-    from memwarm_cli.cli.terminal.output import write_lines, write_stderr
+class ContextPlain(View["ContextResult"]):
+    """Tab-separated rows (PLAIN_COLUMNS), the summary on stderr as `# ` lines unless `-q`."""
 
-    grand = _grand_total(context, only)
-    lines = ["\t".join(PLAIN_COLUMNS)]
-    for row in context_rows(context, only):
-        cells = [
-            row.part,
-            row.file,
-            row.status,
-            row.detail,
-            row.raw_chars,
-            row.injected_chars,
-            row.limit,
-            row.limit_source,
-            share(row.injected_chars, grand),
-        ]
-        lines.append("\t".join(_cell(cell) for cell in cells))
-    write_lines(lines, tsv=True)
-    if not quiet:
-        for line in summary_lines(context, only):
-            write_stderr(f"# {line}")
+    name = "plain"
+
+    def render(self, result: ContextResult) -> Iterator[str]:
+        from memwarm_cli.cli.terminal.output import guarded_lines
+
+        grand = _grand_total(result.context, result.only)
+        lines = ["\t".join(PLAIN_COLUMNS)]
+        for row in context_rows(result.context, result.only):
+            cells = [
+                row.part,
+                row.file,
+                row.status,
+                row.detail,
+                row.raw_chars,
+                row.injected_chars,
+                row.limit,
+                row.limit_source,
+                share(row.injected_chars, grand),
+            ]
+            lines.append("\t".join(_cell(cell) for cell in cells))
+        return guarded_lines(lines, tsv=True)
+
+    def summary(self, result: ContextResult) -> Iterator[str]:
+        if not result.quiet:
+            for line in summary_lines(result.context, result.only):
+                yield f"# {line}"
 
 
 def _grand_total(context: StartupContext, only: str | None) -> int:
@@ -271,43 +291,70 @@ _STATUS_STYLE = {
 }
 
 
-def write_table_view(context: StartupContext, only: str | None) -> None:
-    from memwarm_cli.cli.terminal.output import render_to_stdout
+class ContextTable(View["ContextResult"]):
+    """One row per file; the bootstrap files, then (after a rule) the prelude's notes under memory/;
+    the summary under it."""
 
-    render_to_stdout(lambda console: _render_table(console, context, only))
+    name = "table"
+    needs_terminal = True
+
+    def render(self, result: ContextResult) -> Iterator[str]:
+        from memwarm_cli.cli.terminal.output import make_console
+        from memwarm_cli.cli.terminal.table import Styles, wrap_words
+
+        console = make_console()
+        for line in table_lines(console.width, Styles(console), result.context, result.only):
+            yield line + "\n"
+        for line in summary_lines(result.context, result.only):  # wrapped at spaces to the terminal
+            for part in wrap_words(escape_unsafe(line), console.width):
+                yield part + "\n"
 
 
-def _render_table(console: Console, context: StartupContext, only: str | None) -> None:
-    """One row per file; the bootstrap files, then (after a rule) the prelude's notes under memory/."""
-    from rich.table import Table
-    from rich.text import Text
+def table_lines(width: int, styles: Any, context: StartupContext, only: str | None) -> Iterator[str]:
+    """The table's lines for a terminal `width` columns wide (its footnotes under it)."""
+    from memwarm_cli.cli.terminal.table import SECTION, Column, draw_table
 
+    # Narrower than NARROW_TABLE: no raw characters and no limit (the summary gives the limits; the
+    # plain view and JSON every column), so names and statuses keep room to wrap between their words.
+    narrow = width < NARROW_TABLE
+    columns = [
+        Column("file", wrap="words", min_width=14),
+        Column("status", wrap="words", min_width=16, styled=True, footnotes=True),
+        *([] if narrow else [Column("raw", right=True)]),
+        Column("injected", right=True),
+        *([] if narrow else [Column("limit", wrap="words", min_width=5)]),
+        Column("share", right=True),
+    ]
     grand = _grand_total(context, only)
-    table = Table(expand=True, pad_edge=False)
-    table.add_column("file", overflow="fold", ratio=3, min_width=14)
-    table.add_column("status", overflow="fold", ratio=4, min_width=16)
-    table.add_column("raw", justify="right", no_wrap=True)
-    table.add_column("injected", justify="right", no_wrap=True)
-    table.add_column("limit", no_wrap=True)
-    table.add_column("share", justify="right", no_wrap=True)
-    part = None
-    for row in context_rows(context, only):
-        if part is not None and row.part != part:
-            table.add_section()
-        part = row.part
-        style = "" if console.no_color else _STATUS_STYLE.get(row.status, "")
-        status = Text(row.status_text, style=style)
-        if row.detail:
-            status.append(f" ({row.detail})")
-        limit = "-" if row.limit is None else f"{row.limit} {row.limit_source}"
-        cells: list[str | Text] = [
-            Text(escape_unsafe(row.file)),
-            status,
-            _cell(row.raw_chars),
-            _cell(row.injected_chars),
-            limit,
-        ]
-        table.add_row(*cells, _cell(share(row.injected_chars, grand)))
-    console.print(table)
-    for line in summary_lines(context, only):
-        console.print(Text(escape_unsafe(line)))
+    colour = styles.colour
+
+    def rows() -> Iterator[tuple[list[str], str] | None]:
+        part = None
+        for row in context_rows(context, only):
+            if part is not None and row.part != part:
+                yield SECTION
+            part = row.part
+            status = row.status_text + (f" ({row.detail})" if row.detail else "")
+            limit = "-" if row.limit is None else f"{row.limit} {row.limit_source}"
+            cells = [
+                row.file,
+                escape_unsafe(status),
+                *([] if narrow else [_cell(row.raw_chars)]),
+                _cell(row.injected_chars),
+                *([] if narrow else [limit]),
+                _cell(share(row.injected_chars, grand)),
+            ]
+            yield cells, _STATUS_STYLE.get(row.status, "") if colour else ""
+
+    yield from draw_table(width, "memwarm context", columns, rows(), styles)
+
+
+def _json_record(result: ContextResult) -> dict[str, Any]:
+    from memwarm_cli.cli.commands.context_json import context_record
+
+    return context_record(result.context)
+
+
+CONTEXT_VIEWS: Views[ContextResult] = Views(
+    ContextText(), ContextTable(), ContextPlain(), JsonView(_json_record), pipe="text"
+)

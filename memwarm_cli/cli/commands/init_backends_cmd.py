@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from memwarm_cli.cli.options import AgentsOption, AtOption, JsonOption, global_options
+from memwarm_cli.exitcodes import ExitCode  # the return annotation: Typer evaluates it
 
 
 def init_backends_command(
@@ -73,11 +74,11 @@ def init_backends_command(
         bool,
         typer.Option("--quiet", "-q", help="Only failures and errors on stderr: no progress or summary."),
     ] = False,
-) -> None:
+) -> ExitCode:
     """Prepare each agent's qmd index where the gateway looks for it (collections, update, embed)."""
     from memwarm_cli.cli.commands.init_backends import run_init_backends_command
 
-    code = run_init_backends_command(
+    return run_init_backends_command(
         global_options(ctx).config_path,
         agent,
         dry_run,
@@ -92,4 +93,3 @@ def init_backends_command(
         json_output,
         quiet,
     )
-    raise typer.Exit(code)

@@ -11,9 +11,11 @@ from memwarm_cli.cli.options import (
     AtOption,
     JsonOption,
     QuietOption,
+    RawOption,
     WorkspaceOption,
     global_options,
 )
+from memwarm_cli.exitcodes import ExitCode  # the return annotation: Typer evaluates it
 
 
 def prelude_command(
@@ -26,8 +28,9 @@ def prelude_command(
     ] = "new",
     json_output: JsonOption = False,
     quiet: QuietOption = False,
-) -> None:
+    raw: RawOption = False,
+) -> ExitCode:
     """Print the startup prelude a new or reset session would see."""
     from memwarm_cli.cli.commands.prelude import run_prelude
 
-    run_prelude(global_options(ctx).config_path, agent, workspace, at, action, json_output, quiet)
+    return run_prelude(global_options(ctx).config_path, agent, workspace, at, action, json_output, quiet, raw)

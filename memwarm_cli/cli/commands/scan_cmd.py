@@ -1,5 +1,6 @@
 """`memwarm scan`'s Typer command. The work is in cli/commands/scan.py (Typer-free, so cli/fastpath.py can
-run it too); option values are checked there, so both routes report a bad value with the same line."""
+run it too), its views in scan_views.py; option values are checked there, so both routes report a bad
+value with the same line."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from memwarm_cli.cli.commands.scan import SCAN_FORMATS
+from memwarm_cli.cli.commands.scan_views import SCAN_VIEWS
 from memwarm_cli.cli.options import (
     AgentOption,
     AtOption,
@@ -17,6 +18,7 @@ from memwarm_cli.cli.options import (
     format_option,
     global_options,
 )
+from memwarm_cli.exitcodes import ExitCode  # the return annotation: Typer evaluates it
 
 
 def scan_command(
@@ -34,14 +36,14 @@ def scan_command(
     json_output: JsonAliasOption = False,
     output_format: Annotated[
         str | None,
-        format_option(SCAN_FORMATS, "table (default on a terminal), plain (default in a pipe) or json."),
+        format_option(SCAN_VIEWS.names, "table (default on a terminal), plain (default in a pipe) or json."),
     ] = None,
     quiet: QuietOption = False,
-) -> None:
+) -> ExitCode:
     """Explain every candidate memory file and where the character budget went."""
     from memwarm_cli.cli.commands.scan import run_scan
 
-    run_scan(
+    return run_scan(
         global_options(ctx).config_path,
         agent,
         all_agents,

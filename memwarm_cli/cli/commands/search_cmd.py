@@ -1,9 +1,4 @@
-"""`memwarm search`: what the agent's memory search would hand the model (backends/agent_search.py).
-
-Text: `<score, 3 decimals> <path>:<start>-<end>`, the snippet, a blank line per hit (OpenClaw's
-`memory search` layout); `No matches.` when none. `--json`: `{"results": [...]}` with the search's
-metadata. A search that fails or times out exits 1 with one line on stderr.
-"""
+"""`memwarm search`'s Typer command; the work is cli/commands/search.py, the views search_views.py."""
 
 from __future__ import annotations
 
@@ -13,6 +8,7 @@ from typing import Annotated
 import typer
 
 from memwarm_cli.cli.options import AgentOption, JsonOption, QuietOption, global_options
+from memwarm_cli.exitcodes import ExitCode  # the return annotation: Typer evaluates it
 
 
 class SearchMode(StrEnum):
@@ -35,44 +31,23 @@ def search_command(
             "-n", "--max-results", metavar="N", min=1, help="At most N results (never more than maxResults)."
         ),
     ] = None,
+    min_score: Annotated[
+        float,
+        typer.Option("--min-score", metavar="X", help="Drop hits scoring below X (default 0), as OpenClaw."),
+    ] = 0.0,
     json_output: JsonOption = False,
     quiet: QuietOption = False,
-) -> None:
+) -> ExitCode:
     """Search an agent's memory the way its memory_search tool would, with the real qmd."""
-    from memwarm_cli.backends.agent_search import search_agent_memory
-    from memwarm_cli.cancel import Cancelled, CancelToken
-    from memwarm_cli.cli.terminal.interrupts import signals_cancel
-    from memwarm_cli.cli.terminal.invocation import load_for_command
-    from memwarm_cli.cli.terminal.output import write_json, write_lines
-    from memwarm_cli.errors import UsageError
-    from memwarm_cli.exitcodes import signal_exit
-    from memwarm_cli.jsstring import js_trim
-    from memwarm_cli.textsafe import escape_text
+    from memwarm_cli.cli.commands.search import run_search
 
-    if not js_trim(query):
-        raise UsageError("the query is empty")
-    loaded = load_for_command(global_options(ctx).config_path, quiet=quiet)
-    with signals_cancel(CancelToken()) as token:  # a signal stops qmd's group before memwarm ends
-        try:
-            result = search_agent_memory(
-                loaded,
-                agent,
-                query,
-                mode=mode.value if mode is not None else None,
-                limit=max_results,
-                token=token,
-            )
-        except Cancelled as stop:
-            raise typer.Exit(signal_exit(stop.signum)) from None
-    if json_output:
-        write_json(result.to_json())
-        return
-    if not result.hits:
-        write_lines(["No matches."])
-        return
-    lines: list[str] = []
-    for hit in result.hits:
-        lines.append(f"{hit.score:.3f} {escape_text(hit.path)}:{hit.start_line}-{hit.end_line}")
-        lines.extend(escape_text(line) for line in hit.snippet.split("\n"))
-        lines.append("")
-    write_lines(lines)
+    return run_search(
+        global_options(ctx).config_path,
+        query,
+        agent,
+        mode.value if mode is not None else None,
+        max_results,
+        json_output,
+        quiet,
+        min_score,
+    )

@@ -1,26 +1,29 @@
 """`memwarm status`: is each agent's qmd index warm? Read-only (backends/agent_status.py).
 
-Views: a table on a terminal, tab-separated lines in a pipe, versioned JSON, and the node_exporter
-textfile format (`--format prometheus`; `--textfile PATH` writes it atomically). With `--textfile` and no
-`--format`/`--json`, stdout stays empty: a cron line prints nothing unless something fails to run.
-Typer-free, so cli/fastpath.py can run it too; the Typer command is cli/commands/status_cmd.py.
+Views (cli/commands/status_views.py): a table on a terminal, tab-separated lines in a pipe, versioned
+JSON, and the node_exporter textfile format (`--format prometheus`; `--textfile PATH` writes it
+atomically, status_prometheus.py). With `--textfile` and no `--format`/`--json`, stdout stays empty: a
+cron line prints nothing unless something fails to run. Typer-free, so cli/fastpath.py can run it too;
+the Typer command is cli/commands/status_cmd.py.
 """
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import Sequence
-from enum import StrEnum
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from memwarm_cli.backends.agent_status import StatusReport
+    from memwarm_cli.cli.terminal.view_format import View
+    from memwarm_cli.exitcodes import ExitCode
 
 
-class StatusFormat(StrEnum):
-    table = "table"
-    plain = "plain"
-    json = "json"
-    prometheus = "prometheus"
+class StatusResult(NamedTuple):
+    """What `status`'s views show."""
 
-
-STATUS_FORMATS = tuple(StatusFormat)
+    report: StatusReport
+    quiet: bool  # the table and plain views list only the agents that are not warm
 
 
 def run_status(
@@ -32,23 +35,26 @@ def run_status(
     textfile: str | None = None,
     max_age: str | None = None,
     quiet: bool = False,
-) -> int:
+) -> ExitCode:
     """Show whether each agent's qmd index is warm, and why not; returns the exit code."""
     from memwarm_cli.backends.agent_status import StatusOptions, collect_status
     from memwarm_cli.cancel import Cancelled, CancelToken
-    from memwarm_cli.cli.commands.status_prometheus import prometheus_text, status_failed_text
-    from memwarm_cli.cli.commands.status_views import write_plain, write_table, write_textfile
+    from memwarm_cli.cli.commands.status_prometheus import prometheus_text, status_failed_text, write_textfile
     from memwarm_cli.cli.terminal.interrupts import signals_cancel
     from memwarm_cli.cli.terminal.invocation import load_for_command
-    from memwarm_cli.cli.terminal.output import warn, write_json
+    from memwarm_cli.cli.terminal.output import warn
     from memwarm_cli.errors import MemwarmError
     from memwarm_cli.exitcodes import signal_exit
 
     try:
-        max_age_seconds, fmt = _options(all_agents, agent, max_age, json_output, output_format, textfile)
+        max_age_seconds, view = _options(all_agents, agent, max_age, json_output, output_format, textfile)
         with signals_cancel(CancelToken()) as token:
             try:
                 loaded = load_for_command(config_path, quiet=quiet)
+                from memwarm_cli.cli.terminal.release_choice import run_profile
+                from memwarm_cli.configview.release_checks import refuse_rejected_config
+
+                refuse_rejected_config(loaded, run_profile())  # no index is "warm" for a config it refuses
                 report = collect_status(
                     loaded,
                     StatusOptions(agents=tuple(agent or ()), max_age_seconds=max_age_seconds),
@@ -68,17 +74,9 @@ def run_status(
         return signal_exit(token.signum)
     if textfile is not None:
         write_textfile(textfile, prometheus_text(report))
-    if fmt is StatusFormat.json:
-        write_json(report.to_json())
-    elif fmt is StatusFormat.prometheus:
-        from memwarm_cli.cli.terminal.output import write_stdout
-
-        write_stdout(prometheus_text(report))
-    elif fmt is StatusFormat.plain:
-        write_plain(report, quiet=quiet)
-    elif fmt is StatusFormat.table:
-        write_table(report, quiet=quiet)
-    return int(report.exit_code)
+    if view is not None:
+        view.show(StatusResult(report, quiet))
+    return report.exit_code
 
 
 def _options(
@@ -88,10 +86,9 @@ def _options(
     json_output: bool,
     output_format: str | None,
     textfile: str | None,
-) -> tuple[float | None, StatusFormat | None]:
-    """--max-age in seconds and the output format; UsageError for what cannot be."""
-    from memwarm_cli.cli.terminal.output import stdout_is_terminal
-    from memwarm_cli.cli.terminal.view_format import chosen_format
+) -> tuple[float | None, View[StatusResult] | None]:
+    """--max-age in seconds and the view (None: `--textfile` alone); UsageError for what cannot be."""
+    from memwarm_cli.cli.commands.status_views import STATUS_VIEWS
     from memwarm_cli.durations import parse_duration_ms
     from memwarm_cli.errors import UsageError
 
@@ -103,8 +100,6 @@ def _options(
             max_age_seconds = parse_duration_ms(max_age, "m") / 1000
         except ValueError as exc:
             raise UsageError(f"--max-age: {exc}") from None
-    chosen = chosen_format(json_output, output_format, STATUS_FORMATS)
-    fmt = StatusFormat(chosen) if chosen is not None else None
-    if fmt is None and textfile is None:
-        fmt = StatusFormat.table if stdout_is_terminal() else StatusFormat.plain
-    return max_age_seconds, fmt
+    if textfile is not None:
+        return max_age_seconds, STATUS_VIEWS.asked(json_output, output_format)
+    return max_age_seconds, STATUS_VIEWS.choose(json_output, output_format)

@@ -7,8 +7,9 @@ from typing import Annotated
 
 import typer
 
-from memwarm_cli.cli.commands.status import STATUS_FORMATS
+from memwarm_cli.cli.commands.status_views import STATUS_VIEWS
 from memwarm_cli.cli.options import AgentsOption, JsonAliasOption, format_option, global_options
+from memwarm_cli.exitcodes import ExitCode  # the return annotation: Typer evaluates it
 
 
 def status_command(
@@ -21,7 +22,8 @@ def status_command(
     output_format: Annotated[
         str | None,
         format_option(
-            STATUS_FORMATS, "table (default on a terminal), plain (default in a pipe), json or prometheus."
+            STATUS_VIEWS.names,
+            "table (default on a terminal), plain (default in a pipe), json or prometheus.",
         ),
     ] = None,
     textfile: Annotated[
@@ -46,11 +48,11 @@ def status_command(
             "--quiet", "-q", help="Only errors on stderr, and only the agents that are not warm in the table."
         ),
     ] = False,
-) -> None:
+) -> ExitCode:
     """Show whether each agent's qmd index is warm, and why not (read-only)."""
     from memwarm_cli.cli.commands.status import run_status
 
-    code = run_status(
+    return run_status(
         global_options(ctx).config_path,
         agent,
         all_agents,
@@ -60,4 +62,3 @@ def status_command(
         max_age,
         quiet,
     )
-    raise typer.Exit(code)

@@ -3,13 +3,23 @@
 Only agents that memwarm prepares (memory search on, backend qmd) get samples. Every metric has its HELP
 and TYPE lines; label values are escaped as the text format requires (backslash, double quote, line
 feed); a sample whose value is unknown (no run recorded yet) is left out rather than made up.
+`--textfile PATH` writes the same text to PATH atomically (`write_textfile`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import contextlib
+import os
+import stat
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
 
-from memwarm_cli.backends.agent_status import ELIGIBLE_VERDICTS, AgentStatus, StatusReport
+from memwarm_cli.cli.terminal.view_format import View
+
+if TYPE_CHECKING:
+    from memwarm_cli.backends.agent_status import AgentStatus, StatusReport
+    from memwarm_cli.cli.commands.status import StatusResult
 
 Sample = tuple[dict[str, str], float]
 
@@ -41,7 +51,16 @@ def status_failed_text() -> str:
     return "\n".join(_metric("memwarm_status_ok", _STATUS_OK_HELP, [({}, 0.0)])) + "\n"
 
 
+class StatusPrometheus(View["StatusResult"]):
+    name = "prometheus"
+
+    def render(self, result: StatusResult) -> Iterator[str]:
+        yield prometheus_text(result.report)
+
+
 def prometheus_text(report: StatusReport) -> str:
+    from memwarm_cli.backends.agent_status import ELIGIBLE_VERDICTS
+
     agents = [agent for agent in report.agents if agent.eligible]
     lines: list[str] = []
     lines += _metric("memwarm_status_ok", _STATUS_OK_HELP, [({}, 1.0)])
@@ -119,3 +138,67 @@ def _pending(agents: list[AgentStatus]) -> Iterable[Sample]:
 def _backoff_until(agent: AgentStatus) -> float:
     backoff = agent.embed_backoff
     return backoff.until if backoff is not None and backoff.until is not None else 0.0
+
+
+def write_textfile(path: str, text: str) -> None:
+    """`text` to `path` as node_exporter's textfile collector needs it: a temp file in the same
+    directory, renamed over `path`, so the collector never reads half a file. The directory must exist;
+    the temp file never survives a failure. Raises OutputError (exit 5)."""
+    from memwarm_cli.errors import OutputError, UsageError
+
+    # Path() drops a trailing `/` and `/.`: `x.prom/` and `prom/.` wrote a file x.prom or prom.
+    if not path or path.endswith("/") or os.path.basename(path) in (".", ".."):
+        raise UsageError(f"--textfile: {path!r} names no file (give the path of the .prom file to write)")
+    target = Path(path)
+    directory = target.parent
+    try:
+        directory_ok = stat.S_ISDIR(os.stat(directory).st_mode)
+    except FileNotFoundError:
+        directory_ok = False
+    except OSError as exc:  # a name too long, a loop of links, ...
+        raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
+    if not directory_ok:
+        raise OutputError(f"cannot write {path}: the directory {directory} does not exist")
+    _refuse_unless_regular_or_absent(path)
+    # The name's first 200 bytes only: a legal 245-byte target name made the temp name too long.
+    stem = os.fsencode(target.name)[:200].decode("utf-8", "ignore")
+    temp = directory / f".{stem}.{os.urandom(8).hex()}.tmp"
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        fd = os.open(temp, flags, 0o644)
+    except OSError as exc:
+        raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
+    try:
+        try:
+            view = memoryview(text.encode("utf-8"))
+            while view:
+                view = view[os.write(fd, view) :]
+        finally:
+            os.close(fd)
+        _refuse_unless_regular_or_absent(path)  # again: what stood there may have been swapped meanwhile
+        os.rename(temp, target)
+    except BaseException as failure:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        if isinstance(failure, OSError):
+            raise OutputError(f"cannot write {path}: {failure.strerror or failure}") from None
+        raise
+
+
+def _refuse_unless_regular_or_absent(path: str) -> None:
+    """The rename replaces whatever has the target's name: only a regular file of ours may be there. A
+    device, FIFO or socket (`--textfile /dev/null`) or a symlink is the user's, never replaced."""
+    from memwarm_cli.config.regularfile import not_regular_kind
+    from memwarm_cli.errors import OutputError
+
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
+    kind = "a symbolic link" if stat.S_ISLNK(info.st_mode) else not_regular_kind(info)
+    if kind is not None:
+        raise OutputError(
+            f"cannot write {path}: it is {kind}, and memwarm replaces only a regular file there"
+        )

@@ -11,6 +11,7 @@ from __future__ import annotations
 import errno
 import io
 import json
+import math
 import os
 from typing import TYPE_CHECKING, Any, TextIO, cast
 
@@ -19,7 +20,7 @@ from memwarm_cli.jsstring import to_well_formed
 from memwarm_cli.textsafe import escape_text, escape_unsafe, json_safe
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Callable, Iterable, Iterator
 
     from rich.console import Console
 
@@ -86,61 +87,95 @@ def render_to_stdout(render: Callable[[Console], None]) -> None:
     write_stdout(buffer.getvalue())
 
 
-def json_text(data: Any, *, rows_key: str | None = None, row_text: Callable[[Any], str] | None = None) -> str:
+def json_text(data: Any) -> str:
     """JSON like JSON.stringify: non-ASCII kept, lone surrogates escaped as \\udXXX, indented by 2.
 
     Beyond JSON.stringify, every character textsafe's policy escapes (C1 controls, bidi and other
     format characters, U+2028/U+2029) is written as a \\u escape too (textsafe.json_safe): JSON's own
     spelling of the same string, so a reader gets the raw text back and a terminal never acts on it.
-
-    With `rows_key`, each item of a list under that key (scan's `files`) is written on one line, by
-    `row_text` (which must give safe one-line JSON) or the stdlib's C encoder: the stdlib indents only in
-    pure Python, about 13 us per scan row.
+    A number JSON cannot hold (NaN, Infinity: a qmd score of 1e400) is written as null, so every
+    output parses with a strict JSON reader.
     """
-    return "".join(_json_parts(data, rows_key, row_text))  # one copy of a text that can be tens of MB
+    return json_safe(_dumps(data, indent=2))
 
 
-def _json_parts(data: Any, rows_key: str | None, row_text: Callable[[Any], str] | None) -> list[str]:
+def _dumps(value: Any, *, indent: int | None = None, encoder: json.JSONEncoder | None = None) -> str:
+    try:
+        if encoder is not None:
+            return encoder.encode(value)
+        return json.dumps(value, ensure_ascii=False, indent=indent, allow_nan=False)
+    except ValueError:  # a NaN or an infinity somewhere (nearly never: checked only then)
+        finite = _finite(value)
+        if encoder is not None:
+            return encoder.encode(finite)
+        return json.dumps(finite, ensure_ascii=False, indent=indent, allow_nan=False)
+
+
+def _finite(value: Any) -> Any:
+    """`value` with every NaN and infinity replaced by None."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(item) for item in value]
+    return value
+
+
+def json_chunks(
+    data: Any, *, rows_key: str | None = None, row_text: Callable[[Any], str] | None = None
+) -> Iterator[str]:
+    """json_text(data) and a final newline, in pieces, for a writer that writes them as they come.
+
+    With `rows_key`, each item of an iterable under that key (scan's `files`) is written on one line,
+    by `row_text` (which must give safe one-line JSON) or the stdlib's C encoder: the stdlib indents only
+    in pure Python, about 13 us per scan row. The rows may be a generator: a million of them are
+    written without ever being held at once.
+    """
     if rows_key is None:
-        return [json_safe(json.dumps(data, ensure_ascii=False, indent=2))]
-    parts: list[str] = []
-    _json_with_rows(data, rows_key, row_text or _compact_json, "", parts)
-    return parts
+        yield json_text(data) + "\n"
+        return
+    yield from _json_with_rows(data, rows_key, row_text or _compact_json, "")
+    yield "\n"
 
 
-_ROW_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": "))
+_ROW_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": "), allow_nan=False)
 
 
 def _compact_json(value: Any) -> str:
-    return json_safe(_ROW_ENCODER.encode(value))
+    return json_safe(_dumps(value, encoder=_ROW_ENCODER))
 
 
-def _json_with_rows(
-    value: Any, rows_key: str, row_text: Callable[[Any], str], indent: str, out: list[str]
-) -> None:
+def _json_with_rows(value: Any, rows_key: str, row_text: Callable[[Any], str], indent: str) -> Iterator[str]:
     inner = indent + "  "
     if isinstance(value, dict) and value:
-        out.append("{")
+        yield "{"
         for index, (key, item) in enumerate(value.items()):
-            out.append(f"{',' if index else ''}\n{inner}{_compact_json(str(key))}: ")
-            if key == rows_key and isinstance(item, list) and item:
-                # The rows and their separators go into `out` as they are: joined here first, a 40 MB
-                # `scan --all` would be copied once more.
-                rows: list[str] = [",\n" + inner + "  "] * (2 * len(item) - 1)
-                rows[0::2] = map(row_text, item)
-                out += ["[\n", inner, "  ", *rows, "\n", inner, "]"]
+            yield f"{',' if index else ''}\n{inner}{_compact_json(str(key))}: "
+            if key == rows_key and not isinstance(item, (dict, str)) and item is not None:
+                yield from _rows(item, row_text, inner)
             else:
-                _json_with_rows(item, rows_key, row_text, inner, out)
-        out.append(f"\n{indent}}}")
+                yield from _json_with_rows(item, rows_key, row_text, inner)
+        yield f"\n{indent}}}"
     elif isinstance(value, list) and value:
-        out.append("[")
+        yield "["
         for index, item in enumerate(value):
-            out.append(f"{',' if index else ''}\n{inner}")
-            _json_with_rows(item, rows_key, row_text, inner, out)
-        out.append(f"\n{indent}]")
+            yield f"{',' if index else ''}\n{inner}"
+            yield from _json_with_rows(item, rows_key, row_text, inner)
+        yield f"\n{indent}]"
     else:
         # JSON text holds no raw line feed inside a string: every line break here is indentation.
-        out.append(json_safe(json.dumps(value, ensure_ascii=False, indent=2)).replace("\n", "\n" + indent))
+        yield json_text(value).replace("\n", "\n" + indent)
+
+
+def _rows(rows: Iterable[Any], row_text: Callable[[Any], str], indent: str) -> Iterator[str]:
+    """A list written one row a line, from any iterable (`[]` when it gives none)."""
+    separator = f",\n{indent}  "
+    first = True
+    for row in rows:
+        yield f"[\n{indent}  {row_text(row)}" if first else separator + row_text(row)
+        first = False
+    yield "[]" if first else f"\n{indent}]"
 
 
 class ReaderGone(Exception):
@@ -187,16 +222,55 @@ def write_stdout(text: str) -> None:
 def write_json(
     data: Any, *, rows_key: str | None = None, row_text: Callable[[Any], str] | None = None
 ) -> None:
-    parts = _json_parts(data, rows_key, row_text)
-    parts.append("\n")  # joined with the rest: `text + "\n"` would copy a 40 MB scan once more
-    write_stdout("".join(parts))
+    write_chunks(json_chunks(data, rows_key=rows_key, row_text=row_text))
+
+
+# What write_chunks gathers before it writes: large enough that a 40 MB scan is a few dozen writes,
+# small enough that it never holds more than this of text it has not written.
+_CHUNK_CHARS = 1 << 20
+
+
+def write_chunks(chunks: Iterable[str]) -> None:
+    """The pieces of one output to stdout, as write_stdout writes text, about a megabyte at a time: an
+    output of any size is never held whole (`scan --all --json` on a million notes)."""
+    pending: list[str] = []
+    size = 0
+    for chunk in chunks:
+        pending.append(chunk)
+        size += len(chunk)
+        if size >= _CHUNK_CHARS:
+            write_stdout("".join(pending))
+            pending.clear()
+            size = 0
+    if pending:
+        write_stdout("".join(pending))
+
+
+def data_for_stdout(text: str, *, raw: bool) -> str:
+    """Outside text that is data (a prelude, a bootstrap block) as it goes to stdout: exact into a pipe
+    or a file; on a terminal, unless `raw`, its control and invisible characters shown as escapes
+    (textsafe.visible_text: a daily note's OSC 52 or clear-screen must not act on the terminal), and
+    then a final newline."""
+    if not stdout_is_terminal():
+        return text
+    if raw:
+        return text + "\n"
+    from memwarm_cli.textsafe import visible_text
+
+    return visible_text(text) + "\n"
 
 
 def write_lines(lines: Iterable[str], *, tsv: bool = False) -> None:
     """Lines of a human view to stdout, each guarded: their outside parts are escaped by the caller
     (textsafe.escape_text); anything unsafe that slipped through is escaped here, so a row stays a row.
     `tsv`: the lines' tabs separate fields and stay."""
-    write_stdout("".join(escape_unsafe(line, keep_tabs=tsv) + "\n" for line in lines))
+    write_chunks(guarded_lines(lines, tsv=tsv))
+
+
+def guarded_lines(lines: Iterable[str], *, tsv: bool = False) -> Iterator[str]:
+    """write_lines' text, line by line, for a view that hands its text to write_chunks."""
+    for line in lines:
+        yield escape_unsafe(line, keep_tabs=tsv) + "\n"
 
 
 def write_stderr(line: str) -> None:
@@ -258,8 +332,18 @@ def error(message: str, *, escaped: bool = False) -> None:
 
 
 def warn(message: str) -> None:
-    write_stderr(f"memwarm: warning: {escape_text(message)}")
+    write_stderr(warning_line(message))
 
 
 def note(message: str) -> None:
-    write_stderr(f"memwarm: {escape_text(message)}")
+    write_stderr(note_line(message))
+
+
+def warning_line(message: str) -> str:
+    """The line `warn` writes, for a view's `notes`."""
+    return f"memwarm: warning: {escape_text(message)}"
+
+
+def note_line(message: str) -> str:
+    """The line `note` writes, for a view's `notes` and `summary`."""
+    return f"memwarm: {escape_text(message)}"

@@ -1,10 +1,13 @@
-"""`scan`'s table for a terminal, drawn here rather than by rich.table.
+"""The tables of `scan`, `status` and `context` for a terminal, drawn here rather than by rich.table.
 
 Rich measures and lays out every cell of every row (about 1.25 ms a row: minutes for `scan --all` on
-100k notes). Here each cell is measured once, the two wrapping columns share what the fixed ones leave
-(names break only after `/` and `-`), and every line is a plain string: linear, a few microseconds a
-row. Rich still decides the width and the colours (cli/output.make_console) and spells the styles'
-escape codes.
+100k notes). Here each cell is measured once, the wrapping columns share what the fixed ones leave
+(words break at spaces, names only after `/` and `-`), and every line is a plain string: linear, a few
+microseconds a row. A column of long texts (status's reasons, context's details) may send a cell that
+would take more than FOOTNOTE_LINES lines, or that holds a word wider than the column, below the table
+as a numbered footnote (`[1]` in the cell), so nothing is cut mid-word at 60 or 80 columns. Rich still
+decides the width and the colours (cli/terminal/output.make_console) and spells the styles' escape
+codes.
 
 Cells hold only escaped text (textsafe's policy: the record escapes names and details, the caller agent
 ids), so nothing in them moves the cursor; the widths count terminal cells (wide and zero-width
@@ -31,6 +34,9 @@ _HEAD_ROW = ("┃", "┃", "┃")
 _HEAD_BOTTOM = ("┡", "━", "╇", "┩")
 _BODY_ROW = ("│", "│", "│")
 _BOTTOM = ("└", "─", "┴", "┘")
+_SECTION = ("├", "─", "┼", "┤")
+SECTION = None  # a row of `None`: a rule between two sections of the table
+FOOTNOTE_LINES = 3  # a footnote column's cell taller than this goes below the table
 
 _NARROWEST = 4  # a wrapping column is never narrower than this, whatever the terminal
 WIDE_TABLE = 120  # from this width on: the mtime and every character count
@@ -61,6 +67,9 @@ class Column:
     wrap: Literal["fold", "words"] | None = None
     min_width: int = 0  # a wrapping column is not narrowed below this
     styled: bool = False  # takes the row's style (the status)
+    # A "words" column whose cells, when too long for it (FOOTNOTE_LINES lines, or a word wider than the
+    # column), become `[n]` and are written below the table.
+    footnotes: bool = False
 
 
 _AFTER_SEPARATOR = re.compile(r"(?<=[/-])")  # a path or a name breaks after `/` and `-`
@@ -173,12 +182,24 @@ def share_widths(
     }
     if sum(floors.values()) > room:  # a narrow terminal: below the minimums rather than off the screen
         floors = {i: min(natural[i], max(_NARROWEST, room // len(flexible))) for i in flexible}
+    space = room
     first, *rest = flexible
     share = max(floors[first], min(natural[first], room * 3 // 5))
     for i in rest:
         widths[i] = max(floors[i], min(natural[i], room - share))
         room -= widths[i]
     widths[first] = max(floors[first], min(natural[first], room))
+    # A third wrapping column (or a floor above its share) can leave the sum over the room: taken back
+    # from the column with the most above its floor, cell by cell.
+    excess = sum(widths[i] for i in flexible) - space
+    while excess > 0:
+        widest = max(flexible, key=lambda i: widths[i] - floors[i])
+        slack = widths[widest] - floors[widest]
+        if slack <= 0:
+            break
+        taken = min(excess, slack)
+        widths[widest] -= taken
+        excess -= taken
     return widths
 
 
@@ -188,6 +209,11 @@ class Styles:
     def __init__(self, console: Console) -> None:
         self._console = console
         self._codes: dict[str, tuple[str, str]] = {}
+
+    @property
+    def colour(self) -> bool:
+        """Whether the console shows colours (a terminal, and no NO_COLOR)."""
+        return not self._console.no_color
 
     def apply(self, style: str, text: str) -> str:
         if not style or not text:
@@ -218,25 +244,26 @@ class Styles:
 
 
 def draw_table(
-    console: Console,
+    total: int,
     title: str,
     columns: Sequence[Column],
-    rows: Iterable[tuple[list[str], str]],
+    rows: Iterable[tuple[list[str], str] | None],
     styles: Styles,
 ) -> Iterator[str]:
-    """The lines of a table under `title`: `rows` gives each row's cells and its style."""
-    body = [_measured(cells, style) for cells, style in rows]
-    content = [max((row.sizes[i] for row in body), default=1) for i in range(len(columns))]
-    frame = 3 * len(columns) + 1
-    unbreakable = None
-    if sum(max(size, cell_width(c.header)) for size, c in zip(content, columns, strict=True)) + frame > (
-        console.width
-    ):  # some cells must wrap: their parts that a wrap may not break are measured (only then)
-        unbreakable = [
-            max((longest_piece(row.cells[i]) for row in body), default=0) if c.wrap == "words" else 0
-            for i, c in enumerate(columns)
-        ]
-    widths = share_widths(content, columns, console.width, unbreakable)
+    """The lines of a table at most `total` cells wide under `title`: `rows` gives each row's cells and
+    its style, or SECTION for a rule between sections. The footnotes (if any) follow the table, wrapped
+    to `total`."""
+    body = [None if row is None else _measured(*row) for row in rows]
+    widths = _widths(total, columns, body)
+    notes: list[str] = []
+    if any(c.footnotes for c in columns):
+        # The widths change once cells leave for the footnotes: again, until every cell fits (it
+        # does after a round or two; each round only adds footnotes).
+        for _ in range(3):
+            body, added = _footnoted(body, columns, widths, notes)
+            if not added:
+                break
+            widths = _widths(total, columns, body)
     # A line of ASCII cells is one str.format call (the styled cell comes padded and styled).
     fields = [
         "{}" if c.styled else f"{{:{'>' if c.right else '<'}{w}}}"
@@ -254,6 +281,9 @@ def draw_table(
         )
     yield _rule(_HEAD_BOTTOM, widths)
     for row in body:
+        if row is None:
+            yield _rule(_SECTION, widths)
+            continue
         for line in _row_lines(row, columns, widths):
             cells = [
                 _pad(cell, width, c.right, row.style, styles) if c.styled or not row.ascii else cell
@@ -261,6 +291,57 @@ def draw_table(
             ]
             yield template.format(*cells) if row.ascii else _line(_BODY_ROW, cells)
     yield _rule(_BOTTOM, widths)
+    yield from footnote_lines(notes, total)
+
+
+def _widths(total: int, columns: Sequence[Column], body: Sequence[_Row | None]) -> list[int]:
+    rows = [row for row in body if row is not None]
+    content = [max((row.sizes[i] for row in rows), default=1) for i in range(len(columns))]
+    frame = 3 * len(columns) + 1
+    unbreakable = None
+    if sum(max(size, cell_width(c.header)) for size, c in zip(content, columns, strict=True)) + frame > total:
+        # some cells must wrap: their parts that a wrap may not break are measured (only then)
+        unbreakable = [
+            max((longest_piece(row.cells[i]) for row in rows), default=0)
+            if c.wrap == "words" and not c.footnotes
+            else 0
+            for i, c in enumerate(columns)
+        ]
+    return share_widths(content, columns, total, unbreakable)
+
+
+def _footnoted(
+    body: list[_Row | None], columns: Sequence[Column], widths: list[int], notes: list[str]
+) -> tuple[list[_Row | None], bool]:
+    """The body with each footnote column's cell that does not fit its width replaced by `[n]` (its
+    text appended to `notes`), and whether any was."""
+    before = len(notes)
+    markers = {f"[{number}]" for number in range(1, before + 1)}
+    out: list[_Row | None] = []
+    for row in body:
+        if row is None:
+            out.append(row)
+            continue
+        cells = list(row.cells)
+        for i, column in enumerate(columns):
+            cell, width = cells[i], widths[i]
+            if not column.footnotes or row.sizes[i] <= width or cell in markers:
+                continue
+            if longest_piece(cell) <= width and len(wrap_words(cell, width)) <= FOOTNOTE_LINES:
+                continue
+            notes.append(cell)
+            cells[i] = f"[{len(notes)}]"
+        out.append(row if cells == row.cells else _measured(cells, row.style))
+    return out, len(notes) > before
+
+
+def footnote_lines(notes: Sequence[str], width: int) -> Iterator[str]:
+    """`[n] text` per footnote, wrapped at spaces (and after `/`, `-`) under itself."""
+    indent = len(f"[{len(notes)}] ")
+    for number, text in enumerate(notes, start=1):
+        marker = f"[{number}]"
+        for index, line in enumerate(wrap_words(text, max(width - indent, 10))):
+            yield f"{marker:<{indent}}{line}" if index == 0 else " " * indent + line
 
 
 @record

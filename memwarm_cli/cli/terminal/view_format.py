@@ -1,17 +1,103 @@
-"""`--format` and `--json`, read the same way by every command that has them (Typer-free: the context fast
-path uses it too): `--json` is `--format json`; with another `--format` it is a usage error."""
+"""How every command shows its result, as pip-audit's `_format/` does: one View per way of showing it.
+
+A view (text, plain, table, json, prometheus, yaml, toml) knows how to render a command's result and
+whether it is drawn for a terminal (a table: sized to its width, coloured); a command lists its views
+in one `Views`, and `Views.choose` picks one from `--format` and `--json`, the same way for every
+command (Typer-free: the fast path uses it too). `--json` is `--format json`; with another `--format` it
+is a usage error. Without either, the view drawn for a terminal when stdout is one, else the command's
+pipe view.
+
+A view's `show` writes what `notes` gives to stderr, then what `render` gives to stdout (as it comes:
+a million scan rows are never held as one text), then what `summary` gives to stderr. The result a
+view renders carries whatever shapes it (`-q`, `--only`, `--raw`), so views hold no state of their
+own. The command then returns its exit code: views never decide it.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, ClassVar, Generic, TypeVar
+
+R = TypeVar("R")
 
 
-def chosen_format(json_output: bool, output_format: str | None, formats: Sequence[str]) -> str | None:
-    """`json`, the `--format` given, or None when neither was given (the command picks its default)."""
-    from memwarm_cli.errors import UsageError
+class View(Generic[R]):
+    """One way of showing a command's result `R`."""
 
-    if json_output and output_format not in (None, "json"):
-        raise UsageError("--json and --format exclude each other")
-    if output_format is not None and output_format not in formats:
-        raise UsageError(f'--format must be one of {", ".join(formats)}, not "{output_format}"')
-    return "json" if json_output else output_format
+    name: ClassVar[str] = ""
+    needs_terminal: ClassVar[bool] = False  # drawn for a terminal: the default when stdout is one
+
+    def notes(self, result: R) -> Iterable[str]:
+        """Lines for stderr before the data (warnings, why a part is left out); none by default."""
+        return ()
+
+    def render(self, result: R) -> Iterable[str]:
+        """The text for stdout, in pieces written as they come; outside text in it already made safe."""
+        raise NotImplementedError
+
+    def summary(self, result: R) -> Iterable[str]:
+        """Lines for stderr after the data (a plain view's `# ` summary); none by default."""
+        return ()
+
+    def show(self, result: R) -> None:
+        from memwarm_cli.cli.terminal.output import write_chunks, write_stderr
+
+        for line in self.notes(result):
+            write_stderr(line)
+        write_chunks(self.render(result))
+        for line in self.summary(result):
+            write_stderr(line)
+
+
+class JsonView(View[R]):
+    """`--json`: the data `data(result)` gives, as strict JSON (cli/terminal/output.json_chunks)."""
+
+    name = "json"
+
+    def __init__(
+        self,
+        data: Callable[[R], Any],
+        *,
+        rows_key: str | None = None,
+        row_text: Callable[[Any], str] | None = None,
+    ) -> None:
+        self._data = data
+        self._rows_key = rows_key
+        self._row_text = row_text
+
+    def render(self, result: R) -> Iterator[str]:
+        from memwarm_cli.cli.terminal.output import json_chunks
+
+        return json_chunks(self._data(result), rows_key=self._rows_key, row_text=self._row_text)
+
+
+class Views(Generic[R]):
+    """A command's views, in the order its `--format` metavar lists them, and its default in a pipe."""
+
+    def __init__(self, *views: View[R], pipe: str) -> None:
+        self.by_name = {view.name: view for view in views}
+        self.names = tuple(self.by_name)
+        self.pipe = pipe
+        self.terminal = next((view.name for view in views if view.needs_terminal), pipe)
+
+    def choose(self, json_output: bool, output_format: str | None) -> View[R]:
+        """The view `--json`/`--format` ask for; without either, the default for where stdout goes.
+        UsageError for a format the command does not have, or `--json` with another `--format`."""
+        view = self.asked(json_output, output_format)
+        if view is not None:
+            return view
+        from memwarm_cli.cli.terminal.output import stdout_is_terminal
+
+        return self.by_name[self.terminal if stdout_is_terminal() else self.pipe]
+
+    def asked(self, json_output: bool, output_format: str | None) -> View[R] | None:
+        """The view `--json`/`--format` ask for, None when neither was given (`status --textfile` then
+        prints nothing); the same UsageErrors as `choose`."""
+        from memwarm_cli.errors import UsageError
+
+        if json_output and output_format not in (None, "json"):
+            raise UsageError("--json and --format exclude each other")
+        if output_format is not None and output_format not in self.by_name:
+            raise UsageError(f'--format must be one of {", ".join(self.names)}, not "{output_format}"')
+        name = "json" if json_output else output_format
+        return None if name is None else self.by_name[name]

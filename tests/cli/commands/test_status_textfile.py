@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from memwarm_cli.cli.commands.status_views import write_textfile
+from memwarm_cli.cli.commands.status_prometheus import write_textfile
 from memwarm_cli.errors import OutputError, UsageError
 from tests.conftest import RunCli
 

@@ -42,7 +42,7 @@ def console(width: int, *, colour: bool = True) -> Console:
 
 def draw(width: int, rows: list[tuple[list[str], str]], *, colour: bool = True) -> list[str]:
     shape = console(width, colour=colour)
-    return list(draw_table(shape, "agent main", COLUMNS, rows, Styles(shape)))
+    return list(draw_table(width, "agent main", COLUMNS, rows, Styles(shape)))
 
 
 def test_a_table_that_fits_keeps_every_cell_on_one_line() -> None:

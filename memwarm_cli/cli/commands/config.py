@@ -1,0 +1,74 @@
+"""`memwarm config path | check | show`'s work, free of Typer; the views are cli/commands/config_views.py.
+
+Everything is computed before the first byte is written: an error exit leaves stdout empty (the error
+line on stderr names the file and why it was chosen).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    from memwarm_cli.configview.check import CheckReport
+    from memwarm_cli.exitcodes import ExitCode
+
+
+class CheckResult(NamedTuple):
+    report: CheckReport
+    strict: bool
+    quiet: bool
+
+
+class ShowResult(NamedTuple):
+    data: dict[str, Any]
+    config_file: str  # named when the data cannot be written (nested too deeply)
+
+
+def run_config_path(config_path: str | None, json_output: bool, quiet: bool) -> ExitCode:
+    """Which config file is used and why, the state dir, each agent's workspace and qmd index path."""
+    from memwarm_cli.cli.commands.config_views import PATH_VIEWS
+    from memwarm_cli.cli.terminal.invocation import load_for_command
+    from memwarm_cli.configview.path_view import path_data
+    from memwarm_cli.exitcodes import ExitCode
+
+    view = PATH_VIEWS.choose(json_output, None)
+    loaded = load_for_command(config_path, quiet=quiet)
+    view.show(path_data(loaded))
+    return ExitCode.OK
+
+
+def run_config_check(config_path: str | None, strict: bool, json_output: bool, quiet: bool) -> ExitCode:
+    """Every error and warning of the config; exit 1 with errors (with `strict`, warnings too), 3 when
+    the file could not be read or parsed."""
+    from memwarm_cli.cancel import Cancelled, CancelToken
+    from memwarm_cli.cli.commands.config_views import CHECK_VIEWS
+    from memwarm_cli.cli.terminal.interrupts import signals_cancel
+    from memwarm_cli.cli.terminal.invocation import current
+    from memwarm_cli.configview.check import check_config
+    from memwarm_cli.exitcodes import ExitCode, signal_exit
+
+    view = CHECK_VIEWS.choose(json_output, None)
+    with signals_cancel(CancelToken()) as token:  # `node --version` may run: stopped before we end
+        try:
+            report = check_config(config_path, current().env, dotenv=True, token=token)
+        except Cancelled as stop:
+            return signal_exit(stop.signum)
+    view.show(CheckResult(report, strict, quiet))
+    if report.unreadable:  # the file could not be read or parsed: its error is the one finding
+        return ExitCode.CONFIG
+    return ExitCode.FINDINGS if report.failed(strict) else ExitCode.OK
+
+
+def run_config_show(
+    config_path: str | None, agent: str | None, output_format: str | None, json_output: bool, quiet: bool
+) -> ExitCode:
+    """The effective, resolved settings per agent, as YAML (the default), JSON or TOML."""
+    from memwarm_cli.cli.commands.config_views import SHOW_VIEWS
+    from memwarm_cli.cli.terminal.invocation import load_for_command
+    from memwarm_cli.configview.show_view import show_data
+    from memwarm_cli.exitcodes import ExitCode
+
+    view = SHOW_VIEWS.asked(json_output, output_format) or SHOW_VIEWS.by_name["yaml"]
+    loaded = load_for_command(config_path, quiet=quiet)
+    view.show(ShowResult(show_data(loaded, agent), str(loaded.source.path)))
+    return ExitCode.OK

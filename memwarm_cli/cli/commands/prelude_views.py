@@ -1,0 +1,67 @@
+"""`memwarm prelude`'s views: the prelude itself, and `--json`'s report.
+
+The text is data, written byte for byte into a pipe or a file. On a terminal the characters a terminal
+acts on (a daily note's OSC 52 clipboard write, a title change, a clear-screen) are shown as their
+escapes instead, unless `--raw` (cli/terminal/output.data_for_stdout).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from memwarm_cli.cli.terminal.view_format import JsonView, View, Views
+
+if TYPE_CHECKING:
+    from memwarm_cli.cli.commands.prelude import PreludeResult
+    from memwarm_cli.startup.prelude_settings import GateDecision
+    from memwarm_cli.startup.session import AgentPlan
+
+PRELUDE_SCHEMA_VERSION = 1
+
+
+class PreludeText(View["PreludeResult"]):
+    name = "text"
+
+    def notes(self, result: PreludeResult) -> Iterator[str]:
+        from memwarm_cli.cli.terminal.output import note_line, warning_line
+
+        plan = result.result
+        if not plan.workspace_exists and not result.quiet:
+            yield warning_line(f'workspace of agent "{plan.agent_id}" does not exist: {plan.workspace}')
+        if not result.gate.applied:
+            yield note_line(f"startup context not applied for /{result.action}: {result.gate.reason}")
+        elif plan.plan.prelude is None and not result.quiet:
+            dates = ", ".join(day.stamp for day in plan.plan.window)
+            yield note_line(f"no daily memory in the window ({dates}) under {plan.workspace / 'memory'}")
+
+    def render(self, result: PreludeResult) -> Iterator[str]:
+        from memwarm_cli.cli.terminal.output import data_for_stdout
+
+        prelude = result.result.plan.prelude
+        if result.gate.applied and prelude is not None:
+            yield data_for_stdout(prelude, raw=result.raw)
+
+
+def prelude_report(result: AgentPlan, action: str, gate: GateDecision) -> dict[str, Any]:
+    """`prelude --json`'s object (`context --json` carries the same one)."""
+    from memwarm_cli.startup.clock import iso_utc
+
+    return {
+        "schema": PRELUDE_SCHEMA_VERSION,
+        "agentId": result.agent_id,
+        "workspace": str(result.workspace),
+        "at": iso_utc(result.plan.at_ms),
+        "timezone": result.plan.settings.timezone.used,
+        "action": action,
+        "applied": gate.applied,
+        "reason": gate.reason,
+        "prelude": result.plan.prelude,
+    }
+
+
+def _report(result: PreludeResult) -> dict[str, Any]:
+    return prelude_report(result.result, result.action, result.gate)
+
+
+PRELUDE_VIEWS: Views[PreludeResult] = Views(PreludeText(), JsonView(_report), pipe="text")

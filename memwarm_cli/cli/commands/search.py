@@ -1,0 +1,49 @@
+"""`memwarm search`'s work: what the agent's memory search would hand the model
+(backends/agent_search.py), shown by cli/commands/search_views.py. A search that fails or times out
+exits 1 with one line on stderr; a signal stops qmd's process group first."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from memwarm_cli.exitcodes import ExitCode
+
+
+def run_search(
+    config_path: str | None,
+    query: str,
+    agent: str | None = None,
+    mode: str | None = None,
+    max_results: int | None = None,
+    json_output: bool = False,
+    quiet: bool = False,
+    min_score: float = 0.0,
+) -> ExitCode:
+    """Search an agent's memory the way its memory_search tool would, with the real qmd."""
+    from memwarm_cli.backends.agent_search import search_agent_memory
+    from memwarm_cli.cancel import Cancelled, CancelToken
+    from memwarm_cli.cli.commands.search_views import SEARCH_VIEWS
+    from memwarm_cli.cli.terminal.interrupts import signals_cancel
+    from memwarm_cli.cli.terminal.invocation import load_for_command
+    from memwarm_cli.errors import UsageError
+    from memwarm_cli.exitcodes import ExitCode, signal_exit
+    from memwarm_cli.jsstring import js_trim
+
+    if not js_trim(query):
+        raise UsageError("the query is empty")
+    view = SEARCH_VIEWS.choose(json_output, None)
+    loaded = load_for_command(config_path, quiet=quiet)
+    from memwarm_cli.cli.terminal.release_choice import run_profile
+    from memwarm_cli.configview.release_checks import refuse_rejected_config
+
+    refuse_rejected_config(loaded, run_profile())  # OpenClaw's memory commands do not run on it (exit 3)
+    with signals_cancel(CancelToken()) as token:  # a signal stops qmd's group before memwarm ends
+        try:
+            result = search_agent_memory(
+                loaded, agent, query, mode=mode, limit=max_results, min_score=min_score, token=token
+            )
+        except Cancelled as stop:
+            return signal_exit(stop.signum)
+    view.show(result)
+    return ExitCode.OK

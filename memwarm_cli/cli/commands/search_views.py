@@ -1,0 +1,37 @@
+"""`memwarm search`'s views. Text: `<score, 3 decimals> <path>:<start>-<end>`, the snippet, a blank line
+per hit (OpenClaw's `memory search` layout), path and snippet escaped line by line; `No matches.` when
+none. `--json`: the search's result with its metadata."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from memwarm_cli.cli.terminal.view_format import JsonView, View, Views
+
+if TYPE_CHECKING:
+    from memwarm_cli.backends.agent_search import SearchResult
+
+
+class SearchText(View["SearchResult"]):
+    name = "text"
+
+    def render(self, result: SearchResult) -> Iterator[str]:
+        from memwarm_cli.cli.terminal.output import guarded_lines
+        from memwarm_cli.textsafe import escape_text
+
+        if not result.hits:
+            return guarded_lines(["No matches."])
+        lines: list[str] = []
+        for hit in result.hits:
+            lines.append(f"{hit.score:.3f} {escape_text(hit.path)}:{hit.start_line}-{hit.end_line}")
+            lines.extend(escape_text(line) for line in hit.snippet.split("\n"))
+            lines.append("")
+        return guarded_lines(lines)
+
+
+def _json(result: SearchResult) -> dict[str, Any]:
+    return result.to_json()
+
+
+SEARCH_VIEWS: Views[SearchResult] = Views(SearchText(), JsonView(_json), pipe="text")

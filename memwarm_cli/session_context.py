@@ -1,0 +1,115 @@
+"""The startup context of one session: its agent, the bootstrap plan (memwarm_cli/bootstrap/) and the
+startup plan (memwarm_cli/startup/), computed once from one config, with the prelude gate decided once
+for both session actions. `memwarm context` renders it in every view; nothing here writes or exits.
+
+Which agent a session belongs to: the session key's agent wins, and must agree with an `--agent`
+given beside it (UsageError otherwise). A key whose agent is not in agents.list is described as OpenClaw
+would run it: with the defaults, and a note saying so.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from pathlib import Path
+
+    from memwarm_cli.agents import Agent
+    from memwarm_cli.bootstrap.context_plan import BootstrapPlan
+    from memwarm_cli.config import LoadedConfig
+    from memwarm_cli.startup.prelude_settings import Action, GateDecision
+    from memwarm_cli.startup.session import AgentPlan
+
+
+class StartupContext(NamedTuple):
+    """Both plans for one session: what `context`'s views render."""
+
+    agent_id: str
+    session_key: str
+    notes: list[str]  # warnings about the session (an agent missing from agents.list)
+    action: Action
+    bootstrap: BootstrapPlan
+    startup: AgentPlan
+    gates: Mapping[Action, GateDecision]  # the prelude gate of each session action, decided once
+    config: object  # the raw config the plans were computed from
+
+    @property
+    def gate(self) -> GateDecision:
+        """The gate of this session's action."""
+        return self.gates[self.action]
+
+    @property
+    def prelude_suppressed(self) -> bool:
+        """BOOTSTRAP.md is pending for this (primary, interactive) session: OpenClaw's bare /new or /reset
+        then prepends no prelude (startup-context.md §5.2, `shouldPrependStartupContext`)."""
+        return self.bootstrap.bootstrap_mode == "full"
+
+    @property
+    def prelude(self) -> str | None:
+        """The prelude the session gets: None when the gate is closed, BOOTSTRAP.md is pending, or
+        nothing loaded. Otherwise exactly what `memwarm prelude` prints."""
+        if not self.gate.applied or self.prelude_suppressed:
+            return None
+        return self.startup.plan.prelude
+
+
+def session_agent(
+    loaded: LoadedConfig, agent: str | None, session_key: str | None
+) -> tuple[Agent, str, list[str]]:
+    """The agent, session key and notes to describe; a key's agent wins and must agree with `agent`."""
+    from memwarm_cli.agents import (
+        Agent,
+        find_agent_entry,
+        list_agent_ids,
+        normalize_agent_id,
+        resolve_agent_workspace_dir,
+        resolve_default_agent_id,
+        select_agent,
+    )
+    from memwarm_cli.bootstrap.session_keys import main_session_key, parse_session_key
+    from memwarm_cli.errors import UsageError
+
+    cfg, env = loaded.data, loaded.env
+    if session_key is None:
+        chosen = select_agent(cfg, env, agent)
+        return chosen, main_session_key(chosen.id), []
+    session = parse_session_key(session_key, cfg)
+    if agent is not None:
+        chosen = select_agent(cfg, env, agent)
+        if chosen.id != session.agent_id:
+            raise UsageError(
+                f"--session-key {session_key!r} belongs to agent {session.agent_id!r}, "
+                f"not {normalize_agent_id(agent)!r}"
+            )
+        return chosen, session_key, []
+    if session.agent_id in list_agent_ids(cfg):
+        return select_agent(cfg, env, session.agent_id), session_key, []
+    # OpenClaw runs a session of any agent id; it just has no entry of its own (defaults apply).
+    note = f'agent "{session.agent_id}" of the session key is not in agents.list; its defaults apply'
+    default_id = resolve_default_agent_id(cfg)
+    workspace = resolve_agent_workspace_dir(cfg, session.agent_id, env)
+    entry = find_agent_entry(cfg, session.agent_id)
+    return Agent(session.agent_id, session.agent_id == default_id, workspace, entry), session_key, [note]
+
+
+def compute_startup_context(
+    loaded: LoadedConfig,
+    agent: str | None,
+    workspace: Path | None,
+    session_key: str | None,
+    at_ms: int,
+    action: Action,
+) -> StartupContext:
+    """Both plans of the session `session_key` (default: the agent's main session) at `at_ms`.
+
+    Raises UsageError (an agent that does not match the key, a bad key) and UnknownAgentError."""
+    from memwarm_cli.bootstrap.context_plan import build_bootstrap_plan
+    from memwarm_cli.startup.prelude_settings import ACTIONS, should_apply_startup_context
+    from memwarm_cli.startup.session import plan_for_agent
+
+    chosen, key, notes = session_agent(loaded, agent, session_key)
+    startup = plan_for_agent(loaded, chosen, at_ms, workspace_override=workspace)
+    bootstrap = build_bootstrap_plan(startup.workspace, loaded.data, key)
+    gates = {each: should_apply_startup_context(loaded.data, each) for each in ACTIONS}
+    return StartupContext(chosen.id, key, notes, action, bootstrap, startup, gates, loaded.data)
