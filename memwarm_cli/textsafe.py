@@ -21,6 +21,10 @@ which needs joiners (emoji sequences, ZWNJ in Persian) shows them as `\\u200d`/`
 
 JSON keeps the raw text: `json_text` (cli/terminal/output.py) writes the same characters as `\\uNNNN` JSON
 escapes, which a JSON reader turns back into exactly the original string.
+
+Text that is data (a prelude, a bootstrap file) goes to a pipe byte for byte; on a terminal it goes
+through `visible_text`, the same escapes without doubled backslashes, its tabs, line feeds and CRLF line
+ends kept: a note's OSC 52 or clear-screen is shown, never acted on.
 """
 
 from __future__ import annotations

@@ -62,31 +62,6 @@ def make_console(*, stderr: bool = False) -> Console:
     )
 
 
-def render_to_stdout(render: Callable[[Console], None]) -> None:
-    """Let `render` print to a console shaped like stdout (width, colours), then write it all at once.
-
-    Rich writing to stdout itself would turn a full disk into a traceback and a closed pipe into exit 1;
-    going through write_stdout gives every command the same errors and exit codes.
-    """
-    from rich.console import Console
-
-    shape = make_console()
-    buffer = io.StringIO()
-    render(
-        Console(
-            file=buffer,
-            width=shape.width,
-            color_system="auto" if shape.color_system is not None else None,  # same detection, same env
-            force_terminal=shape.is_terminal,
-            no_color=shape.no_color,
-            highlight=False,
-            soft_wrap=False,
-            _environ=current().env,
-        )
-    )
-    write_stdout(buffer.getvalue())
-
-
 def json_text(data: Any) -> str:
     """JSON like JSON.stringify: non-ASCII kept, lone surrogates escaped as \\udXXX, indented by 2.
 
