@@ -18,6 +18,8 @@ if TYPE_CHECKING:
     from memwarm_cli.agents import Agent
     from memwarm_cli.bootstrap.context_plan import BootstrapPlan
     from memwarm_cli.config import LoadedConfig
+    from memwarm_cli.profiles.choice import OpenClawChoice
+    from memwarm_cli.profiles.releases import Profile
     from memwarm_cli.startup.prelude_settings import Action, GateDecision
     from memwarm_cli.startup.session import AgentPlan
 
@@ -55,41 +57,46 @@ class StartupContext(NamedTuple):
 
 
 def session_agent(
-    loaded: LoadedConfig, agent: str | None, session_key: str | None
+    loaded: LoadedConfig, agent: str | None, session_key: str | None, profile: Profile | None = None
 ) -> tuple[Agent, str, list[str]]:
-    """The agent, session key and notes to describe; a key's agent wins and must agree with `agent`."""
+    """The agent, session key and notes to describe; a key's agent wins and must agree with `agent`.
+    By the rules of `profile` (the reference, 2026.6.35, when None)."""
     from memwarm_cli.agents import (
         Agent,
         find_agent_entry,
         list_agent_ids,
         normalize_agent_id,
         resolve_agent_workspace_dir,
-        resolve_default_agent_id,
+        roster_label,
         select_agent,
     )
+    from memwarm_cli.agents import default_agent_id as designated_default
     from memwarm_cli.bootstrap.session_keys import main_session_key, parse_session_key
     from memwarm_cli.errors import UsageError
+    from memwarm_cli.profiles.releases import REFERENCE
 
+    profile = profile or REFERENCE
     cfg, env = loaded.data, loaded.env
     if session_key is None:
-        chosen = select_agent(cfg, env, agent)
+        chosen = select_agent(cfg, env, agent, profile)
         return chosen, main_session_key(chosen.id), []
-    session = parse_session_key(session_key, cfg)
+    session = parse_session_key(session_key, cfg, profile)
     if agent is not None:
-        chosen = select_agent(cfg, env, agent)
+        chosen = select_agent(cfg, env, agent, profile)
         if chosen.id != session.agent_id:
             raise UsageError(
                 f"--session-key {session_key!r} belongs to agent {session.agent_id!r}, "
                 f"not {normalize_agent_id(agent)!r}"
             )
         return chosen, session_key, []
-    if session.agent_id in list_agent_ids(cfg):
-        return select_agent(cfg, env, session.agent_id), session_key, []
+    if session.agent_id in list_agent_ids(cfg, profile):
+        return select_agent(cfg, env, session.agent_id, profile), session_key, []
     # OpenClaw runs a session of any agent id; it just has no entry of its own (defaults apply).
-    note = f'agent "{session.agent_id}" of the session key is not in agents.list; its defaults apply'
-    default_id = resolve_default_agent_id(cfg)
-    workspace = resolve_agent_workspace_dir(cfg, session.agent_id, env)
-    entry = find_agent_entry(cfg, session.agent_id)
+    roster = roster_label(cfg, profile)
+    note = f'agent "{session.agent_id}" of the session key is not in {roster}; its defaults apply'
+    default_id = designated_default(cfg, profile)
+    workspace = resolve_agent_workspace_dir(cfg, session.agent_id, env, profile)
+    entry = find_agent_entry(cfg, session.agent_id, profile)
     return Agent(session.agent_id, session.agent_id == default_id, workspace, entry), session_key, [note]
 
 
@@ -100,16 +107,27 @@ def compute_startup_context(
     session_key: str | None,
     at_ms: int,
     action: Action,
+    openclaw: OpenClawChoice | None = None,
 ) -> StartupContext:
-    """Both plans of the session `session_key` (default: the agent's main session) at `at_ms`.
+    """Both plans of the session `session_key` (default: the agent's main session) at `at_ms`, by the
+    rules of the release `openclaw` names (the reference, 2026.6.35, when None).
 
-    Raises UsageError (an agent that does not match the key, a bad key) and UnknownAgentError."""
+    Raises UsageError (an agent that does not match the key, a bad key) and UnknownAgentError; as the
+    release fails the session, SessionKeyError (a key it refuses) and, from 2026.8.1,
+    LegacyWorkspaceStateError (legacy setup state to migrate first)."""
     from memwarm_cli.bootstrap.context_plan import build_bootstrap_plan
+    from memwarm_cli.profiles.choice import reference_choice
     from memwarm_cli.startup.prelude_settings import ACTIONS, should_apply_startup_context
     from memwarm_cli.startup.session import plan_for_agent
 
-    chosen, key, notes = session_agent(loaded, agent, session_key)
-    startup = plan_for_agent(loaded, chosen, at_ms, workspace_override=workspace)
-    bootstrap = build_bootstrap_plan(startup.workspace, loaded.data, key)
+    choice = openclaw if openclaw is not None else reference_choice()
+    profile = choice.profile
+    chosen, key, notes = session_agent(loaded, agent, session_key, profile)
+    startup = plan_for_agent(loaded, chosen, at_ms, workspace_override=workspace, profile=profile)
+    # No config file is no config object (the golden cases' `config: null`), not `{}`.
+    cfg = loaded.data if loaded.source.exists else None
+    bootstrap = build_bootstrap_plan(
+        startup.workspace, cfg, key, profile=profile, env=loaded.env, version=choice.version
+    )
     gates = {each: should_apply_startup_context(loaded.data, each) for each in ACTIONS}
     return StartupContext(chosen.id, key, notes, action, bootstrap, startup, gates, loaded.data)

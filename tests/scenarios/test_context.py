@@ -69,6 +69,8 @@ def test_json_carries_prelude_json_and_scan_json(run_cli: RunCli, config: Path) 
     prelude_json = json.loads(run_cli(["--config", str(config), "prelude", "--at", AT, "--json"]).stdout)
     scan_json = json.loads(run_cli(["--config", str(config), "scan", "--at", AT, "--json"]).stdout)
     assert report["schema"] == 2
+    # The top-level objects name the OpenClaw release (tests/profiles/); context's copies sit inside its own.
+    assert report["openclaw"] == prelude_json.pop("openclaw") == scan_json.pop("openclaw")
     assert report["prelude"] == prelude_json
     assert report["scan"] == scan_json
     assert list(report["bootstrap"]["files"][0]) == [

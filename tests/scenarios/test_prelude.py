@@ -75,6 +75,7 @@ def test_json_report_shape(run_cli: RunCli, setup: tuple[Path, Path]) -> None:
     report = json.loads(result.stdout)
     assert set(report) == {
         "schema",
+        "openclaw",
         "agentId",
         "workspace",
         "at",

@@ -279,7 +279,7 @@ def test_all_agents_gives_one_object_with_every_agent(run_cli: RunCli, tmp_path:
         }
     }
     everyone = scan_json(run_cli, make_config(tmp_path, cfg), "--all-agents")
-    assert list(everyone) == ["schema", "agents"] and everyone["schema"] == 2
+    assert list(everyone) == ["schema", "openclaw", "agents"] and everyone["schema"] == 2
     reports = everyone["agents"]
     assert [r["agentId"] for r in reports] == ["one", "two"]
     assert statuses(reports[0])["memory/2026-04-11.md"] == "included"

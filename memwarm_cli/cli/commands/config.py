@@ -70,5 +70,8 @@ def run_config_show(
 
     view = SHOW_VIEWS.asked(json_output, output_format) or SHOW_VIEWS.by_name["yaml"]
     loaded = load_for_command(config_path, quiet=quiet)
-    view.show(ShowResult(show_data(loaded, agent), str(loaded.source.path)))
+    from memwarm_cli.cli.terminal.release_choice import with_openclaw
+
+    # Every format of the record says which OpenClaw release it is read for.
+    view.show(ShowResult(with_openclaw(show_data(loaded, agent)), str(loaded.source.path)))
     return ExitCode.OK

@@ -40,9 +40,11 @@ def run_context(
     raw: bool = False,
 ) -> ExitCode:
     """Print the startup context of a new session: text, table, plain or JSON."""
+    from memwarm_cli.bootstrap.workspace_state import LegacyWorkspaceStateError
     from memwarm_cli.cli.commands.context_views import CONTEXT_VIEWS
     from memwarm_cli.cli.terminal.invocation import load_for_command
     from memwarm_cli.cli.terminal.output import warn
+    from memwarm_cli.cli.terminal.release_choice import run_openclaw
     from memwarm_cli.errors import UsageError
     from memwarm_cli.exitcodes import ExitCode
     from memwarm_cli.session_context import compute_startup_context
@@ -55,9 +57,23 @@ def run_context(
     view = CONTEXT_VIEWS.choose(json_output, output_format)
     at_ms = parse_instant(at)
     loaded = load_for_command(config_path, quiet=quiet)
-    context = compute_startup_context(
-        loaded, agent, workspace, session_key, at_ms, "new" if action == "new" else "reset"
-    )
+    try:
+        context = compute_startup_context(
+            loaded,
+            agent,
+            workspace,
+            session_key,
+            at_ms,
+            "new" if action == "new" else "reset",
+            run_openclaw(),
+        )
+    except LegacyWorkspaceStateError as refused:
+        # The release fails the session: `--json` says so on stdout, the error line follows (exit 1).
+        if view.name == "json":
+            from memwarm_cli.cli.commands.context_json import REFUSED_VIEW
+
+            REFUSED_VIEW.show(refused)
+        raise
     if not quiet:
         for line in context.notes:
             warn(line)

@@ -10,11 +10,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from memwarm_cli.cli.commands.context_views import CHARS_PER_TOKEN, total_chars
+from memwarm_cli.cli.terminal.view_format import JsonView
 from memwarm_cli.jsstring import js_length
 
 if TYPE_CHECKING:
     from memwarm_cli.bootstrap.context_plan import BootstrapPlan, BootstrapRow
     from memwarm_cli.bootstrap.context_settings import BootstrapLimit
+    from memwarm_cli.bootstrap.workspace_state import LegacyWorkspaceStateError
     from memwarm_cli.session_context import StartupContext
 
 CONTEXT_SCHEMA_VERSION = 2  # 2: `agentId` (was `agent`), and so in `prelude` and `scan`
@@ -87,7 +89,7 @@ def _row_record(row: BootstrapRow) -> dict[str, Any]:
         "name": row.file.name,
         "path": row.file.path,
         "status": row.status.value,
-        "statusText": row.status.description,
+        "statusText": row.status_text,
         "detail": row.detail,
         "missing": row.file.missing,
         "readFailure": None if row.file.failure is None else row.file.failure.value,
@@ -136,3 +138,23 @@ def context_record(context: StartupContext) -> dict[str, Any]:
             "tokensEstimate": grand // CHARS_PER_TOKEN,
         },
     }
+
+
+def refused_record(refused: LegacyWorkspaceStateError) -> dict[str, Any]:
+    """`context --json` when the release fails the session (2026.8.1+: legacy workspace setup state):
+    its error, as `<type>: <message>` and `code` would print it; no plans."""
+    return {
+        "schema": CONTEXT_SCHEMA_VERSION,
+        "workspace": refused.workspace,
+        "error": {
+            "type": refused.error_name,
+            "message": refused.release_message,
+            "code": refused.error_code,
+            "path": refused.blocked,
+        },
+        "bootstrap": None,
+        "prelude": None,
+    }
+
+
+REFUSED_VIEW: JsonView[LegacyWorkspaceStateError] = JsonView(refused_record)

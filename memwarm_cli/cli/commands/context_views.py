@@ -87,14 +87,14 @@ def bootstrap_rows(plan: BootstrapPlan) -> list[ContextRow]:
         limit = placement.limit if placement is not None else None
         source = None
         if placement is not None and placement.limit_cause is not None:
-            source = plan.max_chars.origin if placement.limit_cause == "per-file" else "total budget"
+            source = plan.max_chars.origin if placement.limit_cause == "per-file" else placement.limit_cause
         detail = _cut_detail(row)
         rows.append(
             ContextRow(
                 "bootstrap",
                 escape_text(row.file.name),
                 row.status.value,
-                row.status.description,
+                row.status_text,
                 None if detail is None else escape_text(detail),
                 None if row.file.missing else row.raw_chars,
                 row.injected_chars if row.block else None,

@@ -36,6 +36,7 @@ def run_prelude(
     from memwarm_cli.agents import select_agent
     from memwarm_cli.cli.commands.prelude_views import PRELUDE_VIEWS
     from memwarm_cli.cli.terminal.invocation import load_for_command
+    from memwarm_cli.cli.terminal.release_choice import run_profile
     from memwarm_cli.errors import UsageError
     from memwarm_cli.exitcodes import ExitCode
     from memwarm_cli.startup.clock import parse_instant
@@ -47,8 +48,9 @@ def run_prelude(
     view = PRELUDE_VIEWS.choose(json_output, None)
     at_ms = parse_instant(at)
     loaded = load_for_command(config_path, quiet=quiet)
-    chosen = select_agent(loaded.data, loaded.env, agent)
-    result = plan_for_agent(loaded, chosen, at_ms, workspace_override=workspace)
+    profile = run_profile()
+    chosen = select_agent(loaded.data, loaded.env, agent, profile)
+    result = plan_for_agent(loaded, chosen, at_ms, workspace_override=workspace, profile=profile)
     gate = should_apply_startup_context(loaded.data, "new" if action == "new" else "reset")
     view.show(PreludeResult(result, action, gate, quiet, raw))
     return ExitCode.OK

@@ -39,6 +39,7 @@ def run_scan(
     from memwarm_cli.agents import resolve_agents, select_agent
     from memwarm_cli.cli.commands.scan_views import SCAN_VIEWS
     from memwarm_cli.cli.terminal.invocation import load_for_command
+    from memwarm_cli.cli.terminal.release_choice import run_profile
     from memwarm_cli.errors import UsageError
     from memwarm_cli.exitcodes import ExitCode
     from memwarm_cli.startup.clock import parse_instant
@@ -49,13 +50,16 @@ def run_scan(
     view = SCAN_VIEWS.choose(json_output, output_format)
     at_ms = parse_instant(at)
     loaded = load_for_command(config_path, quiet=quiet)
+    profile = run_profile()
     agents = (
-        resolve_agents(loaded.data, loaded.env)
+        resolve_agents(loaded.data, loaded.env, profile)
         if all_agents
-        else [select_agent(loaded.data, loaded.env, agent)]
+        else [select_agent(loaded.data, loaded.env, agent, profile)]
     )
     plans = [
-        plan_for_agent(loaded, chosen, at_ms, workspace_override=workspace, include_others=show_all)
+        plan_for_agent(
+            loaded, chosen, at_ms, workspace_override=workspace, include_others=show_all, profile=profile
+        )
         for chosen in agents
     ]
     view.show(ScanResult(plans, loaded.data, all_agents, quiet))

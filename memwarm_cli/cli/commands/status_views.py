@@ -83,8 +83,10 @@ def summary_line(report: StatusReport) -> str:
     parts = [f"{count} {verdict}" for verdict, count in counts.items() if count]
     total = len(report.agents)
     noun = "agent" if total == 1 else "agents"
+    from memwarm_cli.cli.terminal.release_choice import run_openclaw
+
     tail = "" if report.running_known else "; running runs cannot be seen here (no /proc/locks)"
-    return f"status: {total} {noun}: {', '.join(parts) or 'none'}{tail}"
+    return f"status: {total} {noun}: {', '.join(parts) or 'none'}{tail}; {run_openclaw().summary}"
 
 
 class StatusPlain(View["StatusResult"]):

@@ -67,8 +67,12 @@ class JsonView(View[R]):
 
     def render(self, result: R) -> Iterator[str]:
         from memwarm_cli.cli.terminal.output import json_chunks
+        from memwarm_cli.cli.terminal.release_choice import with_openclaw
 
-        return json_chunks(self._data(result), rows_key=self._rows_key, row_text=self._row_text)
+        data = self._data(result)
+        if isinstance(data, dict):  # every top-level object says which OpenClaw release it describes
+            data = with_openclaw(data)
+        return json_chunks(data, rows_key=self._rows_key, row_text=self._row_text)
 
 
 class Views(Generic[R]):
