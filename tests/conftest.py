@@ -55,6 +55,7 @@ _OPENCLAW_VARS = (
     "OPENCLAW_HOME",
     "OPENCLAW_PROFILE",
     "OPENCLAW_WORKSPACE_DIR",
+    "MEMWARM_OPENCLAW",  # the OpenClaw release to reproduce (tests name it with --openclaw)
     "CLAWDBOT_STATE_DIR",
     "CLAWDBOT_CONFIG_PATH",
     "NO_COLOR",

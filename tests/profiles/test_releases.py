@@ -97,3 +97,19 @@ def test_node_ranges_and_the_legacy_error_class_follow_the_release() -> None:
     assert legacy_state_error_name("2026.9.3", P2) == "StartupMaintenanceRequiredError"
     assert legacy_state_error_name(None, P2) == "Error"  # the reference release, 8.2
     assert legacy_state_error_name(None, P3) == "StartupMaintenanceRequiredError"
+
+
+def test_memory_search_is_read_where_the_release_keeps_it() -> None:
+    from memwarm_cli.config.lookup import memory_search_block
+
+    cfg = {
+        "agents": {"defaults": {"memorySearch": {"enabled": False}}},
+        "memory": {"search": {"enabled": True}},
+    }
+    assert memory_search_block(cfg, P0) == {"enabled": False}
+    assert memory_search_block(cfg, P3) == {"enabled": True}
+    assert memory_search_block(cfg, P3, {"memory": {"search": {"sources": ["sessions"]}}}) == {
+        "sources": ["sessions"]
+    }
+    assert memory_search_block(cfg, P1, {"memorySearch": {"x": 1}}) == {"x": 1}
+    assert memory_search_block({}, P3) is None
