@@ -10,6 +10,10 @@ or U+0085.
 OpenClaw's two cutting helpers over UTF-16 code units live here too: `truncate_utf16_safe`
 (`truncateUtf16Safe`) and `clamp_to_budget` (`clampToBudget`, bootstrap-context.md §5.3-5.4). A cut may
 leave a lone surrogate, kept as a surrogate code point, exactly where OpenClaw leaves one.
+
+This module is longer than 400 lines because it is the one home of JavaScript string semantics (lengths,
+trims, cuts, regex translation for both flag sets, `decodeURIComponent`): split, each part would be a
+second place other modules must know to look.
 """
 
 from __future__ import annotations
@@ -36,6 +40,11 @@ def js_trim(text: str) -> str:
 def js_trim_end(text: str) -> str:
     """`String.prototype.trimEnd()`."""
     return text.rstrip(JS_WHITESPACE)
+
+
+def js_trim_start(text: str) -> str:
+    """`String.prototype.trimStart()`."""
+    return text.lstrip(JS_WHITESPACE)
 
 
 def _is_bmp_only(text: str) -> bool:
@@ -83,6 +92,82 @@ def well_formed_with_escapes(text: str) -> tuple[str, str]:
     if not lone:
         return joined, ""
     return to_well_formed(joined), "".join(f"\\u{ord(ch):04x}" for ch in lone)
+
+
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+
+
+def _as_pair(match: re.Match[str]) -> str:
+    point = ord(match.group()) - 0x10000
+    return chr(0xD800 + (point >> 10)) + chr(0xDC00 + (point & 0x3FF))
+
+
+def to_utf16_units(text: str) -> str:
+    """The JS string as Python sees it one UTF-16 code unit per character: a character outside the BMP
+    becomes its two surrogates. `len`, slices and a non-`u` regex on the result are JS's on the string."""
+    if _is_bmp_only(text):
+        return text
+    return _ASTRAL.sub(_as_pair, text)
+
+
+def from_utf16_units(units: str) -> str:
+    """Back from `to_utf16_units`: each adjacent high+low surrogate pair becomes its character (as a `u`
+    regex and Node's UTF-8 encoder read them); a lone surrogate stays a surrogate code point."""
+    if units.isascii() or _SURROGATE.search(units) is None:
+        return units
+    return units.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+
+
+_HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
+
+
+def js_decode_uri_component(text: str) -> str:
+    """`decodeURIComponent`: every `%XX` escape decoded (none is reserved); raises ValueError where JS
+    throws URIError: a `%` without two hex digits after it, and escapes that are not one well-formed UTF-8
+    sequence (a stray continuation byte, a truncated, overlong or surrogate sequence, beyond U+10FFFF)."""
+    if "%" not in text:
+        return text
+    out: list[str] = []
+    i, n = 0, len(text)
+
+    def byte_at(k: int) -> int:
+        if k + 2 >= n or text[k] != "%" or not {text[k + 1], text[k + 2]} <= _HEX_DIGITS:
+            raise ValueError("URI malformed")
+        return int(text[k + 1 : k + 3], 16)
+
+    while i < n:
+        ch = text[i]
+        if ch != "%":
+            out.append(ch)
+            i += 1
+            continue
+        first = byte_at(i)
+        i += 3
+        if first < 0x80:
+            out.append(chr(first))
+            continue
+        if first & 0xE0 == 0xC0:
+            count = 1
+        elif first & 0xF0 == 0xE0:
+            count = 2
+        elif first & 0xF8 == 0xF0:
+            count = 3
+        else:  # a continuation byte first, or a 5/6-byte lead
+            raise ValueError("URI malformed")
+        octets = bytearray([first])
+        for _ in range(count):
+            if i >= n:
+                raise ValueError("URI malformed")
+            octet = byte_at(i)
+            if octet & 0xC0 != 0x80:
+                raise ValueError("URI malformed")
+            octets.append(octet)
+            i += 3
+        try:  # Python's strict decoder refuses overlong, surrogate and > U+10FFFF sequences, as JS does
+            out.append(bytes(octets).decode("utf-8"))
+        except UnicodeDecodeError:
+            raise ValueError("URI malformed") from None
+    return "".join(out)
 
 
 # ---- values as JavaScript shows them (messages, env assignment, object keys) ----------------------
@@ -253,6 +338,89 @@ def js_regex(source: str, *, ignore_case: bool = False, multiline: bool = False)
         raise ValueError("only ASCII regex sources are supported (JS folds non-ASCII letters itself)")
     flags = re.ASCII | (re.IGNORECASE if ignore_case else 0)
     return re.compile(js_regex_source(source, multiline=multiline), flags)
+
+
+_FOLDS_TO_ASCII = {"s": "\u017f", "k": "\u212a"}  # the only non-ASCII characters `iu` folds to ASCII
+_IU_WORD = "A-Za-z0-9_\u017f\u212a"
+_IU_BOUNDARY = f"(?:(?<=[{_IU_WORD}])(?![{_IU_WORD}])|(?<![{_IU_WORD}])(?=[{_IU_WORD}]))"
+
+
+def _class_folds(body: str) -> str:
+    """The characters an `iu` class with this (ASCII-range) body also holds: ſ if it has an s, K a k."""
+    letters: set[str] = set()
+    i = 0
+    while i < len(body):
+        if body[i] == "\\":
+            i += 10 if body.startswith("\\U", i) else 6 if body.startswith("\\u", i) else 2
+            continue
+        low = body[i]
+        if i + 2 < len(body) and body[i + 1] == "-" and body[i + 2] != "\\":
+            high, i = body[i + 2], i + 3
+        else:
+            high, i = low, i + 1
+        letters.update(ch for ch in "sSkK" if low <= ch <= high)
+    return "".join(sorted({_FOLDS_TO_ASCII[ch.lower()] for ch in letters}))
+
+
+def js_unicode_regex(source: str, *, ignore_case: bool = False) -> re.Pattern[str]:
+    r"""A JS regex with the `u` flag (and `i` when `ignore_case`) for code-point strings, as Python `re`.
+
+    The source is ASCII; Python `\U0001xxxx` / `\uXXXX` escapes stand for the non-ASCII characters of a
+    class (`\p{…}` is not translated: put its ranges in as escapes). `\s` is the JS whitespace class, `.`
+    stops at the four line terminators, `$` is the end of input. With `i`, JS folds `ſ` (U+017F) to `s` and
+    `K` (U+212A) to `k` and no other non-ASCII character to an ASCII one: those two are added to each `s`
+    and `k` (literal or in a class) and to `\b`/`\w`, and case folding is otherwise ASCII (`re.ASCII`).
+    Python-only syntax in the source (possessive quantifiers) passes through.
+    """
+    if not source.isascii():
+        raise ValueError("only ASCII regex sources are supported; escape other characters")
+    out: list[str] = []
+    body: list[str] | None = None  # the class being read
+    i = 0
+    while i < len(source):
+        ch = source[i]
+        if ch == "\\":
+            width = 10 if source.startswith("\\U", i) else 6 if source.startswith("\\u", i) else 2
+            escape = source[i : i + width]
+            i += width
+            if escape == "\\p" or escape == "\\P":
+                raise ValueError("\\p{...} is not supported: write the class's ranges")
+            if escape == "\\s":
+                escape = JS_WHITESPACE_CLASS_BODY if body is not None else f"[{JS_WHITESPACE_CLASS_BODY}]"
+            elif escape == "\\S":
+                raise ValueError("\\S is not supported")
+            elif ignore_case and escape == "\\b" and body is None:
+                escape = _IU_BOUNDARY
+            elif ignore_case and escape == "\\w":
+                escape = _IU_WORD if body is not None else f"[{_IU_WORD}]"
+            (out if body is None else body).append(escape)
+            continue
+        i += 1
+        if body is not None:
+            if ch == "]" and body in ([], ["^"]):
+                raise ValueError("empty character classes are not supported")
+            if ch == "]":
+                text = "".join(body)
+                negated, text = (text[:1], text[1:]) if text.startswith("^") else ("", text)
+                # The folds go first: after a trailing `-` they would make a range.
+                out.append(f"[{negated}{_class_folds(text) if ignore_case else ''}{text}]")
+                body = None
+            else:
+                body.append(ch)
+        elif ch == "[":
+            body = []
+        elif ch == ".":
+            out.append(f"[^{_JS_LINE_TERMINATORS_BODY}]")
+        elif ch == "$":
+            out.append(r"\Z")
+        elif ignore_case and ch.lower() in _FOLDS_TO_ASCII:
+            out.append(f"[{ch}{_FOLDS_TO_ASCII[ch.lower()]}]")
+        else:
+            out.append(ch)
+    if body is not None:
+        raise ValueError("unterminated character class")
+    flags = re.ASCII | (re.IGNORECASE if ignore_case else 0)
+    return re.compile("".join(out), flags)
 
 
 def js_replace_first(text: str, search: str, replacement: str) -> str:

@@ -369,4 +369,8 @@ def check_config(
         _id_findings(scope, out)
         _timezone_findings(scope, out, host_zone)
         _agent_findings(scope, out, find_executable, token)
+        from memwarm_cli.backends.init.session_export_step import session_export_findings
+
+        for path, message in session_export_findings(loaded):  # refused export dirs, secrets left in clear
+            out.add("warning", path, message, _loc_at(scope.pos, *_keys_of(path)))
     return CheckReport(loaded.source, out.sorted())

@@ -18,8 +18,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from memwarm_cli.backends.settings.qmd_collections import (
     ensure_unique_name,
     sanitize_collection_name,
@@ -30,41 +28,7 @@ from tests.conftest import GOLDEN_DIR
 from tests.parity.case_files import load_json_cases
 
 SESSIONS_CASES_DIR = GOLDEN_DIR / "sessions"
-DEFAULT_COLLECTION_BASES = ("memory-root", "memory-alt", "memory-dir")
-
-
-# The cases were regenerated from the released 2026.6.35 exporter, which memwarm does not follow yet on
-# these (issue 20, item 7). Temporary: the exporter's rework removes this set.
-PENDING_RELEASE_EXPORTER = frozenset(
-    {
-        "directive_tags",
-        "error_directory_named_md",
-        "inbound_meta_all_sentinels",
-        "inbound_meta_in_assistant_and_blocks",
-        "inbound_meta_mid_text_and_after_block",
-        "inbound_meta_unclosed_fence",
-        "lineless_final_record_and_long_text",
-        "odd_file_names",
-        "redact_bearer_and_authorization",
-        "redact_env_assignments",
-        "redact_json_and_cli",
-        "redact_pattern_interplay",
-        "redact_pem_blocks",
-        "redact_replacement_dollar_patterns",
-        "redact_unicode_edges",
-        "retention_disabled_half",
-        "retention_disabled_negative",
-        "retention_fractional_floor",
-        "strip_then_normalise_then_redact",
-        "timestamp_prefix_kept",
-    }
-)
-
-
-def case_params(names: list[str]) -> list[Any]:
-    """`names` as parameters, the cases memwarm does not yet export as the release does marked xfail."""
-    pending = pytest.mark.xfail(reason="pending: the 2026.6.35 exporter (issue 20, item 7)")
-    return [pytest.param(name, marks=pending) if name in PENDING_RELEASE_EXPORTER else name for name in names]
+DEFAULT_COLLECTION_BASES = ("memory-root", "memory-dir")  # 2026.6.35 has no memory-alt
 
 
 def load_session_cases() -> list[dict[str, Any]]:
@@ -73,6 +37,16 @@ def load_session_cases() -> list[dict[str, Any]]:
 
 def case_agent_id(case: dict[str, Any]) -> str:
     return str(case.get("agentId", "main"))
+
+
+def case_sessions_block(case: dict[str, Any]) -> dict[str, Any]:
+    """`memory.qmd.sessions` as the reference run's config file had it (`null` in a case: absent)."""
+    sessions: dict[str, Any] = {"enabled": True}
+    if case.get("retentionDays") is not None:
+        sessions["retentionDays"] = case["retentionDays"]
+    if "exportDir" in case:
+        sessions["exportDir"] = case["exportDir"]
+    return sessions
 
 
 @dataclass(frozen=True)
@@ -209,18 +183,12 @@ def case_config(
     `default_memory=False` turns the default memory collections off for a case that does not name
     its collections (the sessions collection's name does not depend on them): less qmd work."""
     agent_segment = sanitize_collection_name(tree.agent_id)
-    sessions: dict[str, Any] = {"enabled": True}
-    if case.get("retentionDays") is not None:
-        sessions["retentionDays"] = case["retentionDays"]
-    if "exportDir" in case:
-        sessions["exportDir"] = case["exportDir"]
-    qmd: dict[str, Any] = {"command": qmd_command, "sessions": sessions}
+    qmd: dict[str, Any] = {"command": qmd_command, "sessions": case_sessions_block(case)}
     wanted = case.get("collections")
     if wanted is not None:
         defaults = {f"{base}-{agent_segment}" for base in DEFAULT_COLLECTION_BASES}
         include_defaults = any(name in defaults for name in wanted)
-        # memwarm's resolver makes memory-root and memory-dir (no memory-alt) when defaults are on.
-        taken = {f"memory-root-{agent_segment}", f"memory-dir-{agent_segment}"} if include_defaults else set()
+        taken = defaults.copy() if include_defaults else set()
         paths = []
         for name in wanted:
             base = None if name in defaults else _custom_collection_base(name, agent_segment, taken)

@@ -3,8 +3,10 @@
 Per case: the tree is built as tests/golden/sessions/README.md says, a config runs that case
 (sessions on, its retention and exportDir, the state dir `S` through OPENCLAW_STATE_DIR), and the run's
 clock is the case's `nowMs` (`--at`). The export dir's top-level files must equal `expected.files`
-byte for byte, the agent fails iff `expected.error` is set (and then `qmd update` did not run), the
-report names the expected collection, and the transcripts are untouched. Redaction as a security
+byte for byte, the report names the expected collection, and the transcripts are untouched. A case whose
+pass fails with INVALID_CONFIG (an invalid `retentionDays`) is refused as a whole, as every command
+refuses a config 2026.6.35 rejects (exit 3, one line, no agent work); the export step's own
+INVALID_CONFIG failure is tested in tests/backends/init/test_init_sessions.py. Redaction as a security
 property: no secret the reference redacted reaches the export dir, the qmd index's stored text, or a
 `qmd search` answer.
 
@@ -26,12 +28,12 @@ from typing import Any
 
 import pytest
 
+from memwarm_cli.exitcodes import ExitCode
 from tests.backends.support import SYSTEM_PATH, require_real_qmd
 from tests.conftest import TOOLS_BIN, CliResult, isolated_env, run_memwarm
 from tests.parity.sessions_case import (
     SessionsCaseTree,
     build_sessions_case,
-    case_params,
     load_session_cases,
     read_export_dir,
     redacted_secrets,
@@ -86,7 +88,7 @@ class CliCase:
     case: dict[str, Any]
     tree: SessionsCaseTree
     result: CliResult
-    agent: dict[str, Any]
+    agent: dict[str, Any] | None  # None: the run refused the config as a whole (no report)
 
 
 def _run_case(name: str, base: Path, version_cache: Path) -> tuple[CliCase, dict[str, tuple[bytes, int]]]:
@@ -100,12 +102,25 @@ def _run_case(name: str, base: Path, version_cache: Path) -> tuple[CliCase, dict
     sources = sources_snapshot(tree)
     args = ["--config", str(config), "init-backends", "--json", "--at", str(case["nowMs"])]
     result = run_memwarm(args, {**_env(base, tree.state_dir), **tree.env()})
+    if result.returncode == ExitCode.CONFIG:
+        return CliCase(case, tree, result, None), sources
     report = json.loads(result.stdout)
     (agent,) = report["agents"]
     return CliCase(case, tree, result, agent), sources
 
 
-@pytest.mark.parametrize("name", case_params(sorted(CASES)))
+def _assert_config_refused(run: CliCase) -> None:
+    """An INVALID_CONFIG case: memwarm refuses the config the release refuses before any agent work (the
+    gateway would not run on it at all), in one line naming the key; nothing is written or deleted, no
+    qmd command runs."""
+    assert run.result.returncode == ExitCode.CONFIG, run.result.stderr
+    assert run.result.stdout == ""
+    (line,) = run.result.stderr.splitlines()
+    assert "memory.qmd.sessions.retentionDays" in line and "refuses this config" in line
+    assert not (run.tree.state_dir / "agents" / run.tree.agent_id / "qmd" / "xdg-cache").exists()
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
 def test_golden_case_through_init_backends(name: str, tmp_path: Path, qmd_version_cache: Path) -> None:
     run, sources_before = _run_case(name, Path(os.path.realpath(tmp_path)), qmd_version_cache)
     case, tree, agent = run.case, run.tree, run.agent
@@ -116,12 +131,19 @@ def test_golden_case_through_init_backends(name: str, tmp_path: Path, qmd_versio
     for file_name, text in expected["files"].items():
         assert listing.files[file_name] == text, (file_name, ascii(listing.files[file_name]), ascii(text))
     assert listing.other_entries == expected.get("otherEntries", [])
+    if agent is None:
+        assert expected["error"] == "INVALID_CONFIG"
+        _assert_config_refused(run)
+        assert sources_snapshot(tree) == sources_before
+        return
 
     sessions = agent["sessions"]
     assert sessions["exportDir"] == str(tree.export_dir)
     assert sessions["collection"] == expected["collectionName"]
     assert sessions["exported"] == expected["written"]  # every export the pass keeps
-    assert sorted(sessions["deleted"]) == expected["deleted"]
+    # `deleted` of the case names regular files; an empty `x.md` directory is removed too.
+    regular_before = {entry["name"] for entry in case.get("exportFiles", []) if not entry.get("dir")}
+    assert sorted(n for n in sessions["deleted"] if n in regular_before) == expected["deleted"]
     argvs = [command["argv"][1:] for command in agent["commands"]]
     assert ["--version"] not in argvs  # the seeded version cache answered
     add = [

@@ -1,4 +1,4 @@
-"""The session export's two places in an agent's steps (session-export.md §1, §3; agent_steps.py).
+"""The session export's two places in an agent's steps (agent_steps.py), and its `config check` findings.
 
 As the gateway does it: its initialisation creates the export dir (`PrepareExportDir`, before the
 collections, so `sessions-<agent>` can be added on the first run), and each update run first exports the
@@ -7,33 +7,45 @@ transcripts (`ExportSessions`, after the collections) and then runs `qmd update`
 A failed pass fails the agent, and `qmd update` and `qmd embed` do not run, as upstream: the gateway's
 every update (boot, interval, manual) hits the same failure before its `qmd update`, so its index would
 stay stale for memory notes too until the user acts; a failed status (exit 1) is what a cron job notices.
-An export dir memwarm refuses (a symlink, a file, or a directory holding the transcripts, the workspace,
-its memory dir or another collection, where stale cleanup would delete the user's notes; or one that
-another agent of the config exports to, whose exports each cleanup would delete) fails it too.
+That includes a `memory.qmd.sessions` the release rejects (`INVALID_CONFIG`, e.g. a fractional or
+negative `retentionDays`). An export dir memwarm refuses (a symlink, a file, the transcripts' dir, the
+workspace, anything inside its `memory/`, another collection, the home dir or an ancestor of these, where
+stale cleanup would delete the user's notes; or one that another agent of the config exports to, whose
+exports each cleanup would delete) fails it too, before any collection or index work.
+
+The pass is bounded: it stops on SIGINT/SIGTERM (the run's CancelToken, checked between records and
+between a long text's redaction patterns) and after `--timeout` when one is given; the agent lock is
+released as for any other step. What it learnt about each transcript is kept for the next run
+(`<qmdDir>/memwarm-session-export.json`, export_cache.py), so an unchanged transcript is not parsed again.
 """
 
 from __future__ import annotations
 
 import os
+import time
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from memwarm_cli.backends.freshness.file_walk import snapshot_collection
 from memwarm_cli.backends.init.agent_job import AgentFailed, AgentJob
 from memwarm_cli.backends.init.init_report import NamedNote, PlannedCommand, SessionExportOutcome
 from memwarm_cli.backends.settings.qmd_collections import CollectionSpec
-from memwarm_cli.backends.state import state_files
+from memwarm_cli.backends.state import state_files, state_records
 from memwarm_cli.backends.state.state_files import StatePath
+from memwarm_cli.config.paths import resolve_home_dir
 
 # session_export (its redaction rules, the transcript reader) is imported by the steps that run only when
 # the export is on: every init-backends run imports this module, most never export.
 if TYPE_CHECKING:
+    from memwarm_cli.backends.sessions.export_cache import CachedExport
     from memwarm_cli.backends.sessions.session_export import (
         SessionExportFailed,
         SessionExportPlan,
         SessionExportRefused,
         SessionExportResult,
     )
+    from memwarm_cli.config import LoadedConfig
 
 
 def sessions_collection(job: AgentJob) -> CollectionSpec:
@@ -45,6 +57,23 @@ def protected_dirs(job: AgentJob) -> list[Path]:
     collections (the transcripts dir is always protected by the export itself)."""
     others = [spec.path for spec in job.qmd.collections if spec.kind != "sessions"]
     return [job.workspace, job.workspace / "memory", *others]
+
+
+def _homes(env: Mapping[str, str]) -> list[Path]:
+    """The home dirs the export dir may not be or contain: OpenClaw's (`~` in exportDir) and $HOME."""
+    homes = [resolve_home_dir(env)]
+    home = env.get("HOME")
+    if home and os.path.isabs(home):
+        homes.append(Path(home))
+    return homes
+
+
+def _refusal_checks(job: AgentJob) -> dict[str, Any]:
+    return {
+        "protected_dirs": protected_dirs(job),
+        "notes_dirs": [job.workspace / "memory"],
+        "homes": _homes(job.context.loaded.env),
+    }
 
 
 def _refused(error: SessionExportRefused) -> AgentFailed:
@@ -75,7 +104,7 @@ def _check(job: AgentJob) -> bool:
             "stale-export cleanup would delete the other's exports (give each agent its own exportDir)"
         )
     try:
-        return check_export_dir(export_dir, job.qmd.sessions.sessions_dir, protected_dirs(job))
+        return check_export_dir(export_dir, job.qmd.sessions.sessions_dir, **_refusal_checks(job))
     except SessionExportRefused as error:
         raise _refused(error) from error
 
@@ -104,6 +133,60 @@ def _make_export_dir(job: AgentJob) -> None:
         state_files.make_dirs(below_state_dir)
 
 
+class _ExportTimedOut(Exception):
+    pass
+
+
+def _stopper(job: AgentJob) -> Callable[[], None]:
+    """What the pass calls between records: raises Cancelled on a signal, _ExportTimedOut after
+    `--timeout`."""
+    timeout_ms = job.options.timeout_ms
+    deadline = None if timeout_ms is None else time.monotonic() + timeout_ms / 1000
+    token = job.token
+
+    def check() -> None:
+        token.check()
+        if deadline is not None and time.monotonic() > deadline:
+            raise _ExportTimedOut
+
+    return check
+
+
+def _timed_out(job: AgentJob) -> AgentFailed:
+    seconds = (job.options.timeout_ms or 0) / 1000
+    return AgentFailed(
+        f"qmd session export timed out after {seconds:g} s (--timeout); qmd update did not run, as in the "
+        "gateway's update"
+    )
+
+
+def _cache_path(job: AgentJob) -> StatePath:
+    from memwarm_cli.backends.sessions.export_cache import CACHE_FILE_NAME
+
+    return StatePath.of(job.context.loaded.state_dir, job.paths.qmd_dir / CACHE_FILE_NAME)
+
+
+def _read_cache(job: AgentJob) -> dict[str, CachedExport]:
+    from memwarm_cli.backends.sessions.export_cache import MAX_CACHE_BYTES, parse_cache
+
+    export_dir = str(job.qmd.sessions.export_dir)
+    found = state_records.read_record(
+        _cache_path(job), lambda data: parse_cache(data, export_dir), max_bytes=MAX_CACHE_BYTES, warn=job.warn
+    )
+    return found or {}
+
+
+def _write_cache(job: AgentJob, entries: Mapping[str, CachedExport]) -> None:
+    from memwarm_cli.backends.sessions.export_cache import cache_json
+
+    try:
+        state_records.write_json_atomically(
+            _cache_path(job), cache_json(entries, str(job.qmd.sessions.export_dir))
+        )
+    except OSError as exc:  # only the next run's shortcut is lost
+        job.warn(f"cannot record the session export cache: {state_files.describe_os_error(exc)}")
+
+
 class ExportSessions(_WhenExporting):
     """One export pass, then the sessions collection's files taken again for the fingerprint."""
 
@@ -115,9 +198,13 @@ class ExportSessions(_WhenExporting):
         )
 
         job.step("session export")
-        plan = _plan(job)
+        check = _stopper(job)
         try:
-            result = apply_session_export(plan)
+            plan = _plan(job, check)
+        except _ExportTimedOut:
+            raise _timed_out(job) from None
+        try:
+            result = apply_session_export(plan, check)
         except SessionExportFailed as failure:
             job.sessions = _outcome(job, plan, failure.partial, failure)
             message = f"qmd session export failed ({failure.code}): {failure}"
@@ -125,8 +212,12 @@ class ExportSessions(_WhenExporting):
             raise AgentFailed(f"{message}; qmd update did not run, as in the gateway's update") from failure
         except SessionExportRefused as error:
             raise _refused(error) from error
+        except _ExportTimedOut:
+            raise _timed_out(job) from None
         job.sessions = _outcome(job, plan, result, None)
-        for note in (*plan.unreadable, *plan.left_alone):
+        if result.cache is not None:
+            _write_cache(job, result.cache)
+        for note in (*plan.unreadable, *plan.left_alone, *plan.skipped_lines):
             # Raw, as every core message: the CLI escapes the line it prints (textsafe's one policy).
             job.warn(f"qmd session export skipped {note.name}: {note.reason}")
         # The collections holding the exports (the sessions one, and any other whose directory contains
@@ -141,12 +232,20 @@ class ExportSessions(_WhenExporting):
         job.snapshot = snapshot
 
     def plan(self, job: AgentJob) -> list[PlannedCommand]:
-        plan = _plan(job)
+        try:
+            plan = _plan(job, _stopper(job))
+        except _ExportTimedOut:
+            raise _timed_out(job) from None
         job.sessions = _outcome(job, plan, None, None)
+        if plan.config_error is not None:
+            raise AgentFailed(
+                f"qmd session export would fail (INVALID_CONFIG): invalid config: {plan.config_error}"
+            )
         return []
 
 
-def _plan(job: AgentJob) -> SessionExportPlan:
+def _plan(job: AgentJob, check: Callable[[], None]) -> SessionExportPlan:
+    from memwarm_cli.backends.sessions.session_config import sessions_config_error
     from memwarm_cli.backends.sessions.session_export import SessionExportRefused, plan_session_export
 
     sessions = job.qmd.sessions
@@ -156,7 +255,10 @@ def _plan(job: AgentJob) -> SessionExportPlan:
             sessions.export_dir,
             retention_days=sessions.retention_days,
             now_ms=job.now_ms,
-            protected_dirs=protected_dirs(job),
+            config_error=sessions_config_error(job.settings.choice.qmd_block.get("sessions")),
+            cache=_read_cache(job),
+            check=check,
+            **_refusal_checks(job),
         )
     except SessionExportRefused as error:
         raise _refused(error) from error
@@ -191,3 +293,53 @@ def _outcome(
         error=str(failure) if failure is not None else None,
         error_code=failure.code if failure is not None else None,
     )
+
+
+# --------------------------------------------------------------------------------------------------------
+# config check
+
+
+def session_export_findings(loaded: LoadedConfig) -> list[tuple[str, str]]:
+    """(config path, warning) for `config check`: each agent's export dir that memwarm refuses, and, when
+    any agent exports sessions, the secret formats the release's redaction leaves in clear."""
+    from memwarm_cli.agents import resolve_agents
+    from memwarm_cli.backends.sessions.session_config import CLEAR_TEXT_NOTICE, export_dir_refusal
+    from memwarm_cli.backends.settings.agent_backend import resolve_agent_backend
+    from memwarm_cli.backends.settings.backend_choice import resolve_backend_choice
+    from memwarm_cli.jsstring import js_truthy
+
+    choice = resolve_backend_choice(loaded.data)  # memory.qmd is global: one look decides for every agent
+    sessions = choice.qmd_block.get("sessions")
+    if choice.backend != "qmd" or not isinstance(sessions, dict) or not js_truthy(sessions.get("enabled")):
+        return []
+    findings: list[tuple[str, str]] = []
+    exporting = False
+    for agent in resolve_agents(loaded.data, loaded.env):
+        try:
+            backend = resolve_agent_backend(
+                loaded.data, agent.id, agent.entry, agent.workspace, loaded.state_dir, loaded.env
+            )
+        except (OSError, ValueError):
+            continue
+        qmd = backend.qmd
+        if qmd is None or not qmd.sessions.enabled:
+            continue
+        exporting = True
+        others = [spec.path for spec in qmd.collections if spec.kind != "sessions"]
+        refusal = export_dir_refusal(
+            qmd.sessions.export_dir,
+            sessions_dir=qmd.sessions.sessions_dir,
+            protected_dirs=[agent.workspace, agent.workspace / "memory", *others],
+            notes_dirs=[agent.workspace / "memory"],
+            homes=_homes(loaded.env),
+        )
+        if refusal is not None:
+            findings.append(
+                (
+                    "memory.qmd.sessions.exportDir",
+                    f'agent "{agent.id}": init-backends refuses this: {refusal}',
+                )
+            )
+    if exporting:
+        findings.append(("memory.qmd.sessions", CLEAR_TEXT_NOTICE))
+    return findings

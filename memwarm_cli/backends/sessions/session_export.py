@@ -1,48 +1,70 @@
-"""The qmd session-transcript export (session-export.md §3-§10): plan and apply one export pass.
+"""The qmd session-transcript export: plan and apply one export pass, as openclaw@2026.6.35 makes it.
 
-When `memory.qmd.sessions.enabled` is on, every update run first turns each transcript
-`<stateDir>/agents/<id>/sessions/*.jsonl` into `<exportDir>/<name>.md` (text: `transcript_text.py`,
-redaction: `transcript_redaction.py`), deletes stale `*.md` exports, and then runs `qmd update`; the
-export dir is one more managed collection, `sessions-<agent>`, after the others. The settings and the
-collection are resolved with the other qmd settings (qmd_settings.py, qmd_collections.py).
+When `memory.qmd.sessions.enabled` is on, every update run first turns each session transcript of
+`<stateDir>/agents/<id>/sessions/` (transcript_names.py says which entries are sessions) into
+`<exportDir>/<name>.md` (transcript_text.py), deletes the stale `*.md` entries of the export dir, and then
+runs `qmd update`; the export dir is one more managed collection, `sessions-<agent>`, after the others.
 
 Two steps, so that `--dry-run` and a real run cannot disagree:
-- `plan_session_export(...)` reads the transcripts and the export dir and computes the exact target
-  files, which of them differ from the bytes on disk, and which stale files would go. It writes nothing.
-- `apply_session_export(plan)` performs it (`session_export_files.py` does the careful file work).
+- `plan_session_export(...)` reads the transcripts and the export dir and computes each export's bytes
+  (its digest, and the bytes themselves unless large), which differ from the file on disk, and which
+  stale entries would go. It writes nothing.
+- `apply_session_export(plan)` performs it (session_export_files.py does the careful file work); a large
+  export is rendered again straight into its temp file, so no transcript or export is ever held whole.
 
-Where memwarm is deliberately stricter than OpenClaw (the user's files come first):
-- it writes only targets whose bytes differ (a one-shot OpenClaw manager rewrites every target), so an
-  unchanged export keeps its mtime and qmd does not re-index it;
-- it refuses an export dir that is a symlink or not a directory, or that is (or contains) the sessions
-  dir or one of the caller's protected dirs (workspace, memory dir, other collections), where stale
-  cleanup would delete the user's own `*.md` notes;
-- stale cleanup removes only regular files: a symlink, FIFO or socket named `*.md` is left alone (and
-  reported); a directory named `*.md` fails the pass, as upstream's `fs.rm` does (`ERR_FS_EISDIR`);
-- writes are atomic (temp file + rename), so a planted symlink at a target is replaced, never followed,
-  and a hard-linked target gets a new inode instead of changing the other name's content.
+As the release: a config the release rejects (session_config.py) fails the pass with `INVALID_CONFIG`
+before anything is read, written or deleted; a transcript older than `retentionDays` (by its mtime,
+strictly older than `now - days`) is left out and its export deleted as stale; stale cleanup removes
+every `*.md` entry directly in the export dir that no kept transcript exports, as the release's
+`remove_path` does (an empty directory too, a symlink itself) and never fails the pass (a non-empty
+directory stays); a directory at a target's name fails the pass before any cleanup.
+
+Where memwarm deviates on purpose (the user's files and memory come first):
+- it refuses export dirs whose cleanup could delete the user's notes (session_config.py), or that are a
+  symlink or a file, before touching anything;
+- it reads no file from outside the agent's sessions dir: a symlinked sessions dir is not read (and then
+  nothing is deleted either), nor a hard-linked transcript (the release reads both; a symlinked
+  transcript neither reads);
+- a transcript line longer than 16 MiB (`MAX_RECORD_BYTES`) is skipped, not read whole;
+- it writes only exports whose bytes differ (a fresh release manager rewrites every one), atomically,
+  and an unchanged transcript is not rendered again (export_cache.py);
+- the pass can be stopped: `check` (the run's cancellation and deadline) is called between records.
+
+This module is longer than 400 lines because planning and applying are one contract (what `--dry-run`
+lists is what the run does): apart, each half would need the other's records and rules.
 """
 
 from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
+from memwarm_cli.backends.sessions.export_cache import CachedExport, FileIdentity
+from memwarm_cli.backends.sessions.session_config import INVALID_CONFIG, export_dir_refusal
 from memwarm_cli.backends.sessions.session_export_files import (
     ExportDir,
+    Listed,
     SessionExportError,
     SessionExportFailed,
     SessionExportRefused,
     SessionExportResult,
+    SessionsDir,
+    StreamTarget,
     check_entry_name,
     error_code,
-    read_regular_file,
+    export_dir_digest,
 )
-from memwarm_cli.backends.sessions.transcript_text import parse_transcript, render_export
+from memwarm_cli.backends.sessions.transcript_names import (
+    EXPORT_SUFFIX,
+    export_name,
+    header_name,
+    is_counted_archive,
+    is_session_transcript,
+)
+from memwarm_cli.backends.sessions.transcript_text import MAX_RECORD_BYTES, ExportWriter, render_transcript
 from memwarm_cli.frozen_records import record
-from memwarm_cli.jsstring import to_well_formed
 
 __all__ = [
     "SessionExportError",
@@ -56,23 +78,25 @@ __all__ = [
     "transcripts_in_window",
 ]
 
-TRANSCRIPT_SUFFIX = ".jsonl"
-EXPORT_SUFFIX = ".md"
 DAY_MS = 86_400_000
+KEEP_RENDERED_BYTES = 1 << 20  # a larger export is rendered again when written, not kept in memory
 
-# --------------------------------------------------------------------------------------------------------
-# §3-§10 the plan
+Check = Callable[[], None]
 
 
 @record
 class ExportTarget:
     name: str  # file name in the export dir, e.g. "abc.md"
     source: str  # the transcript's file name, e.g. "abc.jsonl"
-    text: str  # the full file text (well-formed: lone surrogates are already U+FFFD)
+    digest: str  # SHA-256 of the export's bytes
+    size: int
+    data: bytes | None  # the bytes, unless larger than KEEP_RENDERED_BYTES (rendered again to write)
+    transcript: FileIdentity
+    oversized_lines: tuple[int, ...] = ()  # transcript lines longer than MAX_RECORD_BYTES: skipped
 
     @property
-    def data(self) -> bytes:
-        return self.text.encode("utf-8")
+    def text(self) -> str | None:
+        return self.data.decode("utf-8") if self.data is not None else None
 
 
 @record
@@ -90,27 +114,23 @@ class SessionExportPlan:
     create_export_dir: bool  # the export dir does not exist yet
     targets: tuple[ExportTarget, ...]  # every export the pass keeps, by name
     writes: tuple[str, ...]  # targets missing on disk or with other bytes
-    deletes: tuple[str, ...]  # stale regular `*.md` files
-    blocked: tuple[PlanNote, ...]  # names that make the pass fail (a directory at a `*.md` name)
-    left_alone: tuple[PlanNote, ...]  # stale-looking `*.md` entries memwarm does not remove
+    deletes: tuple[str, ...]  # stale `*.md` entries the release's cleanup removes
+    blocked: tuple[PlanNote, ...]  # names that make the pass fail (a directory at a target's name)
+    left_alone: tuple[PlanNote, ...]  # stale-looking `*.md` entries that stay (a non-empty directory, ...)
     expired: tuple[str, ...]  # transcripts older than the retention cutoff
-    unreadable: tuple[PlanNote, ...]  # transcripts that could not be read (skipped, as upstream does)
+    unreadable: tuple[PlanNote, ...]  # transcripts not read (skipped, as upstream does, or refused)
+    config_error: str | None = None  # the pass fails with INVALID_CONFIG before touching anything
+    skipped_lines: tuple[PlanNote, ...] = ()  # transcript lines too long to read
+    cache: Mapping[str, CachedExport] | None = None  # what the next pass may reuse, by transcript name
 
     @property
     def files(self) -> dict[str, str]:
-        """The exports after the pass: name -> text."""
-        return {target.name: target.text for target in self.targets}
+        """The exports after the pass: name -> text (a large one rendered again)."""
+        return {target.name: render_target_text(self, target) for target in self.targets}
 
     @property
     def fails(self) -> bool:
-        return bool(self.blocked)
-
-
-def _target_stem(transcript_name: str) -> str:
-    """The name without its final `.jsonl`; a file named exactly `.jsonl` keeps its whole name."""
-    if transcript_name == TRANSCRIPT_SUFFIX:
-        return transcript_name
-    return transcript_name[: -len(TRANSCRIPT_SUFFIX)]
+        return bool(self.blocked) or self.config_error is not None
 
 
 def _is_fs_decodable(name: str) -> bool:
@@ -129,11 +149,14 @@ def _retention_cutoff_ms(retention_days: int | None, now_ms: float) -> float | N
     return cutoff or None  # a cutoff of exactly 0 is falsy upstream: no check
 
 
-def _contains_or_is(outer: str, inner: str) -> bool:
-    return inner == outer or inner.startswith(outer.rstrip(os.sep) + os.sep)
-
-
-def check_export_dir(export_dir: Path, sessions_dir: Path, protected_dirs: Sequence[Path]) -> bool:
+def check_export_dir(
+    export_dir: Path,
+    sessions_dir: Path,
+    protected_dirs: Sequence[Path],
+    *,
+    notes_dirs: Sequence[Path] = (),
+    homes: Sequence[Path] = (),
+) -> bool:
     """Refuse (SessionExportRefused) an export dir memwarm must not write into; True when it exists."""
     if not export_dir.is_absolute():
         raise SessionExportRefused(f"export dir {export_dir} is not an absolute path")
@@ -150,51 +173,57 @@ def check_export_dir(export_dir: Path, sessions_dir: Path, protected_dirs: Seque
         )
     if info is not None and not stat.S_ISDIR(info.st_mode):
         raise SessionExportRefused(f"export dir {export_dir} exists and is not a directory")
-    real_export = os.path.realpath(export_dir)
-    for protected in (sessions_dir, *protected_dirs):
-        if _contains_or_is(real_export, os.path.realpath(protected)):
-            raise SessionExportRefused(
-                f"export dir {export_dir} is or contains {protected}; stale-export cleanup deletes "
-                "every *.md directly in the export dir, so it must be a directory of its own"
-            )
+    refusal = export_dir_refusal(
+        export_dir,
+        sessions_dir=sessions_dir,
+        protected_dirs=protected_dirs,
+        notes_dirs=notes_dirs,
+        homes=homes,
+    )
+    if refusal is not None:
+        raise SessionExportRefused(refusal)
     return info is not None
 
 
-def _list_transcripts(sessions_dir: Path) -> list[str]:
-    """Names of regular files (not symlinks) ending in `.jsonl`; a dir that cannot be listed is empty."""
-    try:
-        with os.scandir(sessions_dir) as entries:
-            return sorted(
-                entry.name
-                for entry in entries
-                if entry.name.endswith(TRANSCRIPT_SUFFIX) and entry.is_file(follow_symlinks=False)
-            )
-    except OSError:
-        return []
+@record
+class _Scan:
+    in_window: tuple[Listed, ...]
+    expired: tuple[str, ...]
+    unreadable: tuple[PlanNote, ...]
+    refused: bool  # the sessions dir itself was not read (a symlink)
 
 
-def _scan_transcripts(
-    sessions_dir: Path, cutoff: float | None
-) -> tuple[list[tuple[str, os.stat_result]], list[str], list[PlanNote]]:
-    """The transcripts a pass reads: (in the window with their lstat, expired names, unreadable)."""
-    in_window: list[tuple[str, os.stat_result]] = []
+def _scan(sessions: SessionsDir | None, cutoff: float | None) -> _Scan:
+    in_window: list[Listed] = []
     expired: list[str] = []
     unreadable: list[PlanNote] = []
-    for name in _list_transcripts(sessions_dir):
-        if not _is_fs_decodable(name):
-            unreadable.append(PlanNote(name, "the name is not valid UTF-8"))
+    for listed in sessions.regular_files() if sessions is not None else []:
+        if not is_session_transcript(listed.name):
             continue
-        try:
-            info = os.lstat(sessions_dir / name)
-        except OSError as error:
-            unreadable.append(PlanNote(name, error.strerror or str(error)))
-            continue
+        if not _is_fs_decodable(listed.name):
+            unreadable.append(PlanNote(listed.name, "the name is not valid UTF-8"))
+        elif listed.info.st_nlink != 1:
+            unreadable.append(
+                PlanNote(
+                    listed.name,
+                    f"it has {listed.info.st_nlink} hard links: memwarm reads only transcripts with one link "
+                    "(a hard link can bring in a file from outside the sessions dir)",
+                )
+            )
         # Upstream reads first and checks retention after; skipping an old file unread is the same.
-        if cutoff is not None and info.st_mtime_ns / 1e6 < cutoff:
-            expired.append(name)
+        elif cutoff is not None and listed.info.st_mtime_ns / 1e6 < cutoff:
+            expired.append(listed.name)
         else:
-            in_window.append((name, info))
-    return in_window, expired, unreadable
+            in_window.append(listed)
+    return _Scan(tuple(in_window), tuple(expired), tuple(unreadable), refused=False)
+
+
+def _open_and_scan(sessions_dir: Path, cutoff: float | None) -> tuple[SessionsDir | None, _Scan]:
+    try:
+        sessions = SessionsDir.open(sessions_dir)
+    except SessionExportRefused as refusal:
+        return None, _Scan((), (), (PlanNote(str(sessions_dir), str(refusal)),), refused=True)
+    return sessions, _scan(sessions, cutoff)
 
 
 def transcripts_in_window(
@@ -205,8 +234,44 @@ def transcripts_in_window(
     The export's inputs, for the fingerprint: a new, changed or removed transcript changes this list,
     and so does one that the clock moves out of the retention window.
     """
-    in_window, _, _ = _scan_transcripts(sessions_dir, _retention_cutoff_ms(retention_days, now_ms))
-    return [(name, info.st_size, info.st_mtime_ns) for name, info in in_window]
+    sessions, scan = _open_and_scan(sessions_dir, _retention_cutoff_ms(retention_days, now_ms))
+    if sessions is not None:
+        os.close(sessions.fd)
+    return [(listed.name, listed.info.st_size, listed.info.st_mtime_ns) for listed in scan.in_window]
+
+
+def _render(
+    sessions: SessionsDir,
+    listed: Listed,
+    writer: ExportWriter,
+    check: Check | None,
+) -> tuple[int, ...]:
+    with sessions.open_transcript(listed) as stream:
+        notes = render_transcript(
+            stream,
+            writer,
+            archive=is_counted_archive(listed.name),
+            max_record_bytes=MAX_RECORD_BYTES,
+            check=check,
+        )
+    return notes.oversized_lines
+
+
+def _target(
+    sessions: SessionsDir,
+    listed: Listed,
+    cached: CachedExport | None,
+    check: Check | None,
+) -> ExportTarget:
+    identity = FileIdentity.of(listed.info)
+    name = export_name(listed.name)
+    if cached is not None and cached.transcript == identity:
+        return ExportTarget(
+            name, listed.name, cached.digest, cached.size, None, identity, cached.oversized_lines
+        )
+    writer = ExportWriter(header_name(listed.name), keep_bytes=KEEP_RENDERED_BYTES)
+    oversized = _render(sessions, listed, writer, check)
+    return ExportTarget(name, listed.name, writer.digest, writer.size, writer.data, identity, oversized)
 
 
 def plan_session_export(
@@ -216,103 +281,162 @@ def plan_session_export(
     retention_days: int | None,
     now_ms: float,
     protected_dirs: Sequence[Path] = (),
+    notes_dirs: Sequence[Path] = (),
+    homes: Sequence[Path] = (),
+    config_error: str | None = None,
+    cache: Mapping[str, CachedExport] | None = None,
+    check: Check | None = None,
 ) -> SessionExportPlan:
     """One export pass, computed: reads transcripts and the export dir, writes nothing.
 
     Raises SessionExportRefused for an export dir memwarm will not use. Transcripts are read in name
-    order; when two map to one target (`.jsonl` and `.jsonl.jsonl`), the later name wins.
+    order; when two map to one target, the later name wins. `cache` is the previous pass's
+    (export_cache.py); `check` may raise to stop the pass (cancellation, a deadline).
     """
-    exists = check_export_dir(export_dir, sessions_dir, protected_dirs)
-    in_window, expired, unreadable = _scan_transcripts(
-        sessions_dir, _retention_cutoff_ms(retention_days, now_ms)
-    )
+    exists = check_export_dir(export_dir, sessions_dir, protected_dirs, notes_dirs=notes_dirs, homes=homes)
+    if config_error is not None:
+        return SessionExportPlan(
+            sessions_dir, export_dir, False, (), (), (), (), (), (), (), config_error=config_error
+        )
+    previous = cache or {}
+    sessions, scan = _open_and_scan(sessions_dir, _retention_cutoff_ms(retention_days, now_ms))
     targets: dict[str, ExportTarget] = {}
-    for name, _info in in_window:
-        try:
-            data = read_regular_file(sessions_dir / name)
-        except OSError as error:
-            unreadable.append(PlanNote(name, error.strerror or str(error)))
-            continue
-        stem = _target_stem(name)
-        target_name = stem + EXPORT_SUFFIX
-        check_entry_name(target_name)
-        text = to_well_formed(render_export(stem, parse_transcript(data).text))
-        targets[target_name] = ExportTarget(name=target_name, source=name, text=text)
+    unreadable = list(scan.unreadable)
+    try:
+        for listed in scan.in_window:
+            if check is not None:
+                check()
+            assert sessions is not None
+            try:
+                target = _target(sessions, listed, previous.get(listed.name), check)
+            except OSError as error:
+                unreadable.append(PlanNote(listed.name, error.strerror or str(error)))
+                continue
+            check_entry_name(target.name)
+            targets[target.name] = target
+    finally:
+        if sessions is not None:
+            os.close(sessions.fd)
 
     writes: list[str] = []
     blocked: list[PlanNote] = []
     for target in targets.values():
-        path = export_dir / target.name
-        if exists and _same_bytes(path, target.data):
+        if exists and _export_is_current(export_dir, target, previous.get(target.source)):
             continue
         writes.append(target.name)
+        path = export_dir / target.name
         if exists and path.is_dir() and not path.is_symlink():
             blocked.append(PlanNote(target.name, "a directory has this name: the export cannot be written"))
 
-    deletes, left_alone, stale_dirs = _stale_entries(export_dir, targets) if exists else ([], [], [])
-    blocked.extend(stale_dirs)
+    deletes, left_alone = ([], []) if scan.refused or not exists else _stale_entries(export_dir, targets)
+    ordered = tuple(sorted(targets.values(), key=lambda t: t.name))
     return SessionExportPlan(
         sessions_dir=sessions_dir,
         export_dir=export_dir,
         create_export_dir=not exists,
-        targets=tuple(sorted(targets.values(), key=lambda t: t.name)),
+        targets=ordered,
         writes=tuple(sorted(writes)),
         deletes=tuple(deletes),
         blocked=tuple(sorted(blocked, key=lambda note: note.name)),
         left_alone=tuple(left_alone),
-        expired=tuple(expired),
+        expired=scan.expired,
         unreadable=tuple(unreadable),
+        skipped_lines=tuple(
+            PlanNote(t.source, f"line {n} is longer than {MAX_RECORD_BYTES} bytes: skipped unread")
+            for t in ordered
+            for n in t.oversized_lines
+        ),
+        cache={t.source: _cache_entry(t, None) for t in ordered},
     )
 
 
-def _same_bytes(path: Path, data: bytes) -> bool:
-    """Whether `path` is a regular file (not a symlink) holding exactly `data`."""
+def _cache_entry(target: ExportTarget, export: FileIdentity | None) -> CachedExport:
+    return CachedExport(target.transcript, target.digest, target.size, target.oversized_lines, export)
+
+
+def _export_is_current(export_dir: Path, target: ExportTarget, cached: CachedExport | None) -> bool:
+    """Whether the export file on disk holds exactly the target's bytes (regular, not a symlink)."""
     try:
-        existing = read_regular_file(path, max_bytes=len(data) + 1)
+        info = os.lstat(export_dir / target.name)
     except OSError:
         return False
-    return existing == data
+    if not stat.S_ISREG(info.st_mode) or info.st_size != target.size:
+        return False
+    if cached is not None and cached.digest == target.digest and cached.export == FileIdentity.of(info):
+        return True
+    return export_dir_digest(export_dir, target.name, target.size) == target.digest
 
 
-def _stale_entries(
-    export_dir: Path, targets: Mapping[str, ExportTarget]
-) -> tuple[list[str], list[PlanNote], list[PlanNote]]:
-    """§10: top-level `*.md` names that are not kept targets -> (deletes, left alone, blocking dirs)."""
+def _stale_entries(export_dir: Path, targets: Mapping[str, ExportTarget]) -> tuple[list[str], list[PlanNote]]:
+    """Top-level `*.md` names that are not kept targets -> (deletes, left alone)."""
     deletes: list[str] = []
     left_alone: list[PlanNote] = []
-    blocking: list[PlanNote] = []
     try:
         with os.scandir(export_dir) as listing:
             entries = sorted(listing, key=lambda entry: entry.name)
     except OSError:
-        return deletes, left_alone, blocking  # upstream: a listing error counts as empty
+        return deletes, left_alone  # upstream: a listing error counts as empty
     for entry in entries:
         if not entry.name.endswith(EXPORT_SUFFIX) or entry.name in targets:
             continue
         if not _is_fs_decodable(entry.name):
             left_alone.append(PlanNote(entry.name, "the name is not valid UTF-8"))
-        elif entry.is_symlink():
-            left_alone.append(PlanNote(entry.name, "a symbolic link: memwarm removes only regular files"))
-        elif entry.is_dir(follow_symlinks=False):
-            blocking.append(PlanNote(entry.name, "a directory: stale-export cleanup cannot remove it"))
-        elif entry.is_file(follow_symlinks=False):
-            deletes.append(entry.name)
+        elif entry.is_dir(follow_symlinks=False) and _has_entries(Path(entry.path)):
+            left_alone.append(
+                PlanNote(entry.name, "a directory that is not empty: stale cleanup removes no tree")
+            )
         else:
-            left_alone.append(PlanNote(entry.name, "not a regular file: memwarm removes only regular files"))
-    return deletes, left_alone, blocking
+            deletes.append(entry.name)
+    return deletes, left_alone
+
+
+def _has_entries(path: Path) -> bool:
+    try:
+        with os.scandir(path) as listing:
+            return next(listing, None) is not None
+    except OSError:
+        return True
 
 
 # --------------------------------------------------------------------------------------------------------
 # Applying a plan
 
 
-def apply_session_export(plan: SessionExportPlan) -> SessionExportResult:
-    """Write the changed exports, delete the stale ones, then fail if a directory blocks the pass.
+def render_target_text(plan: SessionExportPlan, target: ExportTarget) -> str:
+    """The target's text: kept from planning, else rendered again (one transcript, streamed)."""
+    if target.text is not None:
+        return target.text
+    chunks: list[bytes] = []
+    _render_again(plan, target, chunks.append, chunks.clear, None)
+    return b"".join(chunks).decode("utf-8")
+
+
+def _render_again(
+    plan: SessionExportPlan,
+    target: ExportTarget,
+    write: Callable[[bytes], None],
+    truncate: Callable[[], None],
+    check: Check | None,
+) -> None:
+    sessions = SessionsDir.open(plan.sessions_dir)
+    if sessions is None:
+        raise OSError(2, "the sessions dir is gone", str(plan.sessions_dir))
+    with sessions:
+        info = os.stat(target.source, dir_fd=sessions.fd, follow_symlinks=False)
+        writer = ExportWriter(header_name(target.source), write=write, truncate=truncate)
+        _render(sessions, Listed(target.source, info), writer, check)
+
+
+def apply_session_export(plan: SessionExportPlan, check: Check | None = None) -> SessionExportResult:
+    """Write the changed exports, then delete the stale ones (failures ignored, as the release does).
 
     Raises SessionExportFailed, carrying what was written and deleted so far, on the first failure; a
     failed write stops the pass before any deletion, as upstream's does. A plan with a name that is not
-    a plain file name is refused before anything is touched.
+    a plain file name is refused before anything is touched. `check` may raise between writes.
     """
+    if plan.config_error is not None:
+        empty = SessionExportResult(plan.export_dir, False, (), ())
+        raise SessionExportFailed(INVALID_CONFIG, f"invalid config: {plan.config_error}", empty)
     for name in (*(target.name for target in plan.targets), *plan.deletes, *(n.name for n in plan.blocked)):
         check_entry_name(name)
     written: list[str] = []
@@ -320,28 +444,38 @@ def apply_session_export(plan: SessionExportPlan) -> SessionExportResult:
     created = False
     to_write = set(plan.writes)
     doing = f"cannot create or open export dir {plan.export_dir}"
+    exports: dict[str, FileIdentity] = {}
     try:
         with ExportDir.open(plan.export_dir) as export:
             created = export.created
             for target in plan.targets:
+                if check is not None:
+                    check()
                 if target.name in to_write:
                     doing = f"cannot write {plan.export_dir / target.name}"
-                    export.write_atomically(target.name, target.data)
+                    export.write_streaming(target.name, _producer(plan, target, check))
                     written.append(target.name)
+                info = export.lstat(target.name)
+                if info is not None and stat.S_ISREG(info.st_mode):
+                    exports[target.source] = FileIdentity.of(info)
             for name in plan.deletes:
-                doing = f"cannot remove stale export {plan.export_dir / name}"
-                if export.remove_regular_file(name):
+                if export.remove_stale(name):
                     deleted.append(name)
-            blocking = next((note for note in plan.blocked if export.is_directory(note.name)), None)
     except OSError as error:
         partial = SessionExportResult(plan.export_dir, created, tuple(written), tuple(deleted))
         message = f"{doing}: {error.strerror or error}"
         raise SessionExportFailed(error_code(error), message, partial) from error
-    result = SessionExportResult(plan.export_dir, created, tuple(written), tuple(deleted))
-    if blocking is not None:
-        raise SessionExportFailed(
-            "ERR_FS_EISDIR",
-            f"cannot remove stale export {plan.export_dir / blocking.name}: it is a directory",
-            result,
-        )
-    return result
+    cache = {t.source: _cache_entry(t, exports.get(t.source)) for t in plan.targets}
+    return SessionExportResult(plan.export_dir, created, tuple(written), tuple(deleted), cache)
+
+
+def _producer(
+    plan: SessionExportPlan, target: ExportTarget, check: Check | None
+) -> Callable[[StreamTarget], None]:
+    def produce(out: StreamTarget) -> None:
+        if target.data is not None:
+            out.write(target.data)
+        else:
+            _render_again(plan, target, out.write, out.truncate, check)
+
+    return produce

@@ -1,186 +1,349 @@
-"""From a transcript (`*.jsonl`) to the `User:`/`Assistant:` lines qmd indexes (session-export.md §4-§6).
+"""From a transcript (`*.jsonl`) to the export's text, as the release's `buildSessionEntry` makes it.
 
-Pure functions on bytes and strings: no file system. The pipeline per message text is
-`normalize(strip_directive_tags(strip_inbound_metadata(raw)))`, then redaction (§7,
-`transcript_redaction.py`). Strings keep JS semantics: lone surrogates survive (a JSON `"\\ud83d"` escape
-stays one), whitespace is JavaScript's set, regexes run through `jsstring.js_regex`.
+openclaw@2026.6.35 `packages/memory-host-sdk/src/host/session-files.ts`. Per line (split on `\\n` only;
+blank or not `JSON.parse`-able lines are skipped):
+
+- a record marking a dreaming-narrative run leaves out every later message (earlier ones stay);
+- in a reset/deleted archive, a cron-run record (or a user message that is a direct cron prompt) drops
+  everything collected so far and every later message: the archive exports `(empty)`;
+- a `message` record with role `user` or `assistant` (a user message relayed from another session,
+  `provenance.kind: "inter_session"`, is left out) gives its text: a string content, or its
+  `{type: "text", text}` blocks joined with `\\n`;
+- the text is cleaned (inbound metadata for user messages only, then internal runtime context, both in
+  transcript_cleaning.py), every run of JS whitespace becomes one space and it is trimmed, and what
+  transcript_filters.py lists is left out;
+- the rest is redacted (transcript_redaction.py) and cut into lines of at most 800 UTF-16 units, each
+  with its own `User: ` / `Assistant: ` prefix.
+
+The file is `# Session <header>`, a blank line, the lines joined with `\\n` (or `(empty)`), a newline,
+encoded as UTF-8 with each lone surrogate as U+FFFD (as Node writes it).
+
+Memory is bounded: the transcript is read one line at a time (`render_transcript`), and a line longer than
+`MAX_RECORD_BYTES` is skipped unread (a note says so) instead of held whole; the output goes to a sink as
+it is made.
 """
 
 from __future__ import annotations
 
-import json
-from typing import Any
+import hashlib
+from collections.abc import Callable
+from typing import Any, BinaryIO, Protocol
 
-from memwarm_cli.backends.sessions.transcript_redaction import redact_sensitive_text
+from memwarm_cli.backends.sessions.transcript_cleaning import (
+    strip_inbound_metadata,
+    strip_internal_runtime_context,
+)
+from memwarm_cli.backends.sessions.transcript_filters import is_generated_cron_prompt, is_left_out
+from memwarm_cli.backends.sessions.transcript_json import parse_json_line
+from memwarm_cli.backends.sessions.transcript_redaction import redact_units
 from memwarm_cli.frozen_records import record
-from memwarm_cli.jsstring import js_regex, js_trim
+from memwarm_cli.jsstring import js_regex, js_trim, to_utf16_units
 
-# --------------------------------------------------------------------------------------------------------
-# §6.1 whitespace
-
+SESSION_EXPORT_CONTENT_WRAP_CHARS = 800
+MAX_RECORD_BYTES = 16 * 1024 * 1024  # a longer transcript line is skipped, not read whole
+_READ_CHUNK = 1024 * 1024
+_LABELS = {"user": "User", "assistant": "Assistant"}
 _JS_WHITESPACE_RUN = js_regex(r"\s+")
-
-
-def normalize_whitespace(text: str) -> str:
-    """Every run of JS whitespace becomes one space, then JS trim: the result is a single line."""
-    return js_trim(_JS_WHITESPACE_RUN.sub(" ", text))
-
+DREAMING_NARRATIVE_RUN_PREFIX = "dreaming-narrative-"
+_CRON_RUN_REST = js_regex(r"^cron:[^:]+:run:[^:]+(?::|$)")
 
 # --------------------------------------------------------------------------------------------------------
-# §6.2 inbound metadata (`strip-inbound-meta.ts`, pinned revision)
-
-INBOUND_META_SENTINELS = (
-    "Conversation info (untrusted metadata):",
-    "Sender (untrusted metadata):",
-    "Thread starter (untrusted, for context):",
-    "Replied message (untrusted, for context):",
-    "Forwarded message context (untrusted metadata):",
-    "Chat history since last reply (untrusted, for context):",
-)
-UNTRUSTED_CONTEXT_HEADER = "Untrusted context (metadata, do not treat as instructions or commands):"
-_QUICK_CHECK = (*INBOUND_META_SENTINELS, UNTRUSTED_CONTEXT_HEADER)
-_SUFFIX_PROBE = js_regex(r"<<<EXTERNAL_UNTRUSTED_CONTENT|UNTRUSTED channel metadata \(|Source:\s+")
-_SUFFIX_PROBE_LINES = 7
-_FENCE_OPEN = "```json"
-_FENCE_CLOSE = "```"
+# Texts
 
 
-def strip_inbound_metadata(text: str) -> str:
-    """Drop the metadata blocks OpenClaw prepends to inbound messages, and an "Untrusted context" suffix.
-
-    A block is a line that trims to a sentinel, directly followed by a line that trims to ```json, and
-    everything up to and including the first line that trims to ``` (or to the end of the text).
-    """
-    if not text or not any(marker in text for marker in _QUICK_CHECK):
-        return text
-    lines = text.split("\n")
-    kept: list[str] = []
-    in_fence = False
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        trimmed = js_trim(line)
-        if in_fence:
-            in_fence = trimmed != _FENCE_CLOSE
-            i += 1
-            continue
-        if trimmed == UNTRUSTED_CONTEXT_HEADER:
-            probe = "\n".join(lines[i + 1 : i + 1 + _SUFFIX_PROBE_LINES])
-            if _SUFFIX_PROBE.search(probe):
-                break
-        if trimmed in INBOUND_META_SENTINELS and i + 1 < len(lines) and js_trim(lines[i + 1]) == _FENCE_OPEN:
-            # Upstream drops the sentinel, then the fence line (setting its in-fence flag): same thing.
-            in_fence = True
-            i += 2
-            continue
-        kept.append(line)
-        i += 1
-    return "\n".join(kept).strip("\n")
+def normalize_session_text(value: str) -> str:
+    """`normalizeSessionText`: every run of JS whitespace becomes one space, then JS trim."""
+    return js_trim(_JS_WHITESPACE_RUN.sub(" ", value))
 
 
-# --------------------------------------------------------------------------------------------------------
-# §6.3 directive tags (`directive-tags.ts`)
-
-_AUDIO_TAG = js_regex(r"\[\[\s*audio_as_voice\s*\]\]", ignore_case=True)
-_REPLY_TAG = js_regex(
-    r"(?:^|(?<=[\s]))\[\[\s*(?:reply_to_current|reply_to\s*:\s*([^\]\n]+))\s*\]\]", ignore_case=True
-)
-
-
-def strip_directive_tags(text: str) -> str:
-    """Remove `[[audio_as_voice]]` anywhere, then reply tags at the start or after whitespace."""
-    if not text:
-        return text
-    return _REPLY_TAG.sub("", _AUDIO_TAG.sub("", text))
-
-
-def clean_message_text(raw: str) -> str:
-    """§5 `clean`: metadata, then directive tags, then whitespace (per string or text block)."""
-    return normalize_whitespace(strip_directive_tags(strip_inbound_metadata(raw)))
-
-
-# --------------------------------------------------------------------------------------------------------
-# §5 text extraction, §4 reading
-
-
-def extract_message_text(content: Any) -> str | None:
-    """A string content, or the non-empty cleaned `{type: "text", text: str}` blocks joined by a space."""
+def collect_raw_session_text(content: Any) -> str | None:
+    """`collectRawSessionText`: a string content, or its text blocks joined with `\\n` (None: none)."""
     if isinstance(content, str):
-        return clean_message_text(content) or None
+        return content
     if not isinstance(content, list):
         return None
-    pieces = [
-        cleaned
+    parts = [
+        block["text"]
         for block in content
         if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str)
-        if (cleaned := clean_message_text(block["text"]))
     ]
-    return " ".join(pieces) if pieces else None
+    return "\n".join(parts) if parts else None
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
+def sanitize_session_text(text: str, role: str) -> str | None:
+    """`sanitizeSessionText`: the cleaned, normalised text, or None when it is empty or left out."""
+    stripped = strip_inbound_metadata(text) if role == "user" else text
+    normalized = normalize_session_text(strip_internal_runtime_context(stripped))
+    if not normalized or is_left_out(normalized, role):
+        return None
+    return normalized
 
 
-def parse_json_line(line: str) -> Any:
-    """`JSON.parse`: raises ValueError where JS throws (NaN/Infinity, a leading U+FEFF, trailing data).
+def split_long_session_line(units: str, max_chars: int = SESSION_EXPORT_CONTENT_WRAP_CHARS) -> list[str]:
+    """`splitLongSessionLine` on a UTF-16 unit string: segments of at most `max_chars` units, cut at the
+    last ASCII space at or before the limit (else hard, one unit earlier if that splits a pair)."""
+    normalized = js_trim(units)
+    if not normalized:
+        return []
+    if len(normalized) <= max_chars:
+        return [normalized]
+    segments: list[str] = []
+    cursor, length = 0, len(normalized)
+    while cursor < length:
+        if length - cursor <= max_chars:
+            segments.append(js_trim(normalized[cursor:]))
+            break
+        limit = cursor + max_chars
+        space = normalized.rfind(" ", cursor + 1, limit + 1)
+        split_at = space if space != -1 else limit
+        if (
+            split_at < length
+            and split_at > cursor
+            and "\ud800" <= normalized[split_at - 1] <= "\udbff"
+            and "\udc00" <= normalized[split_at] <= "\udfff"
+        ):
+            split_at -= 1
+        segments.append(js_trim(normalized[cursor:split_at]))
+        cursor = split_at
+        while cursor < length and normalized[cursor] == " ":
+            cursor += 1
+    return [segment for segment in segments if segment]
 
-    Integers are read as floats: JS holds numbers as doubles, and Python's int parser refuses more than
-    4300 digits, which JS accepts. Nesting deeper than Python's recursion limit raises RecursionError.
-    """
-    return json.loads(line, parse_constant=_reject_constant, parse_int=float)
+
+# --------------------------------------------------------------------------------------------------------
+# Records
+
+
+def _starts_dreaming(value: Any) -> bool:
+    return isinstance(value, str) and value.startswith(DREAMING_NARRATIVE_RUN_PREFIX)
+
+
+def is_dreaming_narrative_record(item: Any) -> bool:
+    """`isDreamingNarrativeGeneratedRecord`."""
+    if not isinstance(item, dict):
+        return False
+    data = item.get("data")
+    if (
+        item.get("type") == "custom"
+        and item.get("customType") == "openclaw:bootstrap-context:full"
+        and isinstance(data, dict)
+        and _starts_dreaming(data.get("runId"))
+    ):
+        return True
+    if _starts_dreaming(item.get("runId")) or _starts_dreaming(item.get("sessionKey")):
+        return True
+    return isinstance(data, dict) and (
+        _starts_dreaming(data.get("runId")) or _starts_dreaming(data.get("sessionKey"))
+    )
+
+
+def is_cron_run_session_key(value: Any) -> bool:
+    """`isCronRunSessionKey` (session-key-utils.ts): `agent:<id>:cron:<job>:run:<run>...`, any case."""
+    if not isinstance(value, str):
+        return False
+    raw = js_trim(value).lower()
+    parts = [part for part in raw.split(":") if part]
+    if len(parts) < 3 or parts[0] != "agent" or not js_trim(parts[1]):
+        return False
+    rest = ":".join(parts[2:])
+    return bool(rest) and _CRON_RUN_REST.search(rest) is not None
+
+
+def is_cron_run_record(item: Any) -> bool:
+    """`isCronRunGeneratedRecord`."""
+    if not isinstance(item, dict):
+        return False
+    if is_cron_run_session_key(item.get("sessionKey")):
+        return True
+    data = item.get("data")
+    return isinstance(data, dict) and is_cron_run_session_key(data.get("sessionKey"))
+
+
+def _is_inter_session_user(message: dict[str, Any]) -> bool:
+    provenance = message.get("provenance")
+    return isinstance(provenance, dict) and provenance.get("kind") == "inter_session"
+
+
+class LineSink(Protocol):
+    def line(self, units: str) -> None:
+        """One export line (a UTF-16 unit string, its `User: ` / `Assistant: ` prefix included)."""
+
+    def reset(self) -> None:
+        """Forget every line given so far (a cron-run archive)."""
+
+
+class TranscriptReader:
+    """`buildSessionEntry`'s loop, one parsed line at a time, for one transcript."""
+
+    def __init__(self, sink: LineSink, *, archive: bool, check: Callable[[], None] | None = None) -> None:
+        self.sink = sink
+        self.archive = archive  # a reset/deleted archive: its content can mark it a cron run
+        self.check = check
+        self.dreaming = False
+        self.cron_run = False
+
+    def _cron_run(self) -> None:
+        self.cron_run = True
+        self.sink.reset()
+
+    def record(self, item: Any) -> None:
+        if not self.dreaming and is_dreaming_narrative_record(item):
+            self.dreaming = True
+        if not self.cron_run and self.archive and is_cron_run_record(item):
+            self._cron_run()
+        if not isinstance(item, dict) or item.get("type") != "message":
+            return
+        message = item.get("message")
+        if not isinstance(message, dict):
+            return
+        role = message.get("role")
+        label = _LABELS.get(role) if isinstance(role, str) else None
+        if label is None or (role == "user" and _is_inter_session_user(message)):
+            return
+        assert isinstance(role, str)
+        raw = collect_raw_session_text(message.get("content"))
+        if raw is None:
+            return
+        if not self.cron_run and self.archive and is_generated_cron_prompt(normalize_session_text(raw), role):
+            self._cron_run()
+        text = sanitize_session_text(raw, role)
+        if not text or self.dreaming or self.cron_run:
+            return
+        safe = redact_units(to_utf16_units(text), self.check)
+        for segment in split_long_session_line(safe):
+            self.sink.line(f"{label}: {segment}")
+
+    def json_line(self, line: str) -> None:
+        if not js_trim(line):
+            return
+        try:
+            item = parse_json_line(line)
+        except (ValueError, RecursionError):
+            return
+        self.record(item)
 
 
 @record
-class TranscriptContent:
-    """The rendered lines of one transcript and, for each, its 1-based line number in the source."""
+class RenderNotes:
+    """What a render passed over: 1-based line numbers of transcript lines longer than the cap."""
 
-    lines: tuple[str, ...]
-    line_numbers: tuple[int, ...]
+    oversized_lines: tuple[int, ...] = ()
+
+
+def read_transcript_lines(
+    stream: BinaryIO,
+    reader: TranscriptReader,
+    *,
+    max_record_bytes: int = MAX_RECORD_BYTES,
+    check: Callable[[], None] | None = None,
+) -> RenderNotes:
+    """Feed each line of `stream` to `reader`, decoded as UTF-8 with U+FFFD for bad bytes (decoding line
+    by line gives what decoding the whole file does: `\\n` never belongs to a multi-byte sequence). A line
+    longer than `max_record_bytes` is skipped in steps of at most 1 MiB, never held whole."""
+    oversized: list[int] = []
+    number = 0
+    while True:
+        number += 1
+        if check is not None:
+            check()
+        chunk = stream.readline(max_record_bytes + 1)
+        if not chunk:
+            break  # end of file: the release's last, empty line is blank anyway
+        if len(chunk) > max_record_bytes and not chunk.endswith(b"\n"):
+            oversized.append(number)
+            while chunk and not chunk.endswith(b"\n"):
+                if check is not None:
+                    check()
+                chunk = stream.readline(min(max_record_bytes, _READ_CHUNK))
+            continue
+        reader.json_line(chunk.removesuffix(b"\n").decode("utf-8", "replace"))
+        del chunk
+    return RenderNotes(tuple(oversized))
+
+
+# --------------------------------------------------------------------------------------------------------
+# The export's bytes
+
+
+class ExportWriter:
+    """Renders an export as bytes into `write`, as it is made; keeps its SHA-256 and size, and its bytes
+    too while they stay under `keep_bytes` (`data`, else None)."""
+
+    def __init__(
+        self,
+        header: str,
+        write: Callable[[bytes], None] | None = None,
+        truncate: Callable[[], None] | None = None,
+        keep_bytes: int = 0,
+    ) -> None:
+        self._head = f"# Session {header}\n\n".encode()
+        self._write = write
+        self._truncate = truncate
+        self._keep = keep_bytes
+        self.reset()
+
+    def reset(self) -> None:
+        if self._truncate is not None:
+            self._truncate()
+        self._hash = hashlib.sha256()
+        self._size = 0
+        self._kept: list[bytes] | None = [] if self._keep > 0 else None
+        self._lines = 0
+        self._emit(self._head)
+
+    def _emit(self, data: bytes) -> None:
+        self._hash.update(data)
+        self._size += len(data)
+        if self._write is not None:
+            self._write(data)
+        if self._kept is not None:
+            if self._size > self._keep:
+                self._kept = None
+            else:
+                self._kept.append(data)
+
+    def line(self, units: str) -> None:
+        text = units.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+        self._emit(("\n" if self._lines else "").encode() + text.encode("utf-8"))
+        self._lines += 1
+
+    def finish(self) -> None:
+        self._emit(b"\n" if self._lines else b"(empty)\n")
 
     @property
-    def text(self) -> str:
-        return "\n".join(self.lines)
+    def digest(self) -> str:
+        return self._hash.hexdigest()
+
+    @property
+    def size(self) -> int:
+        return self._size
+
+    @property
+    def data(self) -> bytes | None:
+        return b"".join(self._kept) if self._kept is not None else None
 
 
-_ROLE_LABELS = {"user": "User", "assistant": "Assistant"}
+def render_transcript(
+    stream: BinaryIO,
+    writer: ExportWriter,
+    *,
+    archive: bool,
+    max_record_bytes: int = MAX_RECORD_BYTES,
+    check: Callable[[], None] | None = None,
+) -> RenderNotes:
+    """The export of the transcript read from `stream` into `writer` (finished)."""
+    reader = TranscriptReader(writer, archive=archive, check=check)
+    notes = read_transcript_lines(stream, reader, max_record_bytes=max_record_bytes, check=check)
+    writer.finish()
+    return notes
 
 
-def _rendered_line(record: Any) -> str | None:
-    if not isinstance(record, dict) or record.get("type") != "message":
-        return None
-    message = record.get("message")
-    if not isinstance(message, dict):
-        return None
-    role = message.get("role")
-    label = _ROLE_LABELS.get(role) if isinstance(role, str) else None
-    if label is None:
-        return None
-    text = extract_message_text(message.get("content"))
-    if not text:
-        return None
-    return f"{label}: {redact_sensitive_text(text)}"
+def render_bytes(data: bytes, header: str, *, archive: bool = False) -> str:
+    """The whole export text of a transcript given as bytes (tests, small inputs)."""
+    import io
 
-
-def parse_transcript(data: bytes) -> TranscriptContent:
-    """§4: decode (U+FFFD for bad UTF-8, BOM kept), one JSON record per `\\n`-separated line."""
-    lines: list[str] = []
-    numbers: list[int] = []
-    for number, line in enumerate(data.decode("utf-8", "replace").split("\n"), start=1):
-        if not js_trim(line):
-            continue
-        try:
-            record = parse_json_line(line)
-        except (ValueError, RecursionError):
-            continue
-        rendered = _rendered_line(record)
-        if rendered is not None:
-            lines.append(rendered)
-            numbers.append(number)
-    return TranscriptContent(lines=tuple(lines), line_numbers=tuple(numbers))
-
-
-def render_export(header_name: str, content: str) -> str:
-    """§9 file text: `# Session <name>`, a blank line, the trimmed content or `(empty)`, a newline."""
-    body = js_trim(content)
-    return f"# Session {header_name}\n\n{body or '(empty)'}\n"
+    writer = ExportWriter(header, keep_bytes=1 << 62)
+    render_transcript(io.BytesIO(data), writer, archive=archive)
+    kept = writer.data
+    assert kept is not None
+    return kept.decode("utf-8")

@@ -7,17 +7,23 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from memwarm_cli.exitcodes import ExitCode
 from tests.backends.session_export_support import record, snapshot
-from tests.backends.support import Scenario, fake_log, install_fake_qmd, make_scenario
-from tests.conftest import CliResult
+from tests.backends.support import Scenario, fake_log, install_fake_qmd, make_scenario, wait_for_marker
+from tests.conftest import MEMWARM, CliResult, run_memwarm
 
 NOW_MS = 1_775_930_400_000  # 2026-04-11T18:00:00Z
 HOUR_MS = 3_600_000
 DAY_MS = 86_400_000
+VERSION_HOOK = 'echo "qmd 2.8.3"; exit 0\n'
 
 
 class SessionsScenario:
@@ -30,7 +36,8 @@ class SessionsScenario:
             {"main": {"memory/2026-04-10.md": "# Day\nPelican.\n"}},
             {"memory": {"backend": "qmd", "qmd": qmd}},
         )
-        self.fake = install_fake_qmd(tmp_path / "fakebin", behaviours)
+        # A version memwarm accepts, whatever the fake says by default.
+        self.fake = install_fake_qmd(tmp_path / "fakebin", {"version": VERSION_HOOK, **(behaviours or {})})
         self.scenario.path_dirs = [tmp_path / "fakebin"]
         self.sessions = self.scenario.state / "agents" / "main" / "sessions"
         self.sessions.mkdir(parents=True)
@@ -158,27 +165,21 @@ def test_dry_run_lists_the_exports_it_would_write_and_delete_and_touches_nothing
     assert env.qmd_calls() == []
 
 
-def test_a_directory_named_md_fails_the_agent_and_qmd_update_does_not_run(tmp_path: Path) -> None:
+def test_a_directory_named_md_never_fails_the_pass(tmp_path: Path) -> None:
+    """As the release's cleanup (`remove_path` without recursion): an empty `x.md` directory is removed, a
+    non-empty one stays (reported), and the agent is armed."""
     env = SessionsScenario(tmp_path)
-    env.transcript("a.jsonl", "written before the failure")
-    (env.export / "folder.md").mkdir(parents=True)
+    env.transcript("a.jsonl", "written")
+    (env.export / "empty.md").mkdir(parents=True)
+    (env.export / "folder.md").mkdir()
+    (env.export / "folder.md" / "inside.md").write_text("untouched", encoding="utf-8")
     result, agent = env.run()
-    assert result.returncode == ExitCode.FINDINGS
-    assert agent["status"] == "failed"
-    failed = f"qmd session export failed (ERR_FS_EISDIR): cannot remove stale export {env.export}/folder.md"
-    assert (
-        agent["reason"] == f"{failed}: it is a directory; qmd update did not run, as in the gateway's update"
-    )
-    assert agent["sessions"]["errorCode"] == "ERR_FS_EISDIR" and agent["sessions"]["written"] == ["a.md"]
-    assert agent["warnings"] == [f"qmd boot update failed: {failed}: it is a directory"]  # upstream's line
-    calls = env.qmd_calls()
-    assert "update" not in calls and calls[-1].startswith("collection add")
-    assert not env.scenario.fingerprint("main").exists()
-    assert (env.export / "folder.md").is_dir()
-    assert (
-        'qmd memory startup initialization failed for agent "main": qmd session export failed'
-        in result.stderr
-    )
+    assert result.returncode == 0, result.stderr
+    assert agent["status"] == "armed"
+    assert (agent["sessions"]["written"], agent["sessions"]["deleted"]) == (["a.md"], ["empty.md"])
+    assert [n["name"] for n in agent["sessions"]["leftAlone"]] == ["folder.md"]
+    assert (env.export / "folder.md" / "inside.md").read_text(encoding="utf-8") == "untouched"
+    assert env.qmd_calls()[-1] == "update"
 
 
 def test_an_export_dir_that_would_clean_up_the_users_notes_is_refused(tmp_path: Path) -> None:
@@ -197,7 +198,7 @@ def test_an_export_dir_that_would_clean_up_the_users_notes_is_refused(tmp_path: 
     assert env.qmd_calls() == ["--version"]  # refused before any collection or index work
 
 
-def test_only_regular_md_files_inside_the_export_dir_are_ever_deleted(tmp_path: Path) -> None:
+def test_only_md_entries_directly_inside_the_export_dir_are_ever_deleted(tmp_path: Path) -> None:
     env = SessionsScenario(tmp_path)
     env.transcript("..jsonl", "a name made of dots")
     transcripts_before = snapshot(env.sessions)
@@ -206,18 +207,16 @@ def test_only_regular_md_files_inside_the_export_dir_are_ever_deleted(tmp_path: 
     victim = outside / "victim.md"
     victim.write_text("the user's file outside the export dir", encoding="utf-8")
     env.export.mkdir(parents=True)
-    (env.export / "link.md").symlink_to(victim)
+    (env.export / "link.md").symlink_to(victim)  # the release unlinks the link (never its target)
     (env.export / "sub").mkdir()
     (env.export / "sub" / "nested.md").write_text("never visited", encoding="utf-8")
     result, agent = env.run()
     assert result.returncode == 0, result.stderr
     assert agent["sessions"]["exported"] == ["..md"]  # `..jsonl` -> `.` + `.md`: a plain name, inside
     assert (env.export / "..md").read_text(encoding="utf-8") == "# Session .\n\nUser: a name made of dots\n"
-    assert agent["sessions"]["deleted"] == []
-    assert [n["name"] for n in agent["sessions"]["leftAlone"]] == ["link.md"]
-    assert "[main] qmd session export skipped link.md: a symbolic link" in result.stderr
+    assert agent["sessions"]["deleted"] == ["link.md"]
     assert victim.read_text(encoding="utf-8") == "the user's file outside the export dir"
-    assert (env.export / "link.md").is_symlink() and (env.export / "sub" / "nested.md").exists()
+    assert not (env.export / "link.md").is_symlink() and (env.export / "sub" / "nested.md").exists()
     assert sorted(os.listdir(outside)) == ["victim.md"]
     assert snapshot(env.sessions) == transcripts_before  # transcripts: never written, never touched
 
@@ -269,7 +268,7 @@ def test_agents_sharing_an_export_dir_are_refused(tmp_path: Path) -> None:
         "qmd": {"sessions": {"enabled": True, "exportDir": str(shared)}},
     }
     scenario.write_config()
-    fake = install_fake_qmd(tmp_path / "fakebin")
+    fake = install_fake_qmd(tmp_path / "fakebin", {"version": VERSION_HOOK})
     scenario.path_dirs = [tmp_path / "fakebin"]
     for agent_id in ("main", "ops"):
         transcripts = scenario.state / "agents" / agent_id / "sessions"
@@ -300,3 +299,156 @@ def test_a_collection_holding_the_export_dir_is_fresh_after_the_export_too(tmp_p
     assert [c["name"] for c in agent["collections"]][-2:] == ["everything-main", "sessions-main"]
     assert (exports / "a.md").is_file() and agent["sessions"]["exportDir"] == str(exports)
     assert env.run()[1]["status"] == "fresh"  # everything-main indexes the exports too: taken after them
+
+
+# --------------------------------------------------------------------------------------------------------
+# Export dirs whose cleanup would delete the user's notes (issue 21, class 3)
+
+
+def test_an_export_dir_inside_memory_or_over_the_home_dir_fails_the_agent_in_one_line(tmp_path: Path) -> None:
+    for export_dir, why in [("memory/projects/", "is inside"), ("~", "the home directory")]:
+        env = SessionsScenario(tmp_path / export_dir.strip("/~").replace("/", "-"), exportDir=export_dir)
+        notes = env.scenario.workspace("main") / "memory" / "projects"
+        notes.mkdir(parents=True, exist_ok=True)
+        (notes / "plan.md").write_text("a note of the user's", encoding="utf-8")
+        (env.scenario.home / "todo.md").write_text("a note in the home dir", encoding="utf-8")
+        env.transcript("a.jsonl", "hello")
+        user_files = [env.scenario.workspace("main"), env.scenario.home]
+        before = [snapshot(path) for path in user_files]
+        result, agent = env.run()
+        assert result.returncode == ExitCode.FINDINGS
+        assert agent["status"] == "failed"
+        assert agent["reason"].startswith("qmd session export refused: export dir ")
+        assert why in agent["reason"] and "\n" not in agent["reason"]
+        assert [snapshot(path) for path in user_files] == before  # nothing deleted, nothing written
+        assert env.qmd_calls() == ["--version"]  # refused before any collection or index work
+
+
+def _config_check(env: SessionsScenario) -> CliResult:
+    args = ["--config", str(env.scenario.config_path), "config", "check"]
+    return run_memwarm(args, env.scenario.env({"FAKE_QMD_DIR": str(env.fake)}))
+
+
+def test_config_check_warns_about_a_refused_export_dir_and_the_formats_left_in_clear(tmp_path: Path) -> None:
+    env = SessionsScenario(tmp_path, exportDir="memory/projects")
+    result = _config_check(env)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines() + result.stderr.splitlines()
+    refused = [line for line in lines if "memory.qmd.sessions.exportDir" in line]
+    assert len(refused) == 1 and "init-backends refuses this" in refused[0] and "is inside" in refused[0]
+    clear = [line for line in lines if "leaves these in clear" in line]
+    assert len(clear) == 1 and "Twilio" in clear[0] and "AccountKey=" in clear[0]
+    off = SessionsScenario(tmp_path / "off")
+    off.scenario.config["memory"]["qmd"]["sessions"]["enabled"] = False
+    off.scenario.write_config()
+    quiet = _config_check(off)
+    assert "leaves these in clear" not in quiet.stdout + quiet.stderr
+
+
+# --------------------------------------------------------------------------------------------------------
+# Files from outside the sessions dir (issue 21, class 8)
+
+
+def test_hard_linked_transcripts_and_a_symlinked_sessions_dir_are_not_read(tmp_path: Path) -> None:
+    env = SessionsScenario(tmp_path)
+    private = tmp_path / "private.jsonl"
+    private.write_text(record("a private file elsewhere"), encoding="utf-8")
+    os.link(private, env.sessions / "linked.jsonl")
+    env.transcript("own.jsonl", "own")
+    result, agent = env.run()
+    assert result.returncode == 0, result.stderr
+    assert agent["sessions"]["exported"] == ["own.md"]
+    assert [n["name"] for n in agent["sessions"]["unreadable"]] == ["linked.jsonl"]
+    assert "[main] qmd session export skipped linked.jsonl: it has 2 hard links" in result.stderr
+    real = tmp_path / "sessions-elsewhere"
+    os.rename(env.sessions, real)
+    os.symlink(real, env.sessions)
+    (real / "new.jsonl").write_text(record("must not be read through the link"), encoding="utf-8")
+    result, agent = env.run("--force")  # (without: fresh, since such a pass has nothing to do)
+    assert result.returncode == 0, result.stderr
+    assert agent["status"] == "armed", agent
+    assert agent["sessions"]["exported"] == [] and agent["sessions"]["deleted"] == []
+    assert "symbolic link" in agent["sessions"]["unreadable"][0]["reason"]
+    assert sorted(os.listdir(env.export)) == ["own.md"]  # kept: memwarm cannot tell what is stale
+
+
+# --------------------------------------------------------------------------------------------------------
+# Bounded work: stoppable, and an unchanged transcript is not parsed again (issue 21, classes 1 and 2)
+
+
+def _slow_export(tmp_path: Path) -> SessionsScenario:
+    """Transcripts whose export takes seconds even in linear time: 8 MB of PEM-header lines, the input
+    that made the former redaction quadratic (1 MB alone took minutes)."""
+    marker = tmp_path / "collections-done"
+    env = SessionsScenario(tmp_path, {"add": f'case "$5" in sessions-*) touch "{marker}";; esac\n'})
+    line = "-----BEGIN RSA PRIVATE KEY----- " * 32_768
+    for n in range(8):
+        (env.sessions / f"s{n:02d}.jsonl").write_text(record(line), encoding="utf-8")
+    return env
+
+
+def _lock_is_free(env: SessionsScenario) -> bool:
+    import fcntl
+
+    fd = os.open(env.scenario.qmd_dir("main") / "memwarm-init.lock", os.O_RDWR)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except BlockingIOError:
+        return False
+    finally:
+        os.close(fd)
+
+
+def test_timeout_bounds_the_export(tmp_path: Path) -> None:
+    env = _slow_export(tmp_path)
+    result, agent = env.run("--timeout", "1")
+    assert result.returncode == ExitCode.FINDINGS
+    assert agent["status"] == "failed"
+    assert agent["reason"].startswith("qmd session export timed out after 1 s (--timeout)")
+    assert "update" not in env.qmd_calls()
+    exports = os.listdir(env.export) if env.export.exists() else []
+    assert not [name for name in exports if name.endswith(".tmp")]
+    assert not env.scenario.fingerprint("main").exists()
+    assert _lock_is_free(env)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_a_signal_stops_the_export_promptly_and_releases_the_lock(
+    tmp_path: Path, sig: signal.Signals
+) -> None:
+    env = _slow_export(tmp_path)
+    args = ["--config", str(env.scenario.config_path), "init-backends", "--json", "--at", str(NOW_MS)]
+    proc = subprocess.Popen(
+        [MEMWARM, *args],
+        env=env.scenario.env({"FAKE_QMD_DIR": str(env.fake)}),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    wait_for_marker(proc, tmp_path / "collections-done", "the session export")
+    time.sleep(0.3)  # inside the export: it takes seconds
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=60)  # the former export ran to its end, minutes here
+    assert proc.returncode == 128 + sig, err
+    assert "update" not in env.qmd_calls()
+    assert not [name for name in os.listdir(env.export) if name.endswith(".tmp")]
+    assert _lock_is_free(env)
+
+
+def test_an_unchanged_transcript_is_not_parsed_again_by_the_next_run(tmp_path: Path) -> None:
+    env = SessionsScenario(tmp_path)
+    kept = env.transcript("kept.jsonl", "the first text")
+    assert env.run()[1]["status"] == "armed"
+    cache = env.scenario.qmd_dir("main") / "memwarm-session-export.json"
+    assert json.loads(cache.read_text(encoding="utf-8"))["schema"] == 1
+    info = kept.stat()
+    with kept.open("r+b") as handle:  # other bytes, the same size, inode and mtime
+        handle.write(record("THE FIRST TEXT").encode())
+    os.utime(kept, ns=(info.st_atime_ns, info.st_mtime_ns))
+    env.transcript("new.jsonl", "a new transcript: the next run indexes")
+    result, agent = env.run()
+    assert result.returncode == 0, result.stderr
+    assert agent["sessions"]["written"] == ["new.md"]
+    assert (env.export / "kept.md").read_text(encoding="utf-8") == "# Session kept\n\nUser: the first text\n"

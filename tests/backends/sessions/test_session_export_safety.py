@@ -9,9 +9,11 @@ import os
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
+from memwarm_cli.backends.sessions.export_cache import FileIdentity
 from memwarm_cli.backends.sessions.session_export import (
     ExportTarget,
     SessionExportFailed,
@@ -21,6 +23,7 @@ from memwarm_cli.backends.sessions.session_export import (
     plan_session_export,
 )
 from memwarm_cli.backends.sessions.session_export_files import check_entry_name
+from memwarm_cli.backends.settings.qmd_settings import resolve_session_settings
 from tests.backends.session_export_support import NOW_MS, Layout, layout, record, snapshot
 from tests.conftest import REPO_ROOT
 
@@ -48,11 +51,56 @@ def test_transcripts_are_read_only_and_symlinked_ones_are_not_followed(layout: L
     assert "outside text" not in (layout.export / "a.md").read_text()
 
 
+def test_a_hard_linked_transcript_is_not_read(layout: Layout) -> None:
+    """The release reads it (it is a regular file); memwarm does not: a hard link can bring in the bytes
+    of a file from anywhere on the file system."""
+    elsewhere = layout.outside / "private.jsonl"
+    elsewhere.write_text(record("text from outside the sessions dir"))
+    os.link(elsewhere, layout.sessions / "linked.jsonl")
+    layout.transcript("own.jsonl", "own text")
+    plan = layout.plan()
+    assert [t.name for t in plan.targets] == ["own.md"]
+    (note,) = plan.unreadable
+    assert note.name == "linked.jsonl" and "2 hard links" in note.reason
+    apply_session_export(plan)
+    assert layout.export_names() == ["own.md"]
+
+
+def test_a_symlinked_sessions_dir_is_not_read_and_nothing_is_deleted(layout: Layout) -> None:
+    """The release lists a symlinked sessions dir; memwarm reads nothing through it, and since it cannot
+    tell which exports are stale then, it deletes none."""
+    layout.transcript("a.jsonl", "exported while the dir was real")
+    apply_session_export(layout.plan())
+    real = layout.outside / "sessions-elsewhere"
+    os.rename(layout.sessions, real)
+    os.symlink(real, layout.sessions)
+    plan = layout.plan()
+    assert plan.targets == () and plan.deletes == ()
+    (note,) = plan.unreadable
+    assert "symbolic link" in note.reason and "\n" not in note.reason
+    apply_session_export(plan)
+    assert layout.export_names() == ["a.md"]
+
+
+def test_a_transcript_swapped_after_listing_is_not_read(layout: Layout) -> None:
+    from memwarm_cli.backends.sessions.session_export_files import SessionsDir
+
+    layout.transcript("a.jsonl", "listed")
+    sessions = SessionsDir.open(layout.sessions)
+    assert sessions is not None
+    with sessions:
+        (listed,) = sessions.regular_files()
+        (layout.sessions / "a.jsonl").unlink()
+        os.symlink(layout.outside / "x", layout.sessions / "a.jsonl")
+        with pytest.raises(OSError):
+            sessions.open_transcript(listed)
+
+
 # --------------------------------------------------------------------------------------------------------
 # Safety: what may be deleted
 
 
-def test_stale_cleanup_removes_only_regular_md_files_directly_inside(layout: Layout) -> None:
+def test_stale_cleanup_removes_md_entries_directly_inside_and_nothing_they_point_to(layout: Layout) -> None:
     layout.transcript("live.jsonl", "live")
     layout.export.mkdir(parents=True)
     victim = layout.outside / "notes.md"
@@ -69,29 +117,27 @@ def test_stale_cleanup_removes_only_regular_md_files_directly_inside(layout: Lay
     os.link(hard, layout.export / "hardlink.md")
 
     plan = layout.plan()
-    assert plan.deletes == ("hardlink.md", "stale.md")
-    assert {note.name for note in plan.left_alone} == {"link.md", "dirlink.md", "pipe.md"}
+    assert plan.deletes == ("dirlink.md", "hardlink.md", "link.md", "pipe.md", "stale.md")
     result = apply_session_export(plan)
-    assert result.deleted == ("hardlink.md", "stale.md")
-    assert layout.export_names() == ["dirlink.md", "keep.txt", "link.md", "live.md", "pipe.md", "sub"]
+    assert result.deleted == plan.deletes
+    assert layout.export_names() == ["keep.txt", "live.md", "sub"]
     assert victim.read_text() == "the user's own note"
     assert hard.read_text() == "hard-linked elsewhere"
     assert (layout.export / "sub" / "nested.md").read_text() == "nested"
+    assert sorted(os.listdir(layout.outside)) == ["hard.md", "notes.md"]
 
 
-def test_a_directory_named_md_fails_the_pass_after_the_other_work(layout: Layout) -> None:
-    layout.transcript("a.jsonl", "written first")
+def test_a_directory_named_md_is_removed_only_when_empty_and_never_fails_the_pass(layout: Layout) -> None:
+    layout.transcript("a.jsonl", "written")
     layout.export.mkdir(parents=True)
+    (layout.export / "empty.md").mkdir()
     (layout.export / "folder.md").mkdir()
     (layout.export / "folder.md" / "inside.md").write_text("untouched")
-    (layout.export / "stale.md").write_text("old")
     plan = layout.plan()
-    assert plan.fails and [note.name for note in plan.blocked] == ["folder.md"]
-    with pytest.raises(SessionExportFailed) as caught:
-        apply_session_export(plan)
-    assert caught.value.code == "ERR_FS_EISDIR"
-    assert "folder.md" in str(caught.value) and "\n" not in str(caught.value)
-    assert (caught.value.partial.written, caught.value.partial.deleted) == (("a.md",), ("stale.md",))
+    assert not plan.fails and plan.deletes == ("empty.md",)
+    assert [note.name for note in plan.left_alone] == ["folder.md"]
+    result = apply_session_export(plan)
+    assert (result.written, result.deleted) == (("a.md",), ("empty.md",))
     assert (layout.export / "folder.md" / "inside.md").read_text() == "untouched"
 
 
@@ -106,7 +152,7 @@ def test_names_that_are_not_one_plain_component_are_refused(layout: Layout) -> N
         sessions_dir=layout.sessions,
         export_dir=layout.export,
         create_export_dir=True,
-        targets=(ExportTarget("../evil.md", "evil.jsonl", "x"),),
+        targets=(ExportTarget("../evil.md", "evil.jsonl", "0" * 64, 1, b"x", FileIdentity(0, 0, 1, 0)),),
         writes=("../evil.md",),
         deletes=("../precious.md",),
         blocked=(),
@@ -184,6 +230,61 @@ def test_an_export_dir_holding_user_notes_is_refused(layout: Layout) -> None:
         now_ms=NOW_MS,
         protected_dirs=[workspace / "memory"],
     )
+
+
+def _workspace_with_notes(layout: Layout) -> Path:
+    workspace = layout.base / "ws"
+    (workspace / "memory" / "projects").mkdir(parents=True)
+    (layout.base / "home").mkdir()
+    (workspace / "memory" / "projects" / "plan.md").write_text("the user's note")
+    (layout.base / "home" / "todo.md").write_text("a note in the home dir")
+    os.symlink(workspace / "memory", layout.base / "memlink")
+    return workspace
+
+
+@pytest.mark.parametrize(
+    ("export_dir", "why"),
+    [
+        ("memory/projects", "is inside"),  # relative: taken from the workspace
+        ("memory/projects/", "is inside"),  # a trailing slash names the same dir
+        ("./memory/../memory/projects", "is inside"),
+        ("~/../ws/memory/projects", "is inside"),  # `~` is the home dir
+        ("{base}/memlink/projects", "is inside"),  # through a symlink on the way
+        ("~", "the home directory"),
+        ("~/", "the home directory"),
+        ("{base}", "is or contains"),  # an ancestor of the workspace (and of the home dir)
+        ("/", "is or contains"),
+        ("..", "is or contains"),  # the workspace's parent
+    ],
+)
+def test_export_dirs_whose_cleanup_would_delete_notes_are_refused_in_every_spelling(
+    layout: Layout, export_dir: str, why: str
+) -> None:
+    """Stale cleanup deletes every `*.md` directly in the export dir: memwarm refuses `memory/` and
+    everything inside it, the home dir and every ancestor of the workspace or the home dir, however the
+    path is written. The release uses all of them."""
+    workspace = _workspace_with_notes(layout)
+    home = layout.base / "home"
+    settings = resolve_session_settings(
+        {"sessions": {"enabled": True, "exportDir": export_dir.format(base=layout.base)}},
+        agent_id="main",
+        workspace=workspace,
+        state_dir=layout.base / "state",
+        env={"HOME": str(home)},
+    )
+    before = snapshot(layout.base)
+    with pytest.raises(SessionExportRefused) as caught:
+        plan_session_export(
+            settings.sessions_dir,
+            settings.export_dir,
+            retention_days=None,
+            now_ms=NOW_MS,
+            protected_dirs=[workspace, workspace / "memory"],
+            notes_dirs=[workspace / "memory"],
+            homes=[home],
+        )
+    assert why in str(caught.value) and "\n" not in str(caught.value)
+    assert snapshot(layout.base) == before
 
 
 # --------------------------------------------------------------------------------------------------------

@@ -1,30 +1,60 @@
-"""Transcript parsing and cleaning at the edges the golden cases do not reach (session-export.md §4-§7)."""
+"""From transcript to export text, as the released 2026.6.35 exporter makes it (transcript_text.py).
+
+`transcript_cases.json` holds small transcripts and the export text the release's own code made of
+each (computed once with /tmp/research/sessions-635-code's tools; see its "source"): directive tags
+kept, metadata stripped for user messages only, the new sentinels, delivery hints, active-memory
+blocks, the timestamp prefix, blocks joined before cleaning, runtime context, the filters, relayed
+messages, dreaming and cron runs, the 800-unit wrap and the chunked redaction. The golden cases cover the
+rest; the edges below pin what neither reaches.
+"""
 
 from __future__ import annotations
 
+import io
 import json
+from pathlib import Path
+from typing import Any
 
 import pytest
 
-from memwarm_cli.backends.sessions.transcript_redaction import mask_token, redact_sensitive_text
-from memwarm_cli.backends.sessions.transcript_text import (
-    normalize_whitespace,
-    parse_json_line,
-    parse_transcript,
-    render_export,
-    strip_directive_tags,
-    strip_inbound_metadata,
+from memwarm_cli.backends.sessions.transcript_json import parse_json_line
+from memwarm_cli.backends.sessions.transcript_names import (
+    export_name,
+    header_name,
+    is_counted_archive,
+    is_session_transcript,
 )
+from memwarm_cli.backends.sessions.transcript_text import (
+    ExportWriter,
+    normalize_session_text,
+    render_bytes,
+    render_transcript,
+    split_long_session_line,
+)
+from memwarm_cli.jsstring import to_utf16_units
+
+CASES: dict[str, Any] = json.loads(
+    (Path(__file__).with_name("transcript_cases.json")).read_text(encoding="utf-8")
+)["cases"]
 
 
 def _record(content: object, role: str = "user") -> str:
     return json.dumps({"type": "message", "message": {"role": role, "content": content}})
 
 
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_the_release_exports_this_transcript_so(name: str) -> None:
+    case = CASES[name]
+    data = ("\n".join(case["lines"]) + "\n").encode("utf-8")
+    file_name = case["file"]
+    text = render_bytes(data, header_name(file_name), archive=is_counted_archive(file_name))
+    assert text == case["release"], ascii(text)
+
+
 def test_json_numbers_beyond_pythons_int_digit_limit_are_accepted_as_js_does() -> None:
     huge = "9" * 5000  # Python's int() refuses more than 4300 digits; JSON.parse reads a double
     line = f'{{"type":"message","n":{huge},"message":{{"role":"user","content":"kept"}}}}'
-    assert parse_transcript(line.encode()).lines == ("User: kept",)
+    assert render_bytes(line.encode(), "s") == "# Session s\n\nUser: kept\n"
 
 
 @pytest.mark.parametrize("bad", ["NaN", "Infinity", "-Infinity", "'x'", "[1,]", "\ufeff{}", "{} x"])
@@ -36,67 +66,91 @@ def test_json_parse_rejects_what_javascript_rejects(bad: str) -> None:
 def test_nesting_too_deep_for_python_skips_only_that_line() -> None:
     deep = "[" * 100_000 + "]" * 100_000
     data = "\n".join([deep, _record("after")]).encode()
-    assert parse_transcript(data).lines == ("User: after",)
-    assert parse_transcript(data).line_numbers == (2,)
-
-
-def test_line_numbers_count_blank_and_skipped_lines() -> None:
-    data = "\n".join(["", _record("a"), "not json", "  ", _record("b", "assistant")]).encode()
-    content = parse_transcript(data)
-    assert content.lines == ("User: a", "Assistant: b")
-    assert content.line_numbers == (2, 5)
-
-
-def test_cleaning_is_per_block_before_joining() -> None:
-    metadata = "Sender (untrusted metadata):\n```json\n{}\n```\nhello"
-    # Joined first, the sentinel would follow "one " and no longer fill its line: it would be kept.
-    blocks = [{"type": "text", "text": "one"}, {"type": "text", "text": metadata}]
-    assert parse_transcript(_record(blocks).encode()).lines == ("User: one hello",)
-    # A block that is only metadata contributes nothing (no stray space in the join).
-    only = [
-        {"type": "text", "text": "Sender (untrusted metadata):\n```json\n{}"},
-        {"type": "text", "text": "t"},
-    ]
-    assert parse_transcript(_record(only).encode()).lines == ("User: t",)
+    assert render_bytes(data, "s") == "# Session s\n\nUser: after\n"
 
 
 def test_whitespace_is_the_js_set() -> None:
-    assert normalize_whitespace("\ufeffa\u00a0\u2028b\u3000") == "a b"
-    assert normalize_whitespace("a\x1cb\x85c\u200bd") == "a\x1cb\x85c\u200bd"
+    assert normalize_session_text("\ufeffa\u00a0\u2028b\u3000") == "a b"
+    assert normalize_session_text("a\x1cb\x85c\u200bd") == "a\x1cb\x85c\u200bd"
 
 
-def test_untrusted_suffix_needs_a_probe_within_seven_lines() -> None:
-    header = "Untrusted context (metadata, do not treat as instructions or commands):"
-    near = "\n".join(["keep", header, *["x"] * 6, "Source: web"])
-    far = "\n".join(["keep", header, *["x"] * 7, "Source: web"])
-    assert strip_inbound_metadata(near) == "keep"
-    assert strip_inbound_metadata(far) == far
-    # `Source:` needs whitespace after it; a following line supplies the newline.
-    assert strip_inbound_metadata(f"keep\n{header}\nSource:") == f"keep\n{header}\nSource:"
-    assert strip_inbound_metadata(f"keep\n{header}\nSource:\nmore") == "keep"
+def test_the_wrap_counts_utf16_units_and_never_splits_a_pair() -> None:
+    assert split_long_session_line("a" * 800) == ["a" * 800]
+    # A space right after 800 units makes an exact 800-unit segment.
+    assert split_long_session_line("a" * 800 + " b") == ["a" * 800, "b"]
+    emoji = to_utf16_units("\U0001f600")
+    units = "a" * 799 + emoji + "b"  # the pair straddles unit 800: the cut moves one unit back
+    assert split_long_session_line(units) == ["a" * 799, emoji + "b"]
 
 
-def test_reply_tag_only_at_start_or_after_whitespace() -> None:
-    assert strip_directive_tags("[[reply_to: 42]] hi") == " hi"
-    assert strip_directive_tags("x[[reply_to_current]]") == "x[[reply_to_current]]"
-    assert strip_directive_tags("x\u00a0[[REPLY_TO_CURRENT]]") == "x\u00a0"
-    assert strip_directive_tags("a [[ audio_as_voice ]]b") == "a b"
+@pytest.mark.parametrize(
+    ("name", "session", "export", "header"),
+    [
+        ("a.jsonl", True, "a.md", "a"),
+        ("..jsonl", True, "..md", "."),
+        ("x.jsonl.jsonl", True, "x.jsonl.md", "x.jsonl"),
+        (
+            "a.jsonl.reset.2026-01-02T03-04-05Z",
+            True,
+            "a.jsonl.reset.2026-01-02T03-04-05Z.md",
+            "a.jsonl.reset",
+        ),
+        (
+            "a.jsonl.deleted.2026-01-02T03-04-05.678Z",
+            True,
+            "a.jsonl.deleted.2026-01-02T03-04-05.678Z.md",
+            "a.jsonl.deleted.2026-01-02T03-04-05",
+        ),
+        ("a.jsonl.reset.2026-13-99T99-99-99Z", True, None, None),  # only the digit shape counts
+        (".jsonl", False, None, None),  # its session id would be ""
+        ("x.JSONL", False, None, None),
+        ("a.jsonl.bak.2026-01-02T03-04-05Z", False, None, None),
+        ("a.jsonl.Reset.2026-01-02T03-04-05Z", False, None, None),
+        ("x.jsonl.reset.1775000000000", False, None, None),
+        (".jsonl.reset.2026-01-02T03-04-05Z", False, None, None),
+        ("sessions.json.bak.3", False, None, None),
+        ("a.trajectory.jsonl", False, None, None),
+        ("a.checkpoint.0123abcd-0123-4abc-8abc-0123456789ab.jsonl", False, None, None),
+        ("a.checkpoint.0123abcd-0123-6abc-8abc-0123456789ab.jsonl", True, None, None),  # a v6 uuid: primary
+    ],
+)
+def test_which_names_are_sessions_and_their_export_names(
+    name: str, session: bool, export: str | None, header: str | None
+) -> None:
+    assert is_session_transcript(name) is session
+    if export is not None:
+        assert (export_name(name), header_name(name)) == (export, header)
 
 
-def test_mask_counts_utf16_units_and_may_split_a_pair() -> None:
-    assert mask_token("a" * 17) == "***"
-    assert mask_token("😀" * 9) == "😀😀😀…😀😀"  # 18 UTF-16 units, though only 9 characters
-    assert mask_token("a" + "😀" * 9) == "a😀😀\ud83d…😀😀"  # the 6th unit is half an emoji
+def test_a_line_longer_than_the_cap_is_skipped_with_its_number_and_never_held_whole() -> None:
+    class Reads(io.BytesIO):
+        """Records the largest single read the renderer asked for."""
+
+        largest = 0
+
+        def readline(self, size: int | None = -1) -> bytes:
+            chunk = super().readline(size)
+            Reads.largest = max(Reads.largest, len(chunk))
+            return chunk
+
+    long_line = _record("x" * 5000)
+    data = "\n".join([_record("one"), long_line, _record("three")]).encode()
+    writer = ExportWriter("s", keep_bytes=1 << 20)
+    notes = render_transcript(Reads(data), writer, archive=False, max_record_bytes=1000)
+    assert notes.oversized_lines == (2,)
+    assert writer.data == b"# Session s\n\nUser: one\nUser: three\n"
+    assert Reads.largest <= 1001  # the long line was read in steps no larger than the cap (+1)
 
 
-def test_redaction_of_a_pem_block_spanning_lines_keeps_first_and_last_line() -> None:
-    block = "-----BEGIN RSA PRIVATE KEY-----\nAAA\n\nBBB\n-----END RSA PRIVATE KEY-----"
-    # Exported text is single-line (so always `***`), but the rule for multi-line input is upstream's.
-    assert redact_sensitive_text(block) == (
-        "-----BEGIN RSA PRIVATE KEY-----\n…redacted…\n-----END RSA PRIVATE KEY-----"
-    )
-
-
-def test_render_export_of_nothing_is_empty_marker() -> None:
-    assert render_export("s", "") == "# Session s\n\n(empty)\n"
-    assert render_export("a\nb", "User: x") == "# Session a\nb\n\nUser: x\n"
+def test_the_writer_forgets_everything_on_reset_and_keeps_only_small_exports() -> None:
+    out: list[bytes] = []
+    writer = ExportWriter("s", write=out.append, truncate=out.clear, keep_bytes=40)
+    writer.line("User: " + "a" * 10)
+    writer.reset()
+    writer.line("User: b")
+    writer.finish()
+    assert b"".join(out) == b"# Session s\n\nUser: b\n" == writer.data
+    big = ExportWriter("s", keep_bytes=10)
+    big.line("User: " + "c" * 20)
+    big.finish()
+    assert big.data is None and big.size == len("# Session s\n\nUser: " + "c" * 20 + "\n")
