@@ -88,7 +88,12 @@ def test_every_command_reads_lone_surrogates_without_a_traceback(
         ["init-backends", "--dry-run", "--json"],
     ):
         result = run_cli(["--config", str(cfg), *command])
-        assert "Traceback" not in result.stderr and result.returncode in (0, 1), (command, result.stderr)
+        # init-backends refuses a config OpenClaw 2026.6.35 refuses (an unknown key, store.path): one line
+        refused = command[0] == "init-backends" and result.returncode == 3 and result.stderr.count("\n") == 1
+        assert "Traceback" not in result.stderr and (result.returncode in (0, 1) or refused), (
+            command,
+            result.stderr,
+        )
         assert LONE not in result.stdout.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
 
 

@@ -303,27 +303,31 @@ def test_huge_configured_timeouts_are_clamped(tmp_path: Path) -> None:
 def test_skips_disabled_and_builtin_agents_with_the_reason(tmp_path: Path) -> None:
     config = {
         "memory": {"backend": "qmd"},
-        "agents": {
-            "list": [
-                {"id": "off", "memorySearch": {"enabled": False}},
-                {"id": "plain", "memorySearch": {"backend": "builtin"}},
-            ]
-        },
+        "agents": {"list": [{"id": "off", "memorySearch": {"enabled": False}}]},
     }
-    scenario = make_scenario(tmp_path, {"main": NOTES, "off": NOTES, "plain": NOTES}, config)
+    scenario = make_scenario(tmp_path, {"main": NOTES, "off": NOTES}, config)
     state = install_fake_qmd(tmp_path / "fakebin")
     scenario.path_dirs = [tmp_path / "fakebin"]
     result, report = run(scenario, state)
     assert result.returncode == 0, result.stderr
     agents = by_agent(report)
-    assert [a["agentId"] for a in report["agents"]] == ["main", "off", "plain"]  # config order
+    assert [a["agentId"] for a in report["agents"]] == ["main", "off"]  # config order
     assert (agents["off"]["status"], agents["off"]["reason"]) == ("skipped", "memory search disabled")
-    assert (agents["plain"]["status"], agents["plain"]["reason"]) == ("skipped", "builtin")
-    assert agents["plain"]["backendSource"] == "agents.list[2].memorySearch.backend"
     assert agents["main"]["status"] == "armed"
     only_main = scenario.run(["-q", "--agent", "MAIN"], extra_env={"FAKE_QMD_DIR": str(state)})
     assert only_main.returncode == 0
     assert only_main.stderr == ""  # -q: only failures
+    # The backend is memory.backend, for every agent (OpenClaw 2026.6.35 has no per-agent one).
+    scenario.config["memory"]["backend"] = "builtin"
+    scenario.write_config()
+    result, report = run(scenario, state)
+    assert result.returncode == 0, result.stderr
+    plain = by_agent(report)["main"]
+    assert (plain["status"], plain["reason"], plain["backendSource"]) == (
+        "skipped",
+        "builtin",
+        "memory.backend",
+    )
 
 
 def test_quiet_prints_failures_only(tmp_path: Path) -> None:
@@ -420,18 +424,18 @@ def test_probe_reports_a_search_that_does_not_answer(tmp_path: Path) -> None:
     assert "timed out after 300ms" in agent["reason"]
 
 
-def test_memory_search_backend_spelling_is_accepted_and_reported(tmp_path: Path) -> None:
+def test_memory_search_backend_spelling_is_refused_as_the_release_refuses_it(tmp_path: Path) -> None:
+    """memwarm once read agents.*.memorySearch.backend/.qmd as memory.backend/.qmd; OpenClaw 2026.6.35
+    refuses the whole config with them, so init-backends stops (exit 3) before any qmd command."""
     config = {"agents": {"defaults": {"memorySearch": {"backend": "qmd", "qmd": {"searchMode": "search"}}}}}
     scenario = make_scenario(tmp_path, {"main": NOTES}, config)
     state = install_fake_qmd(tmp_path / "fakebin")
     scenario.path_dirs = [tmp_path / "fakebin"]
-    result, report = run(scenario, state)
-    assert result.returncode == 0, result.stderr
-    agent = report["agents"][0]
-    assert agent["status"] == "armed"
-    assert agent["backendSource"] == "agents.defaults.memorySearch.backend"
-    assert agent["qmdSource"] == "agents.defaults.memorySearch.qmd"
-    assert result.stderr.count("upstream OpenClaw's strict config schema rejects it") == 2
+    result = scenario.run(["--json"], extra_env={"FAKE_QMD_DIR": str(state)})
+    assert result.returncode == ExitCode.CONFIG and result.stdout == ""
+    (line,) = result.stderr.splitlines()
+    assert "agents.defaults.memorySearch.backend: unknown key: OpenClaw 2026.6.35 refuses the config" in line
+    assert "1 more" in line and fake_log(state) == []
 
 
 def test_missing_custom_path_outside_the_workspace_is_reported_not_created(tmp_path: Path) -> None:
@@ -440,8 +444,11 @@ def test_missing_custom_path_outside_the_workspace_is_reported_not_created(tmp_p
     result, report = run(scenario, state)
     assert result.returncode == 0, result.stderr
     actions = {c["name"]: c["action"] for c in report["agents"][0]["collections"]}
-    assert actions == {"memory-root-main": "added", "memory-dir-main": "added", "notes-main": "missing"}
-    assert f"qmd collection add skipped for notes-main: path does not exist ({outside})" in result.stderr
+    # A named path outside the workspace keeps its bare name, as OpenClaw 2026.6.35 names it.
+    assert actions == {"memory-root-main": "added", "memory-dir-main": "added", "notes": "missing"}
+    assert f"qmd collection add skipped for notes: path does not exist ({outside}); memwarm does not" in (
+        result.stderr
+    )
     assert not outside.exists()
 
 

@@ -92,7 +92,8 @@ def test_cold_run_arms_every_agent(two_agents: tuple[Scenario, CliResult, dict[s
     notes_dir = scenario.workspace("main") / "notes"
     assert (
         notes_main["detail"]
-        == f"qmd collection add skipped for notes-main: path does not exist ({notes_dir})"
+        == f"qmd collection add skipped for notes-main: path does not exist ({notes_dir}); memwarm does "
+        "not create it, the gateway creates it and adds the collection at first use"
     )
 
 

@@ -77,7 +77,7 @@ def test_probe_runs_the_agents_search_with_a_word_of_its_newest_note(
         "committee",
         "--json",
         "-n",
-        "6",
+        "4",  # limits.maxResults: 6.35's default
         "-c",
         "memory-root-main",
         "-c",
