@@ -375,7 +375,10 @@ def test_integer_beyond_a_double_is_infinity(run_cli: RunCli, tmp_path: Path, na
     result = run_cli(["--config", str(cfg), "config", "check"])
     assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
     assert "maxFileChars: expected an integer, got Infinity" in result.stdout
-    assert f"dailyMemoryDays: {2**60} is out of range: must be between 1 and 14" in result.stdout
+    # Zod's int() takes safe integers only (|n| <= 2^53 - 1): 2^60 is refused as such, not as too big.
+    assert f"dailyMemoryDays: expected a safe integer (at most 2^53 - 1 either side of 0), got {2**60}" in (
+        result.stdout
+    )
     for args in (["prelude", "--at", "2026-04-11T18:00:00Z"], ["scan", "--at", "2026-04-11T18:00:00Z"]):
         result = run_cli(["--config", str(cfg), *args])
         assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
@@ -514,7 +517,8 @@ def test_path_backend_per_agent(run_cli: RunCli, home_dir: Path) -> None:
     result = run_cli(["--config", str(cfg), "config", "path", "--json"])
     assert result.returncode == 0, result.stderr
     backends = {a["agentId"]: a["backend"] for a in json.loads(result.stdout)["agents"]}
-    assert backends == {"main": "qmd", "off": "none (memory search disabled)", "b": "builtin"}
+    # The backend is memory.backend for every agent (6.35 has no per-agent one and refuses the key).
+    assert backends == {"main": "qmd", "off": "none (memory search disabled)", "b": "qmd"}
     text = run_cli(["--config", str(cfg), "config", "path"]).stdout
     assert "  backend:    none (memory search disabled)\n" in text
 
@@ -552,3 +556,103 @@ def test_the_cli_loads_dotenv_files_as_openclaw_does(
     assert json.loads(result.stdout)["agents"][0]["workspace"] == f"{tmp_path}/from-cwd"
     shell = run(["config", "path", "--json"], env={**env, "MYSUB": "shell"}, cwd=work)
     assert json.loads(shell.stdout)["agents"][0]["workspace"] == f"{tmp_path}/shell"
+
+
+# -- a config the release refuses, and one that does not parse --------------------------------------------
+
+
+def test_check_json_on_a_config_that_does_not_parse(run_cli: RunCli, home_dir: Path) -> None:
+    """`--json` prints its object all the same, the parse error an error finding with line and column
+    (the text says where a comma is likely missing); exit 3 as before."""
+    cfg = home_dir / "c.json5"
+    cfg.write_text("{\n  memory: {backend: 'qmd'}\n  agents: {}\n}\n")
+    result = run_cli(["--config", str(cfg), "config", "check", "--json"])
+    assert result.returncode == 3, result.stderr
+    data = json.loads(result.stdout)
+    assert isinstance(data["schema"], int) and data["unreadable"] is True and data["ok"] is False
+    assert data["findings"] == [
+        {
+            "file": str(cfg),
+            "line": 3,
+            "column": 3,
+            "severity": "error",
+            "path": "",
+            "message": "JSON5: invalid character 'a' (missing comma before it?)",
+        }
+    ]
+    text = run_cli(["--config", str(cfg), "config", "check"])
+    assert (text.returncode, text.stdout) == (3, "")
+    assert (
+        text.stderr == f"memwarm: error: {cfg}:3:3: JSON5: invalid character 'a' (missing comma before it?)\n"
+    )
+
+
+def test_a_backslash_in_a_json5_error_is_escaped_once(run_cli: RunCli, home_dir: Path) -> None:
+    cfg = home_dir / "c.json5"
+    cfg.write_text("{a: \\}")
+    text = run_cli(["--config", str(cfg), "config", "check"])
+    assert text.stderr == f"memwarm: error: {cfg}:1:5: JSON5: invalid character '\\\\'\n"  # as npm's json5
+    data = json.loads(run_cli(["--config", str(cfg), "config", "check", "--json"]).stdout)
+    assert data["findings"][0]["message"] == "JSON5: invalid character '\\'"  # the one character, raw
+
+
+QMDD = "{memory: {backend: 'qmdd'}, agents: {list: [{id: 'main', workspace: '~/ws'}]}}"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["init-backends"],
+        ["init-backends", "-q"],
+        ["init-backends", "--json"],
+        ["status"],
+        ["search", "zebra"],
+    ],
+)
+def test_commands_refuse_a_config_the_release_refuses(
+    run_cli: RunCli, home_dir: Path, args: list[str]
+) -> None:
+    """`memory.backend: "qmdd"` made init-backends skip every agent as builtin and exit 0 (with -q, in
+    silence); the release refuses the config, so its gateway would run no memory at all."""
+    (home_dir / "ws" / "memory").mkdir(parents=True)
+    cfg = home_dir / "c.json5"
+    cfg.write_text(QMDD)
+    result = run_cli(["--config", str(cfg), *args])
+    assert result.returncode == 3, result.stderr
+    assert result.stdout == ""
+    assert result.stderr.splitlines() == [
+        f'memwarm: error: {cfg}:1:11: memory.backend: "qmdd" is not one of "builtin", "qmd" (did you mean '
+        '"qmd"?) (OpenClaw 2026.6.35 refuses this config; `memwarm config check` lists every error)'
+    ]
+    check = json.loads(run_cli(["--config", str(cfg), "config", "check", "--json"]).stdout)
+    assert [(f["path"], f["severity"]) for f in check["findings"] if f["severity"] == "error"] == [
+        ("memory.backend", "error")
+    ]
+
+
+def test_an_unknown_key_in_a_list_entry_is_refused_and_reported(run_cli: RunCli, home_dir: Path) -> None:
+    (home_dir / "ws" / "memory").mkdir(parents=True)
+    cfg = home_dir / "c.json5"
+    cfg.write_text(
+        "{memory: {backend: 'qmd'},\n agents: {list: [{id: 'main', workspace: '~/ws', workspce: 1}]}}"
+    )
+    check = run_cli(["--config", str(cfg), "config", "check"])
+    assert check.returncode == 1
+    assert (
+        f'{cfg}:2:50: error: agents.list[0].workspce: unknown key (did you mean "workspace"?)' in check.stdout
+    )
+    result = run_cli(["--config", str(cfg), "init-backends", "-q"])
+    assert result.returncode == 3 and "agents.list[0].workspce: unknown key" in result.stderr
+
+
+def test_a_valid_config_is_not_refused(run_cli: RunCli, home_dir: Path) -> None:
+    """rerank, searchTool and extraCollections are the release's keys: init-backends goes on (and finds
+    no qmd here: its own failure, exit 1, not a config error)."""
+    cfg = home_dir / "c.json5"
+    cfg.write_text(
+        "{memory: {backend: 'qmd', qmd: {command: '/nonexistent/qmd', rerank: false, searchTool: 'q'}},"
+        " agents: {defaults: {memorySearch: {qmd: {extraCollections: [{path: '/srv', name: 'srv'}]}}}}}"
+    )
+    result = run_cli(["--config", str(cfg), "init-backends", "--json"])
+    assert result.returncode not in (0, 3), result.stderr
+    assert json.loads(result.stdout)["agents"][0]["status"] == "failed"
