@@ -87,7 +87,7 @@ def agent_dir_findings(
     `agents.list` when two share one."""
     from memwarm_cli.agents import normalize_agent_id
     from memwarm_cli.config import resolve_user_path
-    from memwarm_cli.jsstring import js_truthy
+    from memwarm_cli.jsstring import js_trim, js_truthy
 
     agents = data.get("agents")
     raw_list = agents.get("list") if isinstance(agents, dict) else None
@@ -103,15 +103,15 @@ def agent_dir_findings(
     if isinstance(bindings, list):
         for binding in bindings:
             agent_id = binding.get("agentId") if isinstance(binding, dict) else None
-            if isinstance(agent_id, str) and agent_id.strip():
+            if isinstance(agent_id, str) and js_trim(agent_id):
                 referenced.append(normalize_agent_id(agent_id))
     first_entry: dict[str, dict[str, Any]] = {}
     for entry in entries:
         first_entry.setdefault(normalize_agent_id(entry.get("id")), entry)
     by_dir: dict[str, tuple[str, list[str]]] = {}
     for agent_id in dict.fromkeys(referenced):
-        entry = first_entry.get(agent_id)
-        raw = entry.get("agentDir") if entry is not None else None
+        found = first_entry.get(agent_id)
+        raw = found.get("agentDir") if found is not None else None
         resolved = resolve_user_path(raw, env) if isinstance(raw, str) else None
         agent_dir = (
             str(resolved) if resolved is not None else os.path.join(state_dir, "agents", agent_id, "agent")
