@@ -144,24 +144,25 @@ def duplicate_defaults(
     warning; init-backends refuses it. The collections are resolved (with their stats) only for an
     agent one of whose entries names the workspace, its memory/ or its MEMORY.md."""
     from memwarm_cli.backends.settings.memory_search import extra_collection_sources, extra_path_sources
-    from memwarm_cli.backends.settings.qmd_collections import (
-        duplicates_of_defaults,
-        resolve_collection_path,
-        resolve_collections,
-    )
+    from memwarm_cli.backends.settings.qmd_collections import duplicates_of_defaults, resolve_collections
+    from memwarm_cli.config.lookup import lookup
 
     if qmd_block.get("includeDefaultMemory") is False:
         return
     env, workspace = loaded.env, agent.workspace
     paths = qmd_block.get("paths")
-    extra = extra_path_sources(loaded.data, agent.entry)
-    collections = extra_collection_sources(loaded.data, agent.entry)
     raw = [e.get("path") for e in paths if isinstance(e, Mapping)] if isinstance(paths, list) else []
-    raw += [path for path, _ in extra] + [item.get("path") for item, _ in collections]
-    defaults = {str(workspace), str(workspace / "memory"), str(workspace / "MEMORY.md")}
-    if not any(
-        isinstance(r, str) and str(resolve_collection_path(r, workspace, env)) in defaults for r in raw
-    ):
+    searched = (
+        lookup(loaded.data, "agents", "defaults", "memorySearch"),
+        lookup(agent.entry, "memorySearch"),
+    )
+    if any(isinstance(block, Mapping) for block in searched):
+        extra = extra_path_sources(loaded.data, agent.entry)
+        collections = extra_collection_sources(loaded.data, agent.entry)
+        raw += [path for path, _ in extra] + [item.get("path") for item, _ in collections]
+    else:
+        extra, collections = [], []
+    if not any(_may_be_default(r, workspace, env) for r in raw):
         return
     specs, _ = resolve_collections(qmd_block, agent.id, workspace, extra, collections, env)
     for custom, default in duplicates_of_defaults(specs):
@@ -172,6 +173,30 @@ def duplicate_defaults(
             "refuses it); remove the entry, the default collection indexes these notes already"
         )
         found.setdefault(custom.source, (message, []))[1].append(agent.id)
+
+
+_DEFAULT_NAMES = (".", "memory", "MEMORY.md")
+
+
+def _may_be_default(raw: Any, workspace: Path, env: Mapping[str, str]) -> bool:
+    """Whether an entry's path resolves to the workspace, its memory/ or its MEMORY.md (a relative path
+    without `..` is told by its own text, with no path built: 10,000 agents ask this)."""
+    from memwarm_cli.backends.settings.qmd_collections import resolve_collection_path
+    from memwarm_cli.jsstring import js_trim
+
+    if not isinstance(raw, str):
+        return False
+    text = js_trim(raw)
+    if text and not text.startswith("~") and not os.path.isabs(text):
+        normal = os.path.normpath(text)
+        if ".." not in normal.split(os.sep):
+            return normal in _DEFAULT_NAMES
+    resolved = resolve_collection_path(raw, workspace, env)
+    return resolved is not None and str(resolved) in {
+        str(workspace),
+        os.path.join(workspace, "memory"),
+        os.path.join(workspace, "MEMORY.md"),
+    }
 
 
 def release_errors(

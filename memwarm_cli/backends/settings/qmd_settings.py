@@ -216,6 +216,7 @@ def split_command(raw: str) -> str:
     return parts[0] if parts else DEFAULT_COMMAND
 
 
+@functools.lru_cache(maxsize=256)  # asked for every agent's (usually one) command
 def dropped_words(raw: str) -> str:
     """What `split_command` leaves out of a configured command (its arguments), as written; "" if none."""
     try:
