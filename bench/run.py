@@ -16,6 +16,7 @@ SCRIPTS = [
     "bench.bench_status",
     "bench.bench_costs",
     "bench.bench_profile",
+    "bench.bench_redaction",
 ]
 
 if __name__ == "__main__":

@@ -327,7 +327,7 @@ _PREFILTER_SOURCES = (
 # match of it holds (lower case, ſ and K folded to s and k, as its `iu` matches fold), to skip it fast.
 _PREFILTER = tuple(
     (
-        required_literals(re.compile(source, re.IGNORECASE | re.ASCII)) or frozenset(),
+        tuple((n, frozenset(n)) for n in sorted(required_literals(re.compile(source, re.I | re.A)) or ())),
         js_unicode_regex(source, ignore_case=True),
     )
     for source in _PREFILTER_SOURCES
@@ -352,8 +352,11 @@ _ASCII_FOLD = {0x17F: "s"}  # `.lower()` already maps K (U+212A) to k
 def could_match_default_patterns(text: str) -> bool:
     """`couldMatchDefaultRedactPatterns`: False means no default pattern can match (the text is kept)."""
     folded = text.lower().translate(_ASCII_FOLD)
+    present = set(folded)
     for needles, alternative in _PREFILTER:
-        if (not needles or any(n in folded for n in needles)) and alternative.search(text):
+        if needles and not any(chars <= present and needle in folded for needle, chars in needles):
+            continue
+        if alternative.search(text):
             return True
     if "=" not in text:
         return False

@@ -88,8 +88,10 @@ def strip_inbound_metadata(text: str) -> str:
     """`stripInboundMetadata` (see the module docstring)."""
     if not text:
         return text
-    without_timestamp = LEADING_TIMESTAMP_PREFIX.sub("", text, count=1)
-    if not any(marker in without_timestamp for marker in _FAST_CHECK):
+    without_timestamp = LEADING_TIMESTAMP_PREFIX.sub("", text, count=1) if text.startswith("[") else text
+    if ("ntrusted" not in without_timestamp and "Delivery: " not in without_timestamp) or not any(
+        marker in without_timestamp for marker in _FAST_CHECK
+    ):  # every sentinel holds "(untrusted", the header "Untrusted", each hint starts "Delivery: "
         return without_timestamp
     lines = _strip_active_memory_blocks(without_timestamp.split("\n"))
     result: list[str] = []
@@ -161,6 +163,8 @@ def _token_index(text: str, token: re.Pattern[str], length: int, start: int) -> 
 
 def _strip_delimited_blocks(text: str) -> str:
     """`extractDelimitedBlocks(text, BEGIN, END).text`."""
+    if INTERNAL_RUNTIME_CONTEXT_BEGIN not in text:
+        return text
     begin_len, end_len = len(INTERNAL_RUNTIME_CONTEXT_BEGIN), len(INTERNAL_RUNTIME_CONTEXT_END)
     current = text
     while True:
@@ -239,6 +243,8 @@ def _strip_legacy_runtime_context(text: str) -> str:
 
 def _strip_runtime_context_preface(text: str) -> str:
     """`stripRuntimeContextPromptPreface`."""
+    if OPENCLAW_RUNTIME_CONTEXT_NOTICE not in text:  # nothing it could remove
+        return text
     lines = _LINE_SPLIT.split(text)
     changed = False
     output: list[str] = []

@@ -37,13 +37,12 @@ from memwarm_cli.backends.sessions.transcript_filters import is_generated_cron_p
 from memwarm_cli.backends.sessions.transcript_json import parse_json_line
 from memwarm_cli.backends.sessions.transcript_redaction import redact_units
 from memwarm_cli.frozen_records import record
-from memwarm_cli.jsstring import js_regex, js_trim, to_utf16_units
+from memwarm_cli.jsstring import JS_WHITESPACE, js_regex, js_trim, to_utf16_units
 
 SESSION_EXPORT_CONTENT_WRAP_CHARS = 800
 MAX_RECORD_BYTES = 16 * 1024 * 1024  # a longer transcript line is skipped, not read whole
 _READ_CHUNK = 1024 * 1024
 _LABELS = {"user": "User", "assistant": "Assistant"}
-_JS_WHITESPACE_RUN = js_regex(r"\s+")
 DREAMING_NARRATIVE_RUN_PREFIX = "dreaming-narrative-"
 _CRON_RUN_REST = js_regex(r"^cron:[^:]+:run:[^:]+(?::|$)")
 
@@ -51,9 +50,15 @@ _CRON_RUN_REST = js_regex(r"^cron:[^:]+:run:[^:]+(?::|$)")
 # Texts
 
 
+_JS_WHITESPACE_TO_SPACE = dict.fromkeys(map(ord, JS_WHITESPACE), " ")
+_NOT_JS_WHITESPACE_IN_PYTHONS = "\x1c\x1d\x1e\x1f"  # ASCII whitespace to str.split(), not to JS
+
+
 def normalize_session_text(value: str) -> str:
     """`normalizeSessionText`: every run of JS whitespace becomes one space, then JS trim."""
-    return js_trim(_JS_WHITESPACE_RUN.sub(" ", value))
+    if value.isascii() and not any(ch in value for ch in _NOT_JS_WHITESPACE_IN_PYTHONS):
+        return " ".join(value.split())  # the same sets on ASCII, at C speed
+    return " ".join(filter(None, value.translate(_JS_WHITESPACE_TO_SPACE).split(" ")))
 
 
 def collect_raw_session_text(content: Any) -> str | None:
@@ -230,6 +235,45 @@ class RenderNotes:
     oversized_lines: tuple[int, ...] = ()
 
 
+def _skip_to_line_end(stream: BinaryIO, step: int, check: Callable[[], None] | None) -> None:
+    while chunk := stream.readline(step):
+        if check is not None:
+            check()
+        if chunk.endswith(b"\n"):
+            return
+
+
+_OVERSIZED = b"\0oversized"  # compared by identity: no line read is this very object
+
+
+def _line(stream: BinaryIO, cap: int, step: int, check: Callable[[], None] | None) -> bytes | None:
+    """The next line without its `\\n`, None at the end of the file, or _OVERSIZED for a line longer
+    than `cap` bytes (then skipped): read `step` bytes at a time, so an over-long one costs at most
+    `cap + step`."""
+    chunk = stream.readline(step)
+    if not chunk:
+        return None
+    if chunk.endswith(b"\n") or len(chunk) < step:  # the whole line in one read: the common case
+        return chunk[:-1] if chunk.endswith(b"\n") else chunk
+    parts, size = [chunk], len(chunk)
+    while size <= cap and not parts[-1].endswith(b"\n"):
+        if check is not None:
+            check()
+        more = stream.readline(step)
+        if not more:
+            break
+        parts.append(more)
+        size += len(more)
+    ended = parts[-1].endswith(b"\n")
+    if size - ended > cap:
+        del parts
+        if not ended:
+            _skip_to_line_end(stream, step, check)
+        return _OVERSIZED
+    line = b"".join(parts)
+    return line[:-1] if ended else line
+
+
 def read_transcript_lines(
     stream: BinaryIO,
     reader: TranscriptReader,
@@ -241,23 +285,20 @@ def read_transcript_lines(
     by line gives what decoding the whole file does: `\\n` never belongs to a multi-byte sequence). A line
     longer than `max_record_bytes` is skipped in steps of at most 1 MiB, never held whole."""
     oversized: list[int] = []
+    step = min(max_record_bytes + 1, _READ_CHUNK)
     number = 0
     while True:
         number += 1
         if check is not None:
             check()
-        chunk = stream.readline(max_record_bytes + 1)
-        if not chunk:
+        line = _line(stream, max_record_bytes, step, check)
+        if line is None:
             break  # end of file: the release's last, empty line is blank anyway
-        if len(chunk) > max_record_bytes and not chunk.endswith(b"\n"):
+        if line is _OVERSIZED:
             oversized.append(number)
-            while chunk and not chunk.endswith(b"\n"):
-                if check is not None:
-                    check()
-                chunk = stream.readline(min(max_record_bytes, _READ_CHUNK))
             continue
-        reader.json_line(chunk.removesuffix(b"\n").decode("utf-8", "replace"))
-        del chunk
+        reader.json_line(line.decode("utf-8", "replace"))
+        del line
     return RenderNotes(tuple(oversized))
 
 

@@ -270,3 +270,46 @@ def test_a_large_export_is_not_kept_in_memory_and_written_by_rendering_again(lay
     written = (layout.export / "big.md").read_bytes()
     assert len(written) == target.size
     assert written.startswith(b"# Session big\n\nUser: word word")
+
+
+def test_a_50_mb_line_is_skipped_without_being_held_whole(layout: Layout) -> None:
+    """A transcript line over the 16 MiB cap is read in 1 MiB steps and dropped: the exporting process
+    stays far below the size of the line (the former exporter read the whole file, then decoded it)."""
+    import subprocess
+    import sys
+    import textwrap
+
+    from tests.conftest import REPO_ROOT
+
+    path = layout.sessions / "big.jsonl"
+    with path.open("w", encoding="utf-8") as out:
+        out.write(record("before"))
+        out.write('{"type":"message","message":{"role":"user","content":"')
+        for _ in range(50):
+            out.write("x" * 1_000_000)
+        out.write('"}}\n')
+        out.write(record("after"))
+    script = textwrap.dedent(
+        f"""
+        from pathlib import Path
+        from memwarm_cli.backends.sessions.session_export import apply_session_export, plan_session_export
+        plan = plan_session_export(Path({str(layout.sessions)!r}), Path({str(layout.export)!r}),
+                                   retention_days=None, now_ms=0)
+        apply_session_export(plan)
+        print([note.reason for note in plan.skipped_lines])
+        print(next(int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmHWM:")) // 1024)
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    skipped, peak_mib = done.stdout.splitlines()
+    assert skipped == "['line 2 is longer than 16777216 bytes: skipped unread']"
+    assert int(peak_mib) < 80  # the interpreter, the 16 MiB it reads before it knows, one 1 MiB step
+    assert (layout.export / "big.md").read_text() == "# Session big\n\nUser: before\nUser: after\n"
