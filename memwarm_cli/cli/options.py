@@ -45,7 +45,7 @@ QuietOption = Annotated[
 RawOption = Annotated[
     bool,
     typer.Option(
-        "--raw", help="On a terminal too, the text's exact bytes (control characters are shown as escapes)."
+        "--raw", help="The exact bytes on a terminal too (there, control characters are shown as escapes)."
     ),
 ]
 
