@@ -6,8 +6,8 @@ and what it holds, the last init-backends run, freshness now (freshness.py: the 
 init-backends makes, with its reasons), the embed backoff, and one verdict.
 
 Nothing is written: no state file, no version cache, no lock taken (a running init-backends is seen in
-/proc/locks, locks.py), no qmd command but `qmd --version` when the version cache does not know the
-executable. The core never prints and never exits; the CLI renders the report.
+/proc/locks, locks.py), no qmd command but `qmd --version`, once per distinct qmd, when the version
+cache does not know the executable. The core never prints and never exits; the CLI renders the report.
 """
 
 from __future__ import annotations
@@ -18,17 +18,10 @@ from dataclasses import field
 from typing import Any, Literal
 
 from memwarm_cli.backends.freshness import fingerprint as fp
-from memwarm_cli.backends.freshness.fingerprint import Snapshot
-from memwarm_cli.backends.freshness.freshness import (
-    Freshness,
-    file_list_path,
-    judge_freshness,
-    read_file_lists,
-    walk_snapshots,
-)
+from memwarm_cli.backends.freshness.freshness import Freshness, FreshnessJob, Judged, judge_all
 from memwarm_cli.backends.qmd.index_stats import IndexView, index_view
 from memwarm_cli.backends.qmd.qmd_diagnosis import unavailable_hint
-from memwarm_cli.backends.qmd.version_cache import peek_version
+from memwarm_cli.backends.qmd.version_cache import PeekedVersion, VersionPeeker
 from memwarm_cli.backends.settings.agent_backend import (
     AgentBackendSettings,
     resolve_agent_backend,
@@ -172,19 +165,34 @@ def collect_status(
         resolve_agent_backend(loaded.data, a.id, a.entry, a.workspace, loaded.state_dir, loaded.env)
         for a in select_agents(loaded, options.agents)
     ]
-    versions = {s.agent_id: _version(loaded, s, note, token) for s in everyone if s.skip_reason is None}
+    peeker = VersionPeeker(loaded.state_dir, warn=note, token=token)
+    versions = {s.agent_id: _version(loaded, s, peeker) for s in everyone if s.skip_reason is None}
     token.check()
-    # The walks (nearly all of status's time on many notes) on every usable CPU; the same snapshot
-    # function init-backends calls.
+    # The judgements (nearly all of status's time on many notes: the walks) on every usable CPU; the
+    # same judgement init-backends makes. Each agent's record is read here, where its warnings go.
     jobs = {
-        s.agent_id: (s.qmd, versions[s.agent_id][0], int(now * 1000))
+        s.agent_id: FreshnessJob(
+            qmd=s.qmd,
+            index_path=s.paths.index_path,
+            workspace=s.workspace,
+            now_ms=int(now * 1000),
+            stored=fp.read_fingerprint(fp.fingerprint_path(loaded.state_dir, s.paths), note),
+        )
         for s in everyone
         if s.qmd is not None and s.skip_reason is None
     }
-    snapshots = dict(zip(jobs, walk_snapshots(list(jobs.values()), token), strict=True))
+    judged = dict(zip(jobs, judge_all(list(jobs.values()), token), strict=True))
     agents = [
         _agent_status(
-            loaded, s, options, now, held, note, versions.get(s.agent_id), snapshots.get(s.agent_id)
+            loaded,
+            s,
+            options,
+            now,
+            held,
+            note,
+            versions.get(s.agent_id),
+            judged.get(s.agent_id),
+            jobs[s.agent_id].stored if s.agent_id in jobs else None,
         )
         for s in everyone
     ]
@@ -199,14 +207,12 @@ def collect_status(
     )
 
 
-def _version(
-    loaded: LoadedConfig, settings: AgentBackendSettings, warn: Callable[[str], None], token: CancelToken
-) -> tuple[str, str]:
-    """The qmd version the agent's next run would use, and its source (version_cache.peek_version)."""
+def _version(loaded: LoadedConfig, settings: AgentBackendSettings, peeker: VersionPeeker) -> PeekedVersion:
+    """The qmd version the agent's next run would use, where it came from, and whether it is too old."""
     assert settings.qmd is not None
     env = qmd_child_env(loaded.env, settings.paths)
     cwd = settings.workspace if is_directory(settings.workspace) else loaded.state_dir
-    return peek_version(settings.qmd.command, env, cwd, loaded.state_dir, warn=warn, token=token)
+    return peeker.peek(settings.qmd.command, env, cwd)
 
 
 def _agent_status(
@@ -216,30 +222,22 @@ def _agent_status(
     now: float,
     held: frozenset[int] | None,
     warn: Callable[[str], None],
-    version_found: tuple[str, str] | None,
-    snapshot: Snapshot | None,
+    version_found: PeekedVersion | None,
+    judged: Judged | None,
+    stored: fp.StoredFingerprint | None,
 ) -> AgentStatus:
     skip = settings.skip_reason
     qmd = settings.qmd
-    if skip is not None or qmd is None or version_found is None or snapshot is None:
+    if skip is not None or qmd is None or version_found is None or judged is None:
         skipped = "the memory backend is builtin, not qmd" if skip in (None, "builtin") else skip
         return AgentStatus(settings.agent_id, "skipped", (skipped or "",), settings)
     state_dir = loaded.state_dir
     paths = settings.paths
     index = index_view(settings)
     last_run = read_last_run(last_run_path(state_dir, paths.qmd_dir), warn)
-    fingerprint_path = fp.fingerprint_path(state_dir, paths)
-    stored = fp.read_fingerprint(fingerprint_path, warn)
     workspace_ok = is_directory(settings.workspace)
-    version, version_source = version_found
-    freshness = judge_freshness(
-        snapshot,
-        stored,
-        index_present=index.exists,
-        index_yml_digest=fp.file_digest(paths.index_yml) if index.exists else None,
-        explain=True,
-        load_file_lists=lambda parts: read_file_lists(file_list_path(fingerprint_path), parts),
-    )
+    version, version_source = version_found.version, version_found.source
+    freshness = judged.freshness
     last_success = last_run.last_success_at if last_run is not None else None
     if last_success is None and stored is not None and stored.digest != fp.UNSUCCESSFUL_DIGEST:
         last_success = stored.recorded_at  # a run before last-run records existed
@@ -255,7 +253,7 @@ def _agent_status(
         next_run_fails=None if refused is None else state_files.describe_os_error(refused),
         workspace_ok=workspace_ok,
         qmd_unavailable=(
-            None
+            version_found.problem
             if version_source != "unavailable"
             else f"qmd binary unavailable ({qmd.command}): "
             + unavailable_hint(qmd.command, qmd_child_env(loaded.env, paths), settings.workspace)

@@ -207,7 +207,7 @@ def _agent_findings(
 ) -> None:
     """Missing workspaces and memory/ dirs, a qmd command that is not there or not runnable."""
     from memwarm_cli.agents import resolve_agents
-    from memwarm_cli.backends.qmd.qmd_diagnosis import node_problem, unavailable_hint
+    from memwarm_cli.backends.qmd.qmd_diagnosis import qmd_problem, unavailable_hint
     from memwarm_cli.backends.settings.backend_choice import resolve_backend_choice
     from memwarm_cli.backends.settings.memory_search import memory_search_enabled
     from memwarm_cli.backends.settings.qmd_settings import configured_command, dropped_words, split_command
@@ -257,7 +257,7 @@ def _agent_findings(
         key = (command, "" if "/" not in command else str(agent.workspace))
         if key not in found:
             executable = find_executable(command, loaded.env, agent.workspace)
-            found[key] = (executable, node_problem(executable, loaded.env, token) if executable else None)
+            found[key] = (executable, qmd_problem(executable, loaded.env, token) if executable else None)
         executable, problem = found[key]
         if executable is None:
             hint = unavailable_hint(command, loaded.env, agent.workspace)

@@ -154,7 +154,7 @@ if [ -n "$hook" ] && [ -f "$dir/$hook.sh" ]; then . "$dir/$hook.sh"; fi
 
 case "$1" in
   "") exit 0 ;;
-  --version) echo "qmd 0.0.0-fake" ;;
+  --version) echo "qmd 2.8.3 (fake)" ;;
   collection)
     touch_index
     case "$2" in

@@ -183,9 +183,9 @@ def test_a_full_disk_leaves_no_temp_file_and_fails_in_words(tmp_path: Path) -> N
         assert limited.returncode == ExitCode.FINDINGS, limited.stderr
         agents = by_agent(json.loads(limited.stdout))
         for agent_id in ("a", "b"):
-            # The first state file a full pass writes: the file lists, just before the fingerprint.
-            file_lists = scenario.fingerprint(agent_id).with_name(fp.FILE_LIST_NAME)
-            assert agents[agent_id]["reason"] == f"cannot prepare {file_lists}: File too large"
+            # The first state file a full pass writes: the fingerprint (no file lists are kept any more).
+            fingerprint = scenario.fingerprint(agent_id)
+            assert agents[agent_id]["reason"] == f"cannot prepare {fingerprint}: File too large"
         cache = scenario.state / "memwarm" / "qmd-versions.json"
         assert (
             f"cannot update the qmd version cache: cannot prepare {cache}: File too large" in limited.stderr
@@ -226,7 +226,7 @@ def test_a_nul_in_the_export_dir_fails_the_agent_in_words(tmp_path: Path, dry_ru
     assert not (scenario.root / "ws-main" / "a").exists()
 
 
-@pytest.mark.parametrize("name", [fp.FINGERPRINT_NAME, fp.FILE_LIST_NAME])
+@pytest.mark.parametrize("name", [fp.FINGERPRINT_NAME])
 def test_a_directory_at_a_fingerprint_file_is_a_warning_not_a_failure_every_run(
     tmp_path: Path, name: str
 ) -> None:

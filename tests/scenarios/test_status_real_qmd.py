@@ -20,6 +20,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from memwarm_cli.exitcodes import ExitCode
+from tests.backends.session_export_support import record
 from tests.backends.support import (
     Scenario,
     install_fake_qmd,
@@ -102,7 +103,9 @@ def test_after_init_backends_status_is_warm_with_qmds_own_counts_and_writes_noth
     assert result.returncode == ExitCode.OK, result.stderr
     main = agent(report, "main")
     assert main["status"] == "warm" and main["why"] == []
-    assert main["freshness"] == {"fresh": True, "staleFiles": 0, "reasons": []}
+    # memwarm's record vouches for the index it built: nothing read but the walk.
+    expected = {"fresh": True, "staleFiles": 0, "reasons": [], "judgedFrom": "record", "notes": []}
+    assert main["freshness"] == expected
     counts = {c["name"]: c["documents"] for c in main["index"]["collections"]}
     assert counts == qmd_counts == {"memory-root-main": 1, "memory-dir-main": 4}
     assert main["index"]["exists"] and main["index"]["sizeBytes"] > 0
@@ -116,16 +119,16 @@ def test_after_init_backends_status_is_warm_with_qmds_own_counts_and_writes_noth
     assert tree(warm.state) == before
 
 
-@pytest.mark.parametrize("change", ["touched", "added", "removed"])
-def test_touching_adding_and_removing_a_note_make_it_stale_with_the_counts(
+@pytest.mark.parametrize("change", ["edited", "added", "removed"])
+def test_editing_adding_and_removing_a_note_make_it_stale_with_the_counts(
     warm: Scenario, change: str
 ) -> None:
     memory = warm.workspace("main") / "memory"
     note = memory / "2026-01-02.md"
     info = note.stat()
     text = note.read_text()
-    if change == "touched":
-        os.utime(note, ns=(info.st_atime_ns, info.st_mtime_ns + 5_000_000_000))
+    if change == "edited":
+        note.write_text(text + "An edit.\n")
     elif change == "added":
         (memory / "2026-01-04.md").write_text("a new note\n")
     else:
@@ -134,12 +137,12 @@ def test_touching_adding_and_removing_a_note_make_it_stale_with_the_counts(
         result, report = status_json(warm)
         assert result.returncode == ExitCode.DEGRADED, result.stderr
         main = agent(report, "main")
-        assert main["status"] == "stale"
+        assert main["status"] == "stale" and main["freshness"]["judgedFrom"] == "index"
         (reason,) = main["freshness"]["reasons"]
         changes = reason["changes"]
-        expected = {"touched": ("changed", "2026-01-02.md"), "added": ("added", "2026-01-04.md")}
+        expected = {"edited": ("changed", "2026-01-02.md"), "added": ("added", "2026-01-04.md")}
         kind, path = expected.get(change, ("removed", "2026-01-02.md"))
-        assert changes["scope"] == "memory-dir-main" and changes[kind] == 1
+        assert reason["kind"] == "files" and changes["scope"] == "memory-dir-main" and changes[kind] == 1
         assert changes["added"] + changes["changed"] + changes["removed"] == 1
         assert changes["paths"][kind] == [path]
         assert main["freshness"]["staleFiles"] == 1
@@ -153,6 +156,28 @@ def test_touching_adding_and_removing_a_note_make_it_stale_with_the_counts(
             note.write_text(text)
             os.utime(note, ns=(info.st_atime_ns, info.st_mtime_ns))
     assert agent(status_json(warm)[1], "main")["status"] == "warm"
+
+
+def test_a_touched_note_is_warm_from_the_index_and_the_next_run_does_no_qmd_work(warm: Scenario) -> None:
+    """qmd compares content, never mtimes: a note touched (or rewritten with the same bytes) is
+    unchanged for `qmd update`, so memwarm calls the index warm too, reading it to be sure."""
+    note = warm.workspace("main") / "memory" / "2026-01-03.md"
+    info = note.stat()
+    note.write_bytes(note.read_bytes())  # the same bytes, a new mtime
+    os.utime(note, ns=(info.st_atime_ns, info.st_mtime_ns + 7_000_000_000))
+    try:
+        result, report = status_json(warm)
+        assert result.returncode == ExitCode.OK, result.stderr
+        main = agent(report, "main")
+        assert (main["status"], main["freshness"]["judgedFrom"]) == ("warm", "index")
+        run, run_report = warm.run_json()
+        assert run.returncode == 0, run.stderr
+        (outcome,) = [a for a in run_report["agents"] if a["agentId"] == "main"]
+        assert outcome["status"] == "fresh" and outcome["commands"] == []
+        # The run recorded what it found: the next status is vouched for by the record again.
+        assert agent(status_json(warm)[1], "main")["freshness"]["judgedFrom"] == "record"
+    finally:
+        os.utime(note, ns=(info.st_atime_ns, info.st_mtime_ns))
 
 
 def test_max_age_makes_an_old_success_stale(warm: Scenario) -> None:
@@ -348,3 +373,126 @@ def test_a_search_that_times_out_says_so_with_the_limit(warm: Scenario, tmp_path
     assert result.stderr.startswith(
         "memwarm: error: qmd search timed out after 300ms (memory.qmd.limits.timeoutMs)"
     )
+
+
+# ---- an index memwarm did not build: OpenClaw's gateway runs the real qmd the same way ------------------
+
+
+def openclaw_indexes(scenario: Scenario, agent_id: str = "main") -> None:
+    """What OpenClaw 2026.6.35's `memory index` runs for a fresh agent (research backend-635 §7): in the
+    agent's env (XDG_CONFIG_HOME, XDG_CACHE_HOME, QMD_CONFIG_DIR), `collection add` per managed
+    collection in config order, then `update`. memwarm has no record of it."""
+    workspace = scenario.workspace(agent_id)
+    (scenario.qmd_dir(agent_id) / "xdg-config" / "qmd").mkdir(parents=True, exist_ok=True)
+    (scenario.qmd_dir(agent_id) / "xdg-cache" / "qmd").mkdir(parents=True, exist_ok=True)
+    for args in (
+        ("collection", "add", str(workspace), "--name", f"memory-root-{agent_id}", "--mask", "MEMORY.md"),
+        (
+            "collection",
+            "add",
+            str(workspace / "memory"),
+            "--name",
+            f"memory-dir-{agent_id}",
+            "--mask",
+            "**/*.md",
+        ),
+        ("update",),
+    ):
+        proc = scenario.qmd(agent_id, *args)
+        assert proc.returncode == 0, proc.stderr
+
+
+@pytest.fixture
+def openclaw_built(tmp_path: Path) -> Scenario:
+    scenario = real_qmd_scenario(tmp_path, {"main": NOTES}, {"memory": {"backend": "qmd"}})
+    openclaw_indexes(scenario)
+    return scenario
+
+
+def test_an_index_qmd_built_without_memwarm_is_warm_and_init_backends_does_no_qmd_work(
+    openclaw_built: Scenario,
+) -> None:
+    scenario = openclaw_built
+    assert not scenario.fingerprint("main").exists()
+    result, report = status_json(scenario)
+    assert result.returncode == ExitCode.OK, result.stderr
+    main = agent(report, "main")
+    assert (main["status"], main["freshness"]["judgedFrom"]) == ("warm", "index"), main["why"]
+    assert main["lastRun"] is None
+    run, run_report = scenario.run_json()
+    assert run.returncode == 0, run.stderr
+    (outcome,) = run_report["agents"]
+    assert outcome["status"] == "fresh"
+    # No collection add or remove, no update, no embed: at most the version memwarm did not know yet.
+    assert [c["argv"][1:] for c in outcome["commands"]] in ([], [["--version"]])
+    assert {c["action"] for c in outcome["collections"]} == {"kept"}
+    assert agent(status_json(scenario)[1], "main")["freshness"]["judgedFrom"] == "record"
+
+
+def test_an_index_refreshed_by_qmd_after_an_edit_is_warm(openclaw_built: Scenario) -> None:
+    scenario = openclaw_built
+    assert scenario.run_json()[1]["agents"][0]["status"] == "fresh"  # memwarm's record now vouches
+    note = scenario.workspace("main") / "memory" / "2026-01-01.md"
+    note.write_text("# Day one\nQuokka handshake protocol revised.\n")
+    stale = agent(status_json(scenario)[1], "main")
+    assert stale["status"] == "stale" and stale["freshness"]["reasons"][0]["changes"]["changed"] == 1
+    proc = scenario.qmd("main", "update")  # the gateway's own interval update
+    assert proc.returncode == 0, proc.stderr
+    main = agent(status_json(scenario)[1], "main")
+    assert (main["status"], main["freshness"]["judgedFrom"]) == ("warm", "index")
+
+
+def test_a_note_emptied_to_whitespace_stays_warm_as_qmd_leaves_its_row(openclaw_built: Scenario) -> None:
+    """qmd skips a whitespace-only file and keeps its old row: `qmd update` changes nothing."""
+    note = openclaw_built.workspace("main") / "memory" / "2026-01-03.md"
+    note.write_text("  \n\t\n")
+    assert agent(status_json(openclaw_built)[1], "main")["status"] == "warm"
+    (note.parent / "blank.md").write_text("\n")  # a new whitespace-only file is never indexed either
+    assert agent(status_json(openclaw_built)[1], "main")["status"] == "warm"
+
+
+def test_a_collection_qmd_does_not_hold_is_stale_with_the_reason(openclaw_built: Scenario) -> None:
+    scenario = openclaw_built
+    proc = scenario.qmd("main", "collection", "remove", "memory-root-main")
+    assert proc.returncode == 0, proc.stderr
+    main = agent(status_json(scenario)[1], "main")
+    assert main["status"] == "stale"
+    assert [(r["kind"], r["text"]) for r in main["freshness"]["reasons"]] == [
+        ("unregistered", "collection memory-root-main is not in the index (a run adds it)")
+    ]
+    run, report = scenario.run_json()
+    assert run.returncode == 0 and report["agents"][0]["status"] == "armed", run.stderr
+    assert agent(status_json(scenario)[1], "main")["status"] == "warm"
+
+
+def test_session_exports_rewritten_with_the_same_bytes_stay_warm(tmp_path: Path) -> None:
+    """OpenClaw's one-shot manager rewrites every export on each pass (new mtime, same bytes)."""
+    scenario = real_qmd_scenario(
+        tmp_path, {"main": NOTES}, {"memory": {"backend": "qmd", "qmd": {"sessions": {"enabled": True}}}}
+    )
+    sessions = scenario.state / "agents" / "main" / "sessions"
+    sessions.mkdir(parents=True)
+    (sessions / "trip.jsonl").write_text(
+        record("Plan the narwhal expedition.", "user") + record("It leaves in May.", "assistant"),
+        encoding="utf-8",
+    )
+    first, report = scenario.run_json()
+    assert first.returncode == 0 and report["agents"][0]["status"] == "armed", first.stderr
+    export = scenario.qmd_dir("main") / "sessions" / "trip.md"
+    data = export.read_bytes()
+    export.unlink()
+    export.write_bytes(data)  # a new file, a new mtime, the same bytes
+    os.utime(export, ns=(time.time_ns(), time.time_ns() + 3_000_000_000))
+    main = agent(status_json(scenario)[1], "main")
+    assert (main["status"], main["freshness"]["judgedFrom"]) == ("warm", "index"), main["why"]
+    run, run_report = scenario.run_json()
+    assert run.returncode == 0, run.stderr
+    assert run_report["agents"][0]["status"] == "fresh" and run_report["agents"][0]["commands"] == []
+    # A transcript that changes is work: the export would write it.
+    (sessions / "trip.jsonl").write_text(
+        record("Plan the narwhal expedition for June.", "user"), encoding="utf-8"
+    )
+    stale = agent(status_json(scenario)[1], "main")
+    assert stale["status"] == "stale"
+    assert [r["kind"] for r in stale["freshness"]["reasons"]] == ["export"]
+    assert "1 to write (trip.md)" in stale["freshness"]["reasons"][0]["text"]

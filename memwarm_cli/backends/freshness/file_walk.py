@@ -1,27 +1,38 @@
 """Which files qmd 2.8.3 would index in a collection: its glob masks and its directory walk, mirrored.
 
-The walk follows qmd's indexer (fast-glob, `onlyFiles`, no symlinked directories, hidden entries and
-`node_modules`, `.git`, `.cache`, `vendor`, `dist`, `build` skipped); where the glob translation is unsure
-it matches more files, never fewer, so a change is never missed. One `stat` per file: the fingerprint's
-whole cost on a large workspace, for `init-backends` and `status` alike.
+qmd's `reindexCollection` runs fast-glob over the collection's realpath with `onlyFiles`,
+`followSymbolicLinks: false`, `dot: false` and the ignores
+`**/{node_modules,.git,.cache,vendor,dist,build}/**`, then drops every path with a segment starting
+with `.`. So: regular files only (a symlink is never indexed, whatever it points to, nor a FIFO), no
+hidden segment, no excluded directory at any depth, names matched
+case-sensitively against `splitGlobMask(pattern)` (braces, `[...]`, `*`, `?`, `**`, and `\\x` for a literal
+`x`, which is how OpenClaw escapes a file's basename). A pattern memwarm cannot read exactly as picomatch
+does (extglobs, ranges, negations) gives `None`: the caller then cannot judge the collection from its files.
+
+The walk streams: directories in sorted order, each one's matching files stat'ed through its descriptor
+and handed out in chunks, so the files come in the byte order of their relative paths (the order of
+qmd's `UNIQUE(collection, path)` index) and no per-file object outlives its directory. A collection's
+digest (path, size, mtime of each file) is three running hashes over those chunks.
 """
 
 from __future__ import annotations
 
+import hashlib
+import itertools
 import os
 import re
 from array import array
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from operator import itemgetter
-from stat import S_ISDIR
-from typing import NamedTuple
+from collections.abc import Callable, Iterator, Sequence
+from stat import S_ISREG
 
 from memwarm_cli.backends.settings.qmd_collections import CollectionSpec
 from memwarm_cli.config.paths import is_directory
+from memwarm_cli.frozen_records import record
 
-_PATH = itemgetter(0)
 EXCLUDED_DIRS = frozenset({"node_modules", ".git", ".cache", "vendor", "dist", "build"})
 FileList = list[tuple[str, int, int]]  # (relative path, size, mtime in ns), sorted
+Chunk = list[tuple[str, int, int]]  # consecutive files of one directory, in order
+MAX_EXPANSIONS = 256  # brace alternatives per pattern; more is not a pattern a person writes
 
 
 def split_glob_mask(mask: str) -> list[str]:
@@ -49,140 +60,225 @@ def split_glob_mask(mask: str) -> list[str]:
     return parts
 
 
+class _Unsure(Exception):
+    """A pattern whose matches memwarm cannot tell exactly."""
+
+
+def _closing_brace(pattern: str, start: int) -> tuple[int, list[int]] | None:
+    """The index of the `}` closing the `{` at `start` and the top-level commas between, or None."""
+    depth = 0
+    commas: list[int] = []
+    i = start
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0:
+                return i, commas
+        elif ch == "," and depth == 1:
+            commas.append(i)
+        i += 1
+    return None
+
+
+def expand_braces(pattern: str) -> list[str]:
+    """`a{b,c{d,e}}f` -> abf, acdf, acef (micromatch's braces); `{x}` stays literal; ranges are unsure."""
+    i = 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch == "{":
+            found = _closing_brace(pattern, i)
+            if found is None:
+                return [pattern]
+            end, commas = found
+            body = pattern[i + 1 : end]
+            if not commas:
+                if ".." in body:
+                    raise _Unsure
+                i += 1  # `{x}`: literal braces, look further on
+                continue
+            head, tail = pattern[:i], pattern[end + 1 :]
+            bounds = [i, *commas, end]
+            out: list[str] = []
+            for left, right in itertools.pairwise(bounds):
+                for option in expand_braces(pattern[left + 1 : right]):
+                    out.extend(head + option + rest for rest in expand_braces(tail))
+                    if len(out) > MAX_EXPANSIONS:
+                        raise _Unsure
+            return out
+        i += 1
+    return [pattern]
+
+
+def _class(segment: str, start: int) -> tuple[str, int] | None:
+    """A `[...]` class at `start` as a Python class and the index after it; None: a literal `[`."""
+    i = start + 1
+    negate = i < len(segment) and segment[i] in "!^"
+    if negate:
+        i += 1
+    items: list[str] = []
+    first = True
+    while i < len(segment):
+        ch = segment[i]
+        if ch == "]" and not first:
+            body = "".join(items)
+            return (f"[^/{body}]" if negate else f"[{body}]"), i + 1
+        if ch == "[" and segment.startswith("[:", i):
+            raise _Unsure  # POSIX classes
+        if ch == "\\" and i + 1 < len(segment):
+            i += 1
+            ch = segment[i]
+        if ch == "-" and items and i + 1 < len(segment) and segment[i + 1] != "]":
+            items.append("-")
+        else:
+            items.append(re.escape(ch))
+        first = False
+        i += 1
+    return None
+
+
 def _segment_regex(segment: str) -> str:
-    out = ""
+    out: list[str] = []
     i = 0
     while i < len(segment):
         ch = segment[i]
+        nxt = segment[i + 1] if i + 1 < len(segment) else ""
+        if ch == "\\":
+            out.append(re.escape(nxt or "\\"))
+            i += 2
+            continue
+        if ch in "@!+*?" and nxt == "(":
+            raise _Unsure  # extglob
+        if ch in "()|":
+            raise _Unsure  # regex groups, which picomatch reads as groups
         if ch == "*":
-            out += "[^/]*"
+            while i + 1 < len(segment) and segment[i + 1] == "*":
+                i += 1
+            out.append("[^/]*")
         elif ch == "?":
-            out += "[^/]"
+            out.append("[^/]")
         elif ch == "[":
-            end = segment.find("]", i + 1)
-            if end == -1:
-                out += re.escape(ch)
+            found = _class(segment, i)
+            if found is None:
+                out.append(re.escape(ch))
             else:
-                body = segment[i + 1 : end]
-                if body.startswith("!"):
-                    body = "^" + body[1:]
-                out += f"[{body}]"
-                i = end
-        elif ch == "{":
-            end = segment.find("}", i + 1)
-            if end == -1:
-                out += re.escape(ch)
-            else:
-                options = segment[i + 1 : end].split(",")
-                out += "(?:" + "|".join(_segment_regex(o) for o in options) + ")"
-                i = end
+                out.append(found[0])
+                i = found[1]
+                continue
         else:
-            out += re.escape(ch)
+            out.append(re.escape(ch))
         i += 1
-    return out
+    return "".join(out)
 
 
-def glob_regex(pattern: str) -> re.Pattern[str] | None:
-    """A regex for relative POSIX paths matching `pattern`, or None to mean "anything" (unsure)."""
-    pattern = pattern.removeprefix("./")
-    if not pattern or pattern.startswith("/") or "!" in pattern.replace("[!", ""):
-        return None
+def _split_segments(pattern: str) -> list[str]:
+    """The pattern's `/`-separated segments (a `/` inside a class or after `\\` is not one)."""
+    return pattern.split("/")
+
+
+def _pattern_regex(pattern: str) -> tuple[str, bool]:
+    """One brace-free pattern as a regex over relative paths, and whether it reaches below the root."""
+    while pattern.startswith("./"):
+        pattern = pattern[2:]
+    if not pattern or pattern.startswith(("/", "!")):
+        raise _Unsure  # absolute, or a negation
+    segments = _split_segments(pattern)
     pieces: list[str] = []
-    segments = pattern.split("/")
     for index, segment in enumerate(segments):
         last = index == len(segments) - 1
         if segment == "**":
-            pieces.append(".*" if last else "(?:[^/]+/)*")
+            pieces.append("(?:[^/]+/)*[^/]+" if last else "(?:[^/]+/)*")
+        elif segment == "":
+            raise _Unsure  # `a//b`
         else:
             pieces.append(_segment_regex(segment) + ("" if last else "/"))
-    try:
-        return re.compile("".join(pieces) + r"\Z")
-    except re.error:
-        return None
+    return "".join(pieces), len(segments) > 1
 
 
-_SPECIAL = frozenset("*?[]{}!")
-NameTest = Callable[[str], bool]
+def _literal(segment: str) -> str | None:
+    """The name a segment spells when it has no glob character once its escapes are read, else None."""
+    out: list[str] = []
+    i = 0
+    while i < len(segment):
+        ch = segment[i]
+        if ch == "\\":
+            if i + 1 == len(segment):
+                return None
+            out.append(segment[i + 1])
+            i += 2
+            continue
+        if ch in "*?[]{}()!+@|":
+            return None
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
 PathTest = Callable[[str, str, bool], bool]  # (relative path, name, directly under the root)
 
 
-def _name_test(segment: str) -> NameTest | None:
-    """A test of one path segment: a literal, `*<literal>` (the usual `*.md`), else its regex."""
-    if not _SPECIAL.intersection(segment):
-        return segment.__eq__
-    if segment.startswith("*") and not _SPECIAL.intersection(segment[1:]):
-        suffix = segment[1:]
-        return lambda name: name.endswith(suffix)
+@record
+class Matcher:
+    """A collection's patterns compiled for the walk: the cheapest test that answers as the glob does."""
+
+    recursive: bool  # whether the walk goes below the root
+    suffix: str | None = None  # `**/*<suffix>` alone: a name test
+    names: frozenset[str] | None = None  # literal names directly under the root (`MEMORY.md`)
+    regex: re.Pattern[str] | None = None  # anything else, over the relative path
+
+    def test(self) -> PathTest:
+        suffix, names, regex = self.suffix, self.names, self.regex
+        if regex is not None:
+            return lambda rel, name, top: regex.match(rel) is not None
+        if suffix is not None:
+            return lambda rel, name, top: name.endswith(suffix)
+        literal = names or frozenset()
+        return lambda rel, name, top: top and name in literal
+
+
+def compile_mask(mask: str) -> Matcher | None:
+    """The matcher of a collection's mask (qmd's splitGlobMask, then braces); None when unsure."""
     try:
-        regex = re.compile(_segment_regex(segment) + r"\Z")
-    except re.error:
+        patterns = [p for part in (split_glob_mask(mask) or [mask]) for p in expand_braces(part)]
+        if len(patterns) == 1:
+            segments = patterns[0].removeprefix("./").split("/")
+            literal_tail = _literal(segments[-1][1:]) if segments[-1].startswith("*") else None
+            if len(segments) == 2 and segments[0] == "**" and literal_tail is not None:
+                return Matcher(True, suffix=literal_tail)
+        names = [_literal(p.removeprefix("./")) for p in patterns]
+        if all(
+            n is not None and "/" not in p.removeprefix("./") for n, p in zip(names, patterns, strict=True)
+        ):
+            return Matcher(False, names=frozenset(n for n in names if n))
+        compiled = [_pattern_regex(p) for p in patterns]
+        regex = re.compile("(?:" + "|".join(r for r, _ in compiled) + r")\Z")
+        return Matcher(any(deep for _, deep in compiled), regex=regex)
+    except (_Unsure, re.error):
         return None
-    return lambda name: regex.match(name) is not None
 
 
-def path_test(patterns: Sequence[str]) -> tuple[PathTest, bool]:
-    """One test for a collection's patterns, and whether the walk must go below the root.
-
-    `**/<segment>` and `<segment>` patterns test the file name alone (no regex over the whole path for
-    the common `**/*.md`: the walk's per-file cost is the fingerprint's, on 100k files); any other
-    pattern tests the relative path with glob_regex; a pattern glob_regex is unsure of matches all."""
-    regexes = [glob_regex(p) for p in patterns]
-    if any(r is None for r in regexes):
-        return (lambda rel, name, top: True), True
-    anywhere: list[NameTest] = []
-    at_root: list[NameTest] = []
-    whole: list[re.Pattern[str]] = []
-    for pattern, regex in zip(patterns, regexes, strict=True):
-        assert regex is not None
-        segments = pattern.removeprefix("./").split("/")
-        name_test = _name_test(segments[-1]) if segments[-1] != "**" else None
-        if name_test is not None and len(segments) == 1:
-            at_root.append(name_test)
-        elif name_test is not None and len(segments) == 2 and segments[0] == "**":
-            anywhere.append(name_test)
-        else:
-            whole.append(regex)
-    recursive = any("/" in p or "**" in p for p in patterns)
-    if len(anywhere) == 1 and not at_root and not whole:
-        only: NameTest = anywhere[0]
-        return (lambda rel, name, top: only(name)), recursive
-
-    def test(rel: str, name: str, top: bool) -> bool:
-        return (
-            any(t(name) for t in anywhere)
-            or (top and any(t(name) for t in at_root))
-            or any(r.match(rel) for r in whole)
-        )
-
-    return test, recursive
+UNSURE = re.compile(r"(?!)")  # compile_ignore's answer for globs memwarm cannot read
 
 
-def name_suffix(patterns: Sequence[str]) -> str | None:
-    """The suffix when the patterns are one `**/*<literal>` (the default `**/*.md`), else None.
-
-    Such a collection is every non-hidden file below the root whose name ends so: path_test's own
-    answer for it (a name test, recursive), which walk_by_suffix inlines."""
-    if len(patterns) != 1:
+def compile_ignore(patterns: Sequence[str]) -> re.Pattern[str] | None:
+    """A collection's own ignore globs (index.yml `ignore`) as one regex over relative paths (a match or
+    anything below it); None for none, UNSURE when memwarm cannot read them as picomatch does."""
+    if not patterns:
         return None
-    segments = patterns[0].removeprefix("./").split("/")
-    if len(segments) != 2 or segments[0] != "**" or not segments[1].startswith("*"):
-        return None
-    suffix = segments[1][1:]
-    if _SPECIAL.intersection(suffix) or glob_regex(patterns[0]) is None:
-        return None
-    return suffix
-
-
-def collection_files(spec: CollectionSpec) -> FileList:
-    """(path, size, mtime_ns) of the files of a collection as qmd would index them, sorted.
-
-    The non-hidden files under the root, pruning what qmd skips; a symlink to a directory is not
-    followed. Only matching names are stat'ed, once each."""
-    patterns = split_glob_mask(spec.pattern) or [spec.pattern]
-    suffix = name_suffix(patterns)
-    if suffix is not None:
-        return walk_by_suffix(str(spec.path), suffix)
-    return walk_matching(str(spec.path), *path_test(patterns))
+    try:
+        expanded = [p for part in patterns for p in expand_braces(part)]
+        body = "|".join(_pattern_regex(p)[0] for p in expanded)
+        return re.compile("(?:" + body + r")(?:/.*)?\Z")
+    except (_Unsure, re.error):
+        return UNSURE
 
 
 # Each directory is opened once and its files stat'ed through that descriptor (fstatat): the kernel
@@ -190,140 +286,154 @@ def collection_files(spec: CollectionSpec) -> FileList:
 _DIRECTORY_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
-def _listing(directory: str) -> tuple[int, list[os.DirEntry[str]]] | None:
-    """An open descriptor of `directory` and its entries (their stat() goes through it), or None."""
+def _utf8(name: str) -> bool:
+    """A name qmd can read: Node cannot open a file whose name is not UTF-8 (it reads U+FFFD)."""
+    if name.isascii():
+        return True
     try:
-        fd = os.open(directory, _DIRECTORY_FLAGS)
-    except OSError:
-        return None
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _list_dir(path: str, rel_dir: str, matcher: Matcher, test: PathTest) -> tuple[Chunk, list[str]]:
+    """The directory's matching regular files (relative path, size, mtime), and its subdirectories to
+    walk as `name/`, both sorted; empty when it cannot be listed."""
     try:
-        with os.scandir(fd) as entries:
-            return fd, list(entries)
+        fd = os.open(path, _DIRECTORY_FLAGS)
     except OSError:
+        return [], []
+    files: Chunk = []
+    subdirs: list[str] = []
+    top = not rel_dir
+    suffix = matcher.suffix
+    try:
+        with os.scandir(fd) as listing:
+            entries = list(listing)
+        for entry in entries:
+            name = entry.name
+            if name.startswith("."):
+                continue
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    if matcher.recursive and name not in EXCLUDED_DIRS and _utf8(name):
+                        subdirs.append(name + "/")
+                    continue
+                if suffix is not None:
+                    if not name.endswith(suffix):
+                        continue
+                elif not test(rel_dir + name, name, top):
+                    continue
+                if not entry.is_file(follow_symlinks=False) or not _utf8(name):
+                    continue
+                info = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            if S_ISREG(info.st_mode):
+                files.append((rel_dir + name, info.st_size, info.st_mtime_ns))
+    except OSError:
+        return [], []
+    finally:
         os.close(fd)
+    files.sort()
+    subdirs.sort()
+    return files, subdirs
+
+
+def walk_chunks(root: str, matcher: Matcher) -> Iterator[Chunk]:
+    """The collection's files in the byte order of their relative paths, a directory's run at a time
+    (a subdirectory sorts between its parent's files as `name/`)."""
+    test = matcher.test()
+    stack: list[tuple[str, str, Chunk, int, list[str], int]] = []
+    files, subdirs = _list_dir(root, "", matcher, test)
+    frame = ("", root, files, 0, subdirs, 0)
+    while True:
+        rel_dir, path, files, fi, subdirs, si = frame
+        if si >= len(subdirs):
+            if fi < len(files):
+                yield files[fi:] if fi else files
+            if not stack:
+                return
+            frame = stack.pop()
+            continue
+        sub = subdirs[si]
+        end = fi
+        target = rel_dir + sub
+        while end < len(files) and files[end][0] < target:
+            end += 1
+        if end > fi:
+            yield files[fi:end]
+        stack.append((rel_dir, path, files, end, subdirs, si + 1))
+        child_path = os.path.join(path, sub[:-1])
+        child_files, child_subdirs = _list_dir(child_path, target, matcher, test)
+        frame = (target, child_path, child_files, 0, child_subdirs, 0)
+
+
+class ListDigest:
+    """A running digest of a file list, the same however it is cut into chunks: the paths (each ended
+    by NUL, which no file name holds), the sizes and the mtimes (64-bit) hashed apart, then together
+    with the count. Names that are not UTF-8 never get here (the walk skips them)."""
+
+    def __init__(self) -> None:
+        self._paths = hashlib.sha256()
+        self._sizes = hashlib.sha256()
+        self._mtimes = hashlib.sha256()
+        self.count = 0
+
+    def update(self, chunk: Chunk) -> None:
+        if not chunk:
+            return
+        self.count += len(chunk)
+        self._paths.update(("\0".join([entry[0] for entry in chunk]) + "\0").encode("utf-8"))
+        self._sizes.update(array("q", [entry[1] for entry in chunk]).tobytes())
+        self._mtimes.update(array("q", [entry[2] for entry in chunk]).tobytes())
+
+    def hexdigest(self, *context: str) -> str:
+        digest = hashlib.sha256("\0".join((*context, str(self.count))).encode("utf-8", "surrogatepass"))
+        for part in (self._paths, self._sizes, self._mtimes):
+            digest.update(part.digest())
+        return digest.hexdigest()
+
+
+def collection_root(spec: CollectionSpec) -> str:
+    """Where qmd globs: the realpath of the collection's directory (`collection add` stores it)."""
+    return os.path.realpath(spec.path)
+
+
+def collection_digest(spec: CollectionSpec, matcher: Matcher | None = None) -> tuple[str | None, int]:
+    """The digest of the collection's files (None: its directory is missing), and how many there are."""
+    if not is_directory(spec.path):
+        return None, 0
+    matcher = matcher or compile_mask(spec.pattern)
+    root = collection_root(spec)
+    digest = ListDigest()
+    if matcher is not None:
+        for chunk in walk_chunks(root, matcher):
+            digest.update(chunk)
+    return digest.hexdigest(root, spec.pattern, "" if matcher else "unsure"), digest.count
+
+
+def list_digest(spec: CollectionSpec, files: FileList | None) -> str | None:
+    """collection_digest's answer for a list walked before (collection_files)."""
+    if files is None:
         return None
+    digest = ListDigest()
+    digest.update(files)
+    return digest.hexdigest(
+        collection_root(spec), spec.pattern, "" if compile_mask(spec.pattern) else "unsure"
+    )
 
 
-def walk_matching(root: str, matches: PathTest, recursive: bool) -> FileList:
-    """The walk for any patterns: each non-hidden file's relative path and name go through `matches`."""
-    files: FileList = []
-    append = files.append
-    stack = [("", root)]
-    while stack:
-        rel_dir, directory = stack.pop()
-        listing = _listing(directory)
-        if listing is None:
-            continue
-        fd, entries = listing
-        top = not rel_dir
-        try:
-            for entry in entries:
-                name = entry.name
-                if name.startswith("."):
-                    continue
-                rel = rel_dir + name
-                try:
-                    if entry.is_dir(follow_symlinks=False):
-                        if recursive and name not in EXCLUDED_DIRS:
-                            stack.append((rel + "/", os.path.join(directory, name)))
-                        continue
-                    if not matches(rel, name, top):
-                        continue
-                    info = entry.stat()
-                except OSError:
-                    continue
-                if not S_ISDIR(info.st_mode):  # a symlink to a directory: not followed
-                    append((rel, info.st_size, info.st_mtime_ns))
-        finally:
-            os.close(fd)
-    files.sort(key=_PATH)  # paths are unique: by path alone, a third of the cost of comparing tuples
-    return files
-
-
-def walk_by_suffix(root: str, suffix: str) -> FileList:
-    """walk_matching for the one pattern `**/*<suffix>`, with the name test inline: on 100k notes the
-    walk is nearly all of `status`, and every Python operation per file shows (a test holds the two
-    walks to the same result)."""
-    files: FileList = []
-    append = files.append
-    stack = [("", root)]
-    while stack:
-        rel_dir, directory = stack.pop()
-        listing = _listing(directory)
-        if listing is None:
-            continue
-        fd, entries = listing
-        try:
-            for entry in entries:
-                name = entry.name
-                try:
-                    if entry.is_dir(follow_symlinks=False):
-                        if not name.startswith(".") and name not in EXCLUDED_DIRS:
-                            stack.append((rel_dir + name + "/", os.path.join(directory, name)))
-                        continue
-                    if not name.endswith(suffix) or name.startswith("."):
-                        continue
-                    info = entry.stat()
-                except OSError:
-                    continue
-                if not S_ISDIR(info.st_mode):  # a symlink to a directory: not followed
-                    append((rel_dir + name, info.st_size, info.st_mtime_ns))
-        finally:
-            os.close(fd)
-    files.sort(key=_PATH)
-    return files
+def collection_files(spec: CollectionSpec) -> FileList:
+    """(path, size, mtime_ns) of the files qmd would index in the collection, sorted (a pattern memwarm
+    cannot read gives none)."""
+    matcher = compile_mask(spec.pattern)
+    if matcher is None:
+        return []
+    return [entry for chunk in walk_chunks(collection_root(spec), matcher) for entry in chunk]
 
 
 def snapshot_collection(spec: CollectionSpec) -> FileList | None:
     """The collection's files, or None when its directory does not exist."""
     return collection_files(spec) if is_directory(spec.path) else None
-
-
-class PackedFileList(NamedTuple):
-    """A file list as three flat columns, which is how a forked walker sends it back (forked_map): the
-    default pickle of 12,500 (path, size, mtime) tuples cost more than a quarter of walking them, and
-    its unpickling ran in the parent after the walks, where every agent waited for it."""
-
-    length: int
-    paths: str  # joined by NUL, which no file name holds
-    sizes: bytes  # array("q")
-    mtimes: bytes  # array("q")
-
-
-def pack_file_list(files: FileList) -> PackedFileList:
-    return PackedFileList(
-        len(files),
-        "\0".join([entry[0] for entry in files]),
-        array("q", [entry[1] for entry in files]).tobytes(),
-        array("q", [entry[2] for entry in files]).tobytes(),
-    )
-
-
-def unpack_file_list(packed: PackedFileList) -> FileList:
-    if not packed.length:
-        return []
-    sizes, mtimes = array("q"), array("q")
-    sizes.frombytes(packed.sizes)
-    mtimes.frombytes(packed.mtimes)
-    return list(zip(packed.paths.split("\0"), sizes, mtimes, strict=True))
-
-
-class PackedFileLists(Mapping[str, FileList | None]):
-    """Collection file lists as a forked walker sent them, each unpacked when first read: a run that finds
-    every digest unchanged (the digests came computed) reads none of them."""
-
-    def __init__(self, packed: Mapping[str, PackedFileList | None]) -> None:
-        self._packed = packed
-        self._lists: dict[str, FileList | None] = {}
-
-    def __getitem__(self, name: str) -> FileList | None:
-        if name not in self._lists:
-            packed = self._packed[name]
-            self._lists[name] = None if packed is None else unpack_file_list(packed)
-        return self._lists[name]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._packed)
-
-    def __len__(self) -> int:
-        return len(self._packed)

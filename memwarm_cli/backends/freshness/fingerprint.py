@@ -1,35 +1,30 @@
-"""Fingerprints for the "fresh" path: what qmd would index, the settings, the qmd version.
+"""memwarm's record of an index it saw current: a cache that spares the next run reading the index.
 
-A fingerprint is recorded next to the index (`<xdg-cache>/qmd/memwarm-fingerprint.json`) after a
-successful run. When a later run computes the same digest and the index file is there, `qmd update` is
-skipped. Which files a collection holds is file_walk.py's business.
+The truth about an agent's index is the index itself (freshness.py, index_check.py): it is current when
+it holds every file its collections would index, with that file's content, whoever built it. Reading
+it means merging every collection's files with its rows; the record spares that when nothing moved:
+after a successful run (or a run that found the index current), `<xdg-cache>/qmd/memwarm-fingerprint.json`
+keeps, part by part, the digest of the agent's qmd settings, of each collection's file list (path,
+size, mtime: file_walk.py), of the session export's inputs, and the index file's identity. A later run
+whose parts match (the index not written since, the collection's files as they were) needs no more
+than its walk; a part that differs sends that collection back to the index, never straight to "stale".
 
-Version 2 keeps, beside the digest, the digest of each part it covers (the settings, the qmd version,
-index.yml, each collection's file list, the transcripts), so a mismatch can be explained part by part
-(freshness.py); the file lists themselves go to a second file, `memwarm-files.json`, read only when a
-collection's part differs, so the common case (nothing changed) reads a few hundred bytes.
+Version 2 of the file (the format of earlier memwarm) is kept: a record written by an older memwarm has
+no index identity, matches nothing, and is replaced on the next run.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
-import stat
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import field
 from pathlib import Path
 from typing import Any
 
-from memwarm_cli.backends.freshness.file_walk import (
-    FileList,
-    PackedFileList,
-    PackedFileLists,
-    pack_file_list,
-    snapshot_collection,
-)
+from memwarm_cli.backends.freshness.file_walk import FileList, list_digest, snapshot_collection
 from memwarm_cli.backends.settings.qmd_collections import CollectionSpec
 from memwarm_cli.backends.settings.qmd_paths import AgentQmdPaths
 from memwarm_cli.backends.state import state_files
@@ -43,32 +38,16 @@ from memwarm_cli.backends.state.state_records import (
 from memwarm_cli.frozen_records import record
 
 FINGERPRINT_NAME = "memwarm-fingerprint.json"
-FILE_LIST_NAME = "memwarm-files.json"
+FILE_LIST_NAME = "memwarm-files.json"  # an earlier memwarm's file lists: removed when a record is written
 FINGERPRINT_VERSION = 2
 
 
-def file_digest(path: Path) -> str | None:
-    """sha256 of a regular file (qmd's index.yml), read in chunks; None when it cannot be read (a FIFO
-    there is not waited on)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
-        return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        digest = hashlib.sha256()
-        while chunk := os.read(fd, 1 << 20):
-            digest.update(chunk)
-        return digest.hexdigest()
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-
-
-def _sha256(text: str) -> str:
+def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def settings_digest(settings: Mapping[str, Any]) -> str:
+    return sha256_text(json.dumps(settings, sort_keys=True, separators=(",", ":"), ensure_ascii=False))
 
 
 def fingerprint_path(state_dir: Path, paths: AgentQmdPaths) -> StatePath:
@@ -76,29 +55,13 @@ def fingerprint_path(state_dir: Path, paths: AgentQmdPaths) -> StatePath:
     return StatePath.of(state_dir, paths.index_path.parent / FINGERPRINT_NAME)
 
 
-def file_list_digest(files: FileList | None) -> str | None:
-    """One digest per file list (None for a missing directory), over its packed columns."""
-    return None if files is None else packed_digest(pack_file_list(files))
-
-
-def packed_digest(packed: PackedFileList) -> str:
-    """The count, the paths joined by NUL (which no file name holds), then the sizes and mtimes as 64-bit
-    integers: three C-level passes (formatting each entry in Python cost twice as much on 100k files).
-    Names that are not UTF-8 keep their escapes."""
-    digest = hashlib.sha256(str(packed.length).encode())
-    digest.update(packed.paths.encode("utf-8", "surrogateescape"))
-    digest.update(packed.sizes)
-    digest.update(packed.mtimes)
-    return digest.hexdigest()
-
-
 @record
 class FingerprintParts:
-    """What a fingerprint covers, part by part: each part's digest (the qmd version as it is)."""
+    """What a record covers, part by part, each as a digest (the qmd version as it is, for the reader)."""
 
     settings: str
     qmd_version: str
-    index_yml: str | None  # qmd's index.yml (None: missing or unreadable)
+    index: str | None  # the index file's identity when the record was written (None: no index)
     collections: Mapping[str, str | None]  # name -> digest of its file list (None: no directory)
     transcripts: str | None  # the session export's inputs (None: export off)
 
@@ -106,115 +69,92 @@ class FingerprintParts:
         payload = {
             "v": FINGERPRINT_VERSION,
             "settings": self.settings,
-            "qmdVersion": self.qmd_version,
-            "indexYml": self.index_yml,
+            "index": self.index,
             "collections": dict(sorted(self.collections.items())),
             "transcripts": self.transcripts,
         }
-        return _sha256(json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False))
+        return sha256_text(json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False))
 
     def to_json(self) -> dict[str, Any]:
         return {
             "settings": self.settings,
             "qmdVersion": self.qmd_version,
-            "indexYml": self.index_yml,
+            "index": self.index,
             "collections": dict(self.collections),
             "transcripts": self.transcripts,
         }
 
 
+class _CollectionFiles(Mapping[str, FileList | None]):
+    """Each collection's files, walked when first asked for (only `--probe` asks: a run keeps no list)."""
+
+    def __init__(self, specs: tuple[CollectionSpec, ...], given: Mapping[str, FileList | None]) -> None:
+        self._specs = {spec.name: spec for spec in specs}
+        self._lists = dict(given)
+
+    def __getitem__(self, name: str) -> FileList | None:
+        if name not in self._lists:
+            self._lists[name] = snapshot_collection(self._specs[name])
+        return self._lists[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._specs)
+
+    def __len__(self) -> int:
+        return len(self._specs)
+
+
 @record
 class Snapshot:
-    """What the fingerprint covers, taken before qmd runs (a file changed meanwhile is caught next time).
+    """The parts as the judgement found them, taken before qmd runs (a file changed meanwhile changes its
+    collection's digest, and the next run looks at the index again).
 
     The session export's collection is the one exception: memwarm itself writes into it during the run,
-    so its files are taken again right after the export (`with_collection`), before qmd reads them. What
-    decides whether the export has work to do is `transcripts`, the export's inputs, taken before.
-    """
+    so it is taken again right after the export (`with_collection`), before qmd reads it."""
 
-    settings: Mapping[str, Any]
+    settings: str
     qmd_version: str
-    # collection name -> files; None when its directory does not exist (so its appearing, even empty,
-    # changes the digest: the collection was not added and the next run must add it)
-    files: Mapping[str, FileList | None]
-    # the transcripts the session export reads (in the retention window); None when export is off
-    transcripts: FileList | None = None
-    _digests: dict[str, str | None] = field(default_factory=dict, compare=False, repr=False)
-    # Each collection's list as parts() packed it to hash it, kept for __reduce__ (a forked walker's
-    # snapshot is hashed, then pickled: packing it twice cost the walker 1.4 ms per 12,500 files).
-    _packed: dict[str, PackedFileList] = field(default_factory=dict, compare=False, repr=False)
-
-    def with_collection(self, name: str, files: FileList | None) -> Snapshot:
-        return Snapshot(self.settings, self.qmd_version, {**self.files, name: files}, self.transcripts)
-
-    def with_version(self, qmd_version: str) -> Snapshot:
-        """The same files under the qmd version a run looked up: init-backends walks before it knows
-        each agent's version. The digests computed so far stay (none of them covers the version)."""
-        return Snapshot(self.settings, qmd_version, self.files, self.transcripts, self._digests)
-
-    def parts(self, index_yml_digest: str | None) -> FingerprintParts:
-        """The parts' digests (each file list hashed once per snapshot, however often this is asked)."""
-        cache = self._digests
-        if "settings" not in cache:
-            cache["settings"] = _sha256(
-                json.dumps(self.settings, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-            )
-            cache["transcripts"] = file_list_digest(self.transcripts)
-            for name, files in self.files.items():
-                if files is None:
-                    cache[f"c:{name}"] = None
-                else:
-                    self._packed[name] = packed = pack_file_list(files)
-                    cache[f"c:{name}"] = packed_digest(packed)
-        settings = cache["settings"]
-        assert settings is not None
-        return FingerprintParts(
-            settings=settings,
-            qmd_version=self.qmd_version,
-            index_yml=index_yml_digest,
-            collections={name: cache[f"c:{name}"] for name in self.files},
-            transcripts=cache["transcripts"],
-        )
-
-    def digest(self, index_yml_digest: str | None) -> str:
-        return self.parts(index_yml_digest).digest()
+    collections: Mapping[str, str | None]
+    transcripts: str | None
+    counts: Mapping[str, int]  # files per collection
+    specs: tuple[CollectionSpec, ...] = ()
+    _given: dict[str, FileList | None] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def file_count(self) -> int:
-        return sum(len(files or ()) for files in self.files.values())
+        return sum(self.counts.values())
 
-    def __reduce__(self) -> tuple[Any, ...]:
-        """Pickled (forked_map) with each collection's file list packed; the digests computed so far
-        travel along."""
-        packed = {
-            name: None if files is None else self._packed.get(name) or pack_file_list(files)
-            for name, files in self.files.items()
-        }
-        return (_walked_snapshot, (self.settings, self.qmd_version, packed, self.transcripts, self._digests))
+    @property
+    def files(self) -> Mapping[str, FileList | None]:
+        return _CollectionFiles(self.specs, self._given)
 
+    def with_collection(self, name: str, files: FileList | None) -> Snapshot:
+        spec = next(spec for spec in self.specs if spec.name == name)
+        return Snapshot(
+            self.settings,
+            self.qmd_version,
+            {**self.collections, name: list_digest(spec, files)},
+            self.transcripts,
+            {**self.counts, name: len(files or ())},
+            self.specs,
+            {**self._given, name: files},
+        )
 
-def _walked_snapshot(
-    settings: Mapping[str, Any],
-    qmd_version: str,
-    packed: Mapping[str, PackedFileList | None],
-    transcripts: FileList | None,
-    digests: dict[str, str | None],
-) -> Snapshot:
-    return Snapshot(settings, qmd_version, PackedFileLists(packed), transcripts, digests)
+    def with_version(self, qmd_version: str) -> Snapshot:
+        return Snapshot(
+            self.settings,
+            qmd_version,
+            self.collections,
+            self.transcripts,
+            self.counts,
+            self.specs,
+            self._given,
+        )
 
-
-def take_snapshot(
-    settings: Mapping[str, Any],
-    qmd_version: str,
-    collections: Iterable[CollectionSpec],
-    transcripts: FileList | None = None,
-) -> Snapshot:
-    return Snapshot(
-        settings=settings,
-        qmd_version=qmd_version,
-        files={spec.name: snapshot_collection(spec) for spec in collections},
-        transcripts=transcripts,
-    )
+    def parts(self, index: str | None) -> FingerprintParts:
+        return FingerprintParts(
+            self.settings, self.qmd_version, index, dict(self.collections), self.transcripts
+        )
 
 
 @record
@@ -313,10 +253,16 @@ def _parts(value: Any) -> FingerprintParts | None:
     return FingerprintParts(
         settings=settings,
         qmd_version=version,
-        index_yml=_optional_digest(value.get("indexYml"), "indexYml"),
+        index=_optional_identity(value.get("index")),
         collections=dict(collections),
         transcripts=_optional_digest(value.get("transcripts"), "transcripts"),
     )
+
+
+def _optional_identity(value: Any) -> str | None:
+    if value is None or (isinstance(value, str) and _DIGEST_RE.match(value)):
+        return value
+    raise InvalidStateFile("parts.index is not a sha256 in hex or null")
 
 
 def _number(data: dict[str, Any], key: str) -> float:
@@ -352,6 +298,11 @@ def write_fingerprint(path: StatePath, stored: StoredFingerprint) -> None:
 
 def remove_fingerprint(path: StatePath) -> None:
     state_files.remove_file(path)
+
+
+def legacy_file_lists(path: StatePath) -> StatePath:
+    """Where an earlier memwarm kept the file lists (up to a hundred megabytes on a million notes)."""
+    return StatePath(path.state_dir, (*path.parts[:-1], FILE_LIST_NAME))
 
 
 def embed_backoff_seconds(failures: int) -> float:

@@ -1,125 +1,66 @@
-"""Would an `init-backends` run now be `fresh`? One answer, computed by one function for init-backends
-(which only needs yes or no, and takes the fast path: digest equality) and for `status` (which always
-wants the reasons when the answer is no).
+"""Is an agent's index warm? One judgement, for `status` (which shows its reasons) and for the no-change
+check of `init-backends` (which skips every qmd command when it says yes).
 
-The reasons come from the fingerprint's parts (fingerprint.py): the settings, the qmd version, qmd's
-index.yml, each collection's file list, the transcripts. Where a file list differs, the lists recorded
-with the fingerprint (`memwarm-files.json`, read only then) say which files were added, changed or
-removed.
+Warm means `qmd update` would change nothing, judged from the index itself (research backend-635 §6):
+every collection memwarm manages for the agent is registered in the index with its path (the realpath)
+and its pattern, the index holds every file the collection would index with that file's current content
+(index_check.py), holds no file that is gone, and the session export has nothing to write or delete.
+Whoever built the index, memwarm or OpenClaw's gateway, does not matter.
+
+memwarm's own record (fingerprint.py) is a cache in front of that: where a collection's files and the
+index file are as they were when memwarm last saw the index current, the collection is not read again.
+Pending embeddings are read from the index as well (the report degrades the agent for them).
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Mapping, Sequence
+import os
+import sqlite3
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, Literal
 
 from memwarm_cli.backends.freshness import fingerprint as fp
-from memwarm_cli.backends.freshness.file_walk import FileList
-from memwarm_cli.backends.freshness.fingerprint import FingerprintParts, Snapshot, StoredFingerprint
+from memwarm_cli.backends.freshness.file_walk import (
+    UNSURE,
+    ListDigest,
+    collection_digest,
+    collection_root,
+    compile_ignore,
+    compile_mask,
+)
+from memwarm_cli.backends.freshness.fingerprint import Snapshot, StoredFingerprint
 from memwarm_cli.backends.freshness.forked_map import forked_map
+from memwarm_cli.backends.freshness.index_check import (
+    FileChanges,
+    check_collection,
+    count_active,
+    removed_changes,
+)
+from memwarm_cli.backends.qmd.index_stats import (
+    IndexUnreadable,
+    Registration,
+    index_identity,
+    open_index,
+    read_index_stats,
+    read_registrations,
+)
+from memwarm_cli.backends.settings.qmd_collections import CollectionSpec
 from memwarm_cli.backends.settings.qmd_settings import QmdSettings
-from memwarm_cli.backends.state import state_files
-from memwarm_cli.backends.state.state_files import StatePath
-from memwarm_cli.backends.state.state_records import InvalidStateFile, read_record
 from memwarm_cli.cancel import CancelToken
+from memwarm_cli.config.paths import is_directory
 from memwarm_cli.frozen_records import record
 
-EXAMPLE_PATHS = 3  # the first few paths named per kind of change
-
 ReasonKind = Literal[
-    "no-record",
     "unsuccessful",
     "index-missing",
-    "settings",
-    "qmd-version",
-    "index-yml",
-    "collection-new",
-    "collection-gone",
-    "directory-appeared",
-    "directory-gone",
+    "index-unreadable",
+    "unregistered",
+    "registered-elsewhere",
+    "pattern",
     "files",
-    "transcripts",
-    "unexplained",
+    "export",
 ]
-
-
-def agent_snapshot(qmd: QmdSettings, qmd_version: str, now_ms: int) -> Snapshot:
-    """What the fingerprint covers for one agent now: its settings, the qmd version, every managed
-    collection's files and, with session export on, the transcripts a pass at `now_ms` would read (the
-    export's inputs, not its output)."""
-    sessions = qmd.sessions
-    transcripts = None
-    if sessions.enabled:
-        from memwarm_cli.backends.sessions.session_export import (
-            transcripts_in_window,  # its redaction rules cost
-        )
-
-        transcripts = transcripts_in_window(
-            sessions.sessions_dir, retention_days=sessions.retention_days, now_ms=now_ms
-        )
-    return fp.take_snapshot(qmd.as_dict(), qmd_version, qmd.collections, transcripts)
-
-
-def walked_snapshot(job: tuple[QmdSettings, str, int]) -> Snapshot:
-    """agent_snapshot(qmd, version, now_ms) with its digests computed: what `status` and `init-backends`
-    hand each forked worker (forked_map), so a file list is hashed where it was walked."""
-    qmd, qmd_version, now_ms = job
-    snapshot = agent_snapshot(qmd, qmd_version, now_ms)
-    snapshot.parts(None)
-    return snapshot
-
-
-def walk_snapshots(
-    jobs: Sequence[tuple[QmdSettings, str, int]], token: CancelToken, workers: int | None = None
-) -> list[Snapshot]:
-    """walked_snapshot for each job, in forked workers (forked_map). A cancelled token ends the walks
-    between agents (Cancelled), and forked_map stops its children."""
-
-    def walk(job: tuple[QmdSettings, str, int]) -> Snapshot:
-        token.check()
-        return walked_snapshot(job)
-
-    return forked_map(walk, jobs, workers)
-
-
-@record
-class FileChanges:
-    """How a file list changed since the last successful run (paths relative to the collection)."""
-
-    scope: str  # the collection's name, or "transcripts"
-    added: tuple[str, ...]
-    changed: tuple[str, ...]  # size or mtime differ
-    removed: tuple[str, ...]
-    known: bool = True  # False: the recorded list is not available, only that it differs
-
-    @property
-    def count(self) -> int:
-        return len(self.added) + len(self.changed) + len(self.removed)
-
-    def describe(self) -> str:
-        if not self.known:
-            return f"{self.scope}: files changed (the last run's file list is not available)"
-        parts = []
-        for verb, paths in (("added", self.added), ("changed", self.changed), ("removed", self.removed)):
-            if paths:
-                shown = ", ".join(paths[:EXAMPLE_PATHS]) + (", ..." if len(paths) > EXAMPLE_PATHS else "")
-                parts.append(f"{len(paths)} {verb} ({shown})")
-        return f"{self.scope}: {'; '.join(parts)}"
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "scope": self.scope,
-            "known": self.known,
-            "added": len(self.added),
-            "changed": len(self.changed),
-            "removed": len(self.removed),
-            "paths": {
-                "added": list(self.added[:EXAMPLE_PATHS]),
-                "changed": list(self.changed[:EXAMPLE_PATHS]),
-                "removed": list(self.removed[:EXAMPLE_PATHS]),
-            },
-        }
 
 
 @record
@@ -139,184 +80,259 @@ class StaleReason:
 @record
 class Freshness:
     fresh: bool
-    reasons: tuple[StaleReason, ...] = ()  # empty when fresh, or when not asked to explain
+    reasons: tuple[StaleReason, ...] = ()  # empty when fresh
+    from_record: bool = False  # memwarm's record vouched for every collection: the index was not read
+    pending: int | None = None  # documents waiting for embeddings (asked for vector modes only)
+    notes: tuple[str, ...] = ()  # warm, but worth saying (a collection the gateway will re-add)
 
     @property
     def stale_files(self) -> int:
-        """Files added, changed or removed (those the recorded lists can name)."""
+        """Files qmd update would add, update or deactivate."""
         return sum(r.changes.count for r in self.reasons if r.changes is not None)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "fresh": self.fresh,
             "staleFiles": self.stale_files,
+            "judgedFrom": "record" if self.from_record else "index",
             "reasons": [reason.to_json() for reason in self.reasons],
+            "notes": list(self.notes),
         }
 
 
-FRESH = Freshness(True)
-FileListLoader = Callable[[FingerprintParts], "StoredFiles | None"]
+@record
+class FreshnessJob:
+    """What judging one agent needs; picklable, for a forked worker (forked_map)."""
 
-
-def judge_freshness(
-    snapshot: Snapshot,
-    stored: StoredFingerprint | None,
-    *,
-    index_present: bool,
-    index_yml_digest: str | None,
-    explain: bool,
-    load_file_lists: FileListLoader | None = None,
-) -> Freshness:
-    """Fresh when the last successful run's fingerprint matches `snapshot` and the index is there.
-
-    Without `explain` a mismatch is just "not fresh" (init-backends: it is about to do the work anyway);
-    with it, every reason, the recorded file lists loaded (through `load_file_lists`) only when a
-    collection's or the transcripts' part differs.
-    """
-    if stored is None:
-        reason = StaleReason("no-record", "no successful init-backends run is recorded")
-        return Freshness(False, (reason,) if explain else ())
-    current = snapshot.parts(index_yml_digest)
-    if index_present and stored.digest == current.digest():
-        return FRESH
-    if not explain:
-        return Freshness(False)
-    reasons: list[StaleReason] = []
-    if not index_present:
-        reasons.append(StaleReason("index-missing", "the index file is missing"))
-    if stored.digest == fp.UNSUCCESSFUL_DIGEST:
-        reasons.append(StaleReason("unsuccessful", "the last run's search probe did not answer"))
-    if stored.parts is not None:
-        reasons += _part_reasons(stored.parts, current, snapshot, load_file_lists)
-    if not reasons:
-        reasons.append(StaleReason("unexplained", "the fingerprint differs (its parts were not recorded)"))
-    return Freshness(False, tuple(reasons))
-
-
-def _part_reasons(
-    old: FingerprintParts, new: FingerprintParts, snapshot: Snapshot, load: FileListLoader | None
-) -> list[StaleReason]:
-    reasons: list[StaleReason] = []
-    if old.settings != new.settings:
-        reasons.append(StaleReason("settings", "the agent's qmd settings changed"))
-    if old.qmd_version != new.qmd_version:
-        text = f"the qmd version changed ({old.qmd_version or 'unknown'} -> {new.qmd_version or 'unknown'})"
-        reasons.append(StaleReason("qmd-version", text))
-    if old.index_yml != new.index_yml:
-        text = "qmd's index.yml changed since the last run (collections edited outside memwarm?)"
-        reasons.append(StaleReason("index-yml", text))
-    lists: list[StoredFiles | None] = []  # loaded at most once
-
-    def recorded() -> StoredFiles | None:
-        if not lists:
-            lists.append(load(old) if load is not None else None)
-        return lists[0]
-
-    for name in old.collections.keys() - new.collections.keys():
-        reasons.append(StaleReason("collection-gone", f"collection {name} is no longer configured"))
-    for name, digest in new.collections.items():
-        if name not in old.collections:
-            reasons.append(StaleReason("collection-new", f"collection {name} is new in the config"))
-            continue
-        before = old.collections[name]
-        if before == digest:
-            continue
-        if before is None:
-            text = f"the directory of collection {name} appeared"
-            reasons.append(StaleReason("directory-appeared", text))
-        elif digest is None:
-            reasons.append(StaleReason("directory-gone", f"the directory of collection {name} is gone"))
-        else:
-            files = recorded()
-            changes = _changes(name, files.collections.get(name) if files else None, snapshot.files[name])
-            reasons.append(StaleReason("files", changes.describe(), changes))
-    if old.transcripts != new.transcripts:
-        files = recorded()
-        changes = _changes("transcripts", files.transcripts if files else None, snapshot.transcripts)
-        reasons.append(StaleReason("transcripts", f"session {changes.describe()}", changes))
-    return reasons
-
-
-def _changes(scope: str, before: FileList | None, after: FileList | None) -> FileChanges:
-    if before is None or after is None:
-        return FileChanges(scope, (), (), (), known=False)
-    old = {rel: (size, mtime) for rel, size, mtime in before}
-    new = {rel: (size, mtime) for rel, size, mtime in after}
-    return FileChanges(
-        scope,
-        added=tuple(sorted(new.keys() - old.keys())),
-        changed=tuple(sorted(rel for rel in new.keys() & old.keys() if new[rel] != old[rel])),
-        removed=tuple(sorted(old.keys() - new.keys())),
-    )
-
-
-# -- the file lists recorded with a fingerprint -----------------------------------------------------
-
-FILE_LIST_MAX_BYTES = 256 << 20  # about 2.5 million files; a larger list is not written (nor read)
+    qmd: QmdSettings
+    index_path: Path
+    workspace: Path
+    now_ms: int
+    stored: StoredFingerprint | None = None
+    qmd_version: str = ""
+    want_pending: bool = False  # count documents waiting for embeddings (init-backends, vector modes)
 
 
 @record
-class StoredFiles:
-    """The file lists a fingerprint's parts were computed from (`memwarm-files.json`)."""
-
-    parts_digest: str  # FingerprintParts.digest() of the fingerprint these lists belong to
-    collections: Mapping[str, FileList | None]
-    transcripts: FileList | None
+class Judged:
+    snapshot: Snapshot  # the parts now, for the record a successful run writes
+    freshness: Freshness
 
 
-def file_list_path(fingerprint_path: StatePath) -> StatePath:
-    return StatePath(fingerprint_path.state_dir, (*fingerprint_path.parts[:-1], fp.FILE_LIST_NAME))
-
-
-def write_file_lists(path: StatePath, snapshot: Snapshot, parts: FingerprintParts) -> None:
-    """The snapshot's file lists, compact (one JSON line: 12,500 files are about a megabyte)."""
-    data = {
-        "version": fp.FINGERPRINT_VERSION,
-        "partsDigest": parts.digest(),
-        "collections": {name: files for name, files in snapshot.files.items()},
-        "transcripts": snapshot.transcripts,
-    }
-    # ASCII: a name that is not UTF-8 keeps its surrogate escapes as \udcXX, and reads back the same.
-    encoded = (json.dumps(data, separators=(",", ":")) + "\n").encode("ascii")
-    if len(encoded) > FILE_LIST_MAX_BYTES:
-        state_files.remove_file(path)  # an older list would explain against the wrong run
-        return
-    state_files.write_atomically(path, encoded)
-
-
-def read_file_lists(path: StatePath, parts: FingerprintParts) -> StoredFiles | None:
-    """The lists recorded with `parts`, or None (absent, unusable, or another run's: never an error, the
-    explanation then names the collection without its files)."""
-    digest = parts.digest()
-
-    def parse(data: Any) -> StoredFiles | None:
-        if (
-            not isinstance(data, dict)
-            or data.get("version") != fp.FINGERPRINT_VERSION
-            or data.get("partsDigest") != digest
-            or not isinstance(data.get("collections"), dict)
-        ):
-            return None
-        collections = {name: _file_list(files) for name, files in data["collections"].items()}
-        return StoredFiles(digest, collections, _file_list(data.get("transcripts")))
-
-    return read_record(path, parse, max_bytes=FILE_LIST_MAX_BYTES, warn=None)
-
-
-def _file_list(value: Any) -> FileList | None:
-    if value is None:
+def transcripts_digest(qmd: QmdSettings, now_ms: int) -> str | None:
+    """The session export's inputs in the retention window at `now_ms` (None: export off)."""
+    sessions = qmd.sessions
+    if not sessions.enabled:
         return None
-    if not isinstance(value, list):
-        raise InvalidStateFile("not a file list")
-    files: FileList = []
-    for entry in value:
-        if (
-            not isinstance(entry, list)
-            or len(entry) != 3
-            or not isinstance(entry[0], str)
-            or type(entry[1]) is not int
-            or type(entry[2]) is not int
-        ):
-            raise InvalidStateFile("not a file list")
-        files.append((entry[0], entry[1], entry[2]))
-    return files
+    from memwarm_cli.backends.sessions.session_export import transcripts_in_window  # its redaction costs
+
+    files = transcripts_in_window(
+        sessions.sessions_dir, retention_days=sessions.retention_days, now_ms=now_ms
+    )
+    digest = ListDigest()
+    digest.update(files)
+    return digest.hexdigest("transcripts")
+
+
+def protected_dirs(qmd: QmdSettings, workspace: Path) -> list[Path]:
+    """What the export dir must not be or contain (session_export_step.protected_dirs)."""
+    others = [spec.path for spec in qmd.collections if spec.kind != "sessions"]
+    return [workspace, workspace / "memory", *others]
+
+
+def _holds_export(spec: CollectionSpec, export_dir: str) -> bool:
+    root = os.path.realpath(spec.path)
+    return spec.kind == "sessions" or export_dir.startswith(root.rstrip(os.sep) + os.sep)
+
+
+class _Judgement:
+    def __init__(self, job: FreshnessJob, token: CancelToken | None) -> None:
+        self.job = job
+        self.token = token
+        self.reasons: list[StaleReason] = []
+        self.notes: list[str] = []
+        self.digests: dict[str, str | None] = {}
+        self.counts: dict[str, int] = {}
+
+    def stale(self, kind: ReasonKind, text: str, changes: FileChanges | None = None) -> None:
+        self.reasons.append(StaleReason(kind, text, changes))
+
+    def walk_only(self, spec: CollectionSpec) -> None:
+        self.digests[spec.name], self.counts[spec.name] = collection_digest(spec)
+
+    def run(self) -> Judged:
+        job, qmd = self.job, self.job.qmd
+        stored = job.stored
+        settings = fp.settings_digest(qmd.as_dict())
+        identity = index_identity(job.index_path)
+        index_part = None if identity is None else fp.sha256_text(identity)
+        transcripts = transcripts_digest(qmd, job.now_ms)
+        old = stored.parts if stored is not None and stored.digest != fp.UNSUCCESSFUL_DIGEST else None
+        vouching = (
+            old is not None and index_part is not None and (old.index, old.settings) == (index_part, settings)
+        )
+        if stored is not None and stored.digest == fp.UNSUCCESSFUL_DIGEST:
+            self.stale("unsuccessful", "the last run's search probe did not answer")
+        unvouched: list[CollectionSpec] = []
+        for spec in qmd.collections:
+            if self.token is not None:
+                self.token.check()
+            if vouching:
+                assert old is not None
+                self.walk_only(spec)
+                if spec.name in old.collections and old.collections[spec.name] == self.digests[spec.name]:
+                    continue
+            unvouched.append(spec)
+        raw_export = str(qmd.sessions.export_dir)
+        export_dir = os.path.realpath(raw_export) if qmd.sessions.enabled and "\0" not in raw_export else ""
+        export_unvouched = qmd.sessions.enabled and (
+            not vouching
+            or (old is not None and old.transcripts != transcripts)
+            or any(_holds_export(spec, export_dir) for spec in unvouched)
+        )
+        pending: int | None = None
+        if identity is None:
+            self.stale("index-missing", "the index file is missing")
+            for spec in unvouched:
+                if spec.name not in self.digests:
+                    self.walk_only(spec)
+        elif unvouched or job.want_pending:
+            pending = self._check_index(unvouched)
+        if export_unvouched:
+            self._check_export()
+        snapshot = Snapshot(
+            settings, job.qmd_version, self.digests, transcripts, self.counts, qmd.collections
+        )
+        freshness = Freshness(
+            fresh=not self.reasons,
+            reasons=tuple(self.reasons),
+            from_record=not unvouched and not export_unvouched and not self.reasons,
+            pending=pending,
+            notes=tuple(self.notes),
+        )
+        return Judged(snapshot, freshness)
+
+    def _check_index(self, specs: list[CollectionSpec]) -> int | None:
+        """The collections the record does not vouch for, against the index; and the documents waiting
+        for embeddings when asked (unknown, None, when the index cannot say: that alone is no change)."""
+        job = self.job
+        if specs:
+            try:
+                with open_index(job.index_path) as db:
+                    registered = read_registrations(db)
+                    for spec in specs:
+                        self._check_collection(db, registered, spec)
+            except (FileNotFoundError, IndexUnreadable, sqlite3.Error) as exc:
+                problem = "the index file is missing" if isinstance(exc, FileNotFoundError) else str(exc)
+                self.stale("index-unreadable", f"the index cannot be read: {problem}")
+                for spec in specs:
+                    if spec.name not in self.digests:
+                        self.walk_only(spec)
+                return None
+        if not job.want_pending:
+            return None
+        try:
+            stats = read_index_stats(job.index_path, pending=True)
+        except (FileNotFoundError, IndexUnreadable):
+            return None
+        names = {spec.name for spec in job.qmd.collections}
+        return sum(count for name, count in stats.pending_embeddings.items() if name in names)
+
+    def _check_collection(
+        self, db: sqlite3.Connection, registered: dict[str, Registration] | None, spec: CollectionSpec
+    ) -> None:
+        name = spec.name
+        if registered is None:
+            self.walk_only(spec)
+            self.stale("unregistered", "the index does not say which collections it holds (a qmd before 2.0)")
+            return
+        entry = registered.get(name)
+        if not is_directory(spec.path):
+            self.digests[name], self.counts[name] = None, 0
+            if entry is not None and count_active(db, name):
+                changes = removed_changes(db, name)
+                self.stale("files", changes.describe(), changes)
+            return
+        root = collection_root(spec)
+        if str(spec.path) != root:
+            self.notes.append(
+                f"collection {name}: {spec.path} is a symlink to {root}; OpenClaw's gateway compares the "
+                "path as written and re-adds the collection each time it opens it"
+            )
+        if entry is None:
+            self.walk_only(spec)
+            self.stale("unregistered", f"collection {name} is not in the index (a run adds it)")
+            return
+        if entry.path != root or entry.pattern != spec.pattern:
+            self.walk_only(spec)
+            text = (
+                f"collection {name} is registered for {entry.path} ({entry.pattern}); the config wants "
+                f"{root} ({spec.pattern}) (a run rebinds it)"
+            )
+            self.stale("registered-elsewhere", text)
+            return
+        matcher = compile_mask(spec.pattern)
+        ignore = compile_ignore(entry.ignore)
+        if matcher is None or ignore is UNSURE:
+            self.walk_only(spec)
+            glob = spec.pattern if matcher is None else ", ".join(entry.ignore)
+            self.stale(
+                "pattern", f"collection {name}: memwarm cannot tell which files qmd's glob {glob} matches"
+            )
+            return
+        check = check_collection(db, name, root, matcher, ignore, self.token)
+        self.digests[name] = check.digest.hexdigest(root, spec.pattern, "")
+        self.counts[name] = check.digest.count
+        if check.changes.count:
+            self.stale("files", check.changes.describe(), check.changes)
+
+    def _check_export(self) -> None:
+        """The export has work when its plan writes or deletes anything (its own read-only planning)."""
+        job, sessions = self.job, self.job.qmd.sessions
+        if "\0" in str(sessions.export_dir):
+            self.stale("export", "the session export dir holds a NUL character: a run fails the agent")
+            return
+        from memwarm_cli.backends.sessions.session_export import (
+            SessionExportRefused,
+            plan_session_export,
+        )
+
+        try:
+            plan = plan_session_export(
+                sessions.sessions_dir,
+                sessions.export_dir,
+                retention_days=sessions.retention_days,
+                now_ms=job.now_ms,
+                protected_dirs=protected_dirs(job.qmd, job.workspace),
+            )
+        except SessionExportRefused as error:
+            self.stale("export", f"the session export is refused: {error}")
+            return
+        except OSError as error:
+            self.stale("export", f"the session export cannot be planned: {error.strerror or error}")
+            return
+        if plan.writes or plan.deletes or plan.create_export_dir:
+            work = []
+            if plan.writes:
+                work.append(f"{len(plan.writes)} to write ({', '.join(plan.writes[:3])})")
+            if plan.deletes:
+                work.append(f"{len(plan.deletes)} to delete ({', '.join(plan.deletes[:3])})")
+            if plan.create_export_dir:
+                work.append("its directory to create")
+            self.stale("export", f"the session export has work: {'; '.join(work)}")
+
+
+def judge(job: FreshnessJob, token: CancelToken | None = None) -> Judged:
+    """The agent's freshness now, and the parts a record of it would hold."""
+    return _Judgement(job, token).run()
+
+
+def judge_all(jobs: Sequence[FreshnessJob], token: CancelToken, workers: int | None = None) -> list[Judged]:
+    """judge for each job, in forked workers (forked_map): the walks are nearly all of the time of
+    `status` and of a no-change `init-backends`. A cancelled token ends them between agents (Cancelled)."""
+
+    def one(job: FreshnessJob) -> Judged:
+        token.check()
+        return judge(job)
+
+    return forked_map(one, jobs, workers)

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 from memwarm_cli.backends.freshness import fingerprint as fp
+from memwarm_cli.backends.freshness.freshness import Freshness, FreshnessJob, Judged
 from memwarm_cli.backends.init.init_report import (
     AgentOutcome,
     CollectionOutcome,
@@ -53,6 +54,34 @@ class EmbedState:
     degraded: str | None = None
 
 
+@record
+class Walked:
+    """An agent's judgement, made before the run's threads started (init_run._walk_files)."""
+
+    stored: fp.StoredFingerprint | None  # memwarm's record, as read for it
+    warnings: tuple[str, ...]  # what reading the record said (the agent's steps log them)
+    judged: Judged
+
+
+def freshness_job(context: RunContext, settings: AgentBackendSettings) -> tuple[FreshnessJob, list[str]]:
+    """What judging the agent's freshness needs (its record read now), and the warnings of that read."""
+    qmd = settings.qmd
+    assert qmd is not None
+    warnings: list[str] = []
+    state_dir = context.loaded.state_dir
+    stored = fp.read_fingerprint(fp.fingerprint_path(state_dir, settings.paths), warnings.append)
+    want_embed = context.options.embed if context.options.embed is not None else qmd.search_mode != "search"
+    job = FreshnessJob(
+        qmd=qmd,
+        index_path=settings.paths.index_path,
+        workspace=settings.workspace,
+        now_ms=context.now_ms,
+        stored=stored,
+        want_pending=want_embed,
+    )
+    return job, warnings
+
+
 class RunContext:
     """State shared by the agent workers of one run."""
 
@@ -87,7 +116,7 @@ class AgentJob:
         settings: AgentBackendSettings,
         qmd: QmdSettings,
         *,
-        walked: fp.Snapshot | None = None,
+        walked: Walked | None = None,
     ) -> None:
         self.context = context
         self.options = context.options
@@ -114,9 +143,10 @@ class AgentJob:
         self.ended: AgentOutcome | None = None  # an outcome that ends the pass early ("busy")
         self.version = ""
         self.stored: fp.StoredFingerprint | None = None  # the fingerprint of the last run, if any
-        self.walked = walked  # the files, walked before the run's thread pool started (init_run.py)
+        self.walked = walked  # the judgement, made before the run's thread pool started (init_run.py)
         self.snapshot: fp.Snapshot | None = None
-        self.unchanged = False  # the fingerprint matched: nothing to index
+        self.freshness: Freshness | None = None
+        self.unchanged = False  # the index is current: nothing to index
         self.embed = EmbedState(vectors_current=False)
         self.embedded_unchanged = False  # an unchanged agent owed its vectors and got them
 

@@ -6,7 +6,8 @@ Each step says whether it applies, does its work (`run`) and describes the qmd c
 1. the workspace must exist and the qmd command must start (`qmd binary unavailable (<cmd>): <error>`,
 then where memwarm looked and the fix: qmd_diagnosis.py);
 2. per-agent dirs, the per-agent lock (held by another run: "busy"), the shared-models symlink;
-3. the qmd version; 4. the fingerprint: nothing changed and the index is there, so no qmd indexing;
+3. the qmd version (one too old for memwarm fails the agent); 4. freshness: the index holds every file
+as it is now (freshness.py, whoever built it), so no qmd indexing;
 5. the session export dir is created (session_export_step.py); 6. collections listed, added, rebound
 (collection_sync.py), the sessions collection last; 7. the transcripts exported;
 8. `qmd update` with the boot retry rule; 9. `qmd embed` (one lock per state dir; a failure is
@@ -16,25 +17,32 @@ then where memwarm looked and the fix: qmd_diagnosis.py);
 
 from __future__ import annotations
 
+import sqlite3
 from dataclasses import replace
 from typing import Protocol
 
 from memwarm_cli.backends.freshness import fingerprint as fp
-from memwarm_cli.backends.freshness.freshness import (
-    agent_snapshot,
-    file_list_path,
-    judge_freshness,
-    write_file_lists,
-)
+from memwarm_cli.backends.freshness.freshness import judge
 from memwarm_cli.backends.init import collection_sync
-from memwarm_cli.backends.init.agent_job import AgentFailed, AgentJob, EmbedState
+from memwarm_cli.backends.init.agent_job import AgentFailed, AgentJob, EmbedState, freshness_job
 from memwarm_cli.backends.init.init_report import AgentOutcome, PlannedCommand
 from memwarm_cli.backends.init.search_probe import ProbeSearch
 from memwarm_cli.backends.init.session_export_step import ExportSessions, PrepareExportDir
 from memwarm_cli.backends.qmd import qmd_commands
 from memwarm_cli.backends.qmd import qmd_output as output
-from memwarm_cli.backends.qmd.process import PROBE_COMMAND_TIMEOUT_MS, probe_command, unavailable_error
-from memwarm_cli.backends.qmd.qmd_diagnosis import unavailable_hint
+from memwarm_cli.backends.qmd.index_stats import (
+    IndexUnreadable,
+    index_identity,
+    open_index,
+    read_registrations,
+)
+from memwarm_cli.backends.qmd.process import (
+    PROBE_COMMAND_TIMEOUT_MS,
+    probe_command,
+    resolve_executable,
+    unavailable_error,
+)
+from memwarm_cli.backends.qmd.qmd_diagnosis import installed_version, unavailable_hint, version_problem
 from memwarm_cli.backends.qmd.version_cache import VERSION_TIMEOUT_MS
 from memwarm_cli.backends.settings.qmd_paths import shared_models_dir
 from memwarm_cli.backends.state import state_files
@@ -139,39 +147,63 @@ class LookUpVersion(_Always):
         job.version, result = job.context.versions.lookup(job.qmd.command, job.env, job.workspace, timeout)
         if result is not None:
             job.record(result)
+        failure = None if result is None or result.ok else result.stderr + result.stdout
+        problem = version_problem(job.qmd.command, job.version, failure)
+        if problem is None and failure is not None:  # it did not say: what its package says
+            executable = resolve_executable(job.qmd.command, job.env, job.workspace)
+            problem = version_problem(job.qmd.command, installed_version(executable) if executable else None)
+        if problem is not None:
+            raise AgentFailed(problem)
 
     def plan(self, job: AgentJob) -> list[PlannedCommand]:
         return [job.planned(qmd_commands.version_args(), "skipped when this executable's version is cached")]
 
 
 class CompareFingerprint(_Always):
-    """Nothing changed since the last successful run and the index is there: no indexing this time.
+    """The index holds every file as it is now: no indexing this time.
 
-    The same judgement `memwarm status` makes (freshness.py), without the explanation."""
+    The same judgement `memwarm status` makes (freshness.py), made before the run's threads started."""
 
     def run(self, job: AgentJob) -> None:
-        job.stored = stored = fp.read_fingerprint(job.fingerprint_path, job.warn)
-        walked = job.walked  # the run walked every agent's files before its threads started
-        if walked is not None:
-            job.snapshot = snapshot = walked.with_version(job.version)
+        walked = job.walked
+        if walked is None:  # not judged ahead (an interrupted walk): now, in this thread
+            freshness_args, warnings = freshness_job(job.context, job.settings)
+            stored, judged = freshness_args.stored, judge(freshness_args, job.token)
         else:
-            job.snapshot = snapshot = agent_snapshot(job.qmd, job.version, job.now_ms)
-        if stored is not None and not job.options.force:
-            index_present = job.paths.index_path.is_file()
-            freshness = judge_freshness(
-                snapshot,
-                stored,
-                index_present=index_present,
-                index_yml_digest=fp.file_digest(job.paths.index_yml) if index_present else None,
-                explain=False,
-            )
-            if freshness.fresh:
-                job.unchanged = True
-                return
+            stored, warnings, judged = walked.stored, list(walked.warnings), walked.judged
+        for warning in warnings:
+            job.warn(warning)
+        job.stored = stored
+        job.snapshot = judged.snapshot.with_version(job.version)
+        job.freshness = judged.freshness
+        if judged.freshness.fresh and not job.options.force:
+            job.unchanged = True
+            _warn_dropped(job)
+            if stored is not None:
+                job.embed = EmbedState(stored.vectors_current, stored.embed_failures, stored.embed_failed_at)
+            else:
+                job.embed = EmbedState(vectors_current=True)
+            return
         fp.remove_fingerprint(job.fingerprint_path)  # unfinished work leaves no fingerprint
 
     def plan(self, job: AgentJob) -> list[PlannedCommand]:
         return []  # the collection list's note says it: a dry run cannot know what will have changed
+
+
+def _warn_dropped(job: AgentJob) -> None:
+    """A collection memwarm managed and the config no longer names stays in the index (memwarm, like the
+    gateway, never removes it): said on the run that first finds it gone, as a full pass says it."""
+    stored = job.stored
+    dropped = set(stored.managed_collections if stored else ()) - {c.name for c in job.qmd.collections}
+    if not dropped:
+        return
+    try:
+        with open_index(job.paths.index_path) as db:
+            registered = read_registrations(db) or {}
+    except (OSError, IndexUnreadable, sqlite3.Error):
+        return
+    for name in sorted(dropped & registered.keys()):
+        job.warn(collection_sync.no_longer_configured(name))
 
 
 class SyncCollections(_Always):
@@ -229,8 +261,11 @@ class Embed:
     def wanted(self, job: AgentJob) -> bool:
         if not job.want_embed:
             return False
-        # An unchanged agent embeds only when its vectors are owed (the last embed failed).
-        return not job.unchanged or (job.stored is not None and not job.stored.vectors_current)
+        # An unchanged agent embeds only when its vectors are owed: the last embed failed, or the index
+        # has documents without vectors (an index another program built, say).
+        pending = job.freshness.pending if job.freshness is not None else None
+        owed = job.stored is not None and not job.stored.vectors_current
+        return not job.unchanged or owed or bool(pending)
 
     def run(self, job: AgentJob) -> None:
         stored = job.stored
@@ -313,22 +348,28 @@ class RecordFingerprint(_Always):
         elif job.probe_failed and job.stored is not None:
             # A run whose search fails is not a successful one: the next run must not report "fresh".
             fp.write_fingerprint(job.fingerprint_path, replace(job.stored, digest=fp.UNSUCCESSFUL_DIGEST))
+        elif job.freshness is not None and not job.freshness.from_record and not job.embedded_unchanged:
+            # Found current by reading the index (another program built it, or files were touched):
+            # recorded, so the next run need not read it again.
+            record_fingerprint(job)
 
     def plan(self, job: AgentJob) -> list[PlannedCommand]:
         return []
 
 
 def record_fingerprint(job: AgentJob) -> fp.StoredFingerprint | None:
-    """Only a successful run leaves a fingerprint that can match. After a failed --probe one is
-    written that never matches, so the embed backoff it carries still holds on the next run.
-    A full pass also records the file lists it saw (read by `status` to name what changed).
-    Returns what was written (None: nothing, after a failure)."""
+    """Only a successful run leaves a record that can vouch for the index. After a failed --probe one is
+    written that vouches for nothing, so the embed backoff it carries still holds on the next run.
+    The index's identity is taken now, after this run's qmd commands wrote it; the files' digests were
+    taken before them (a file changed meanwhile differs next time). Returns what was written (None:
+    nothing, after a failure)."""
     if job.failure is not None:
         return None
     job.token.check()
     snapshot = job.snapshot
     assert snapshot is not None  # CompareFingerprint ran
-    parts = snapshot.parts(fp.file_digest(job.paths.index_yml))
+    identity = index_identity(job.paths.index_path)
+    parts = snapshot.parts(None if identity is None else fp.sha256_text(identity))
     stored = fp.StoredFingerprint(
         digest=fp.UNSUCCESSFUL_DIGEST if job.probe_failed else parts.digest(),
         recorded_at=fp.now(),
@@ -340,13 +381,11 @@ def record_fingerprint(job: AgentJob) -> fp.StoredFingerprint | None:
         parts=parts,
     )
     try:
-        if not job.unchanged:
-            # First the lists, then the fingerprint: a fingerprint never names lists that are not there.
-            write_file_lists(file_list_path(job.fingerprint_path), snapshot, parts)
         fp.write_fingerprint(job.fingerprint_path, stored)
+        fp.remove_fingerprint(fp.legacy_file_lists(job.fingerprint_path))
     except IsADirectoryError as exc:
         # A directory at one of memwarm's own names is not memwarm's to remove. The index is ready; only
-        # the record is missing, so the next run does the full pass again, as it would without one.
+        # the record is missing, so the next run reads the index again, as it would without one.
         problem = state_files.describe_os_error(exc)
         job.warn(f"cannot record the fingerprint: {problem}; the next run does the full pass again")
         return None

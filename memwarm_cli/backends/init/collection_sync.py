@@ -125,11 +125,15 @@ def ensure_collections(job: AgentJob, recorded: set[str]) -> None:
     # next fingerprint no longer records it), since its notes still turn up in searches.
     for name in sorted(recorded - {c.name for c in job.qmd.collections}):
         if name in listed:
-            job.warn(
-                f"qmd collection {name} is no longer configured but stays in the index and in "
-                f"search results (left in place; remove it with `qmd collection remove {name}` "
-                "in this agent's env)"
-            )
+            job.warn(no_longer_configured(name))
+
+
+def no_longer_configured(name: str) -> str:
+    return (
+        f"qmd collection {name} is no longer configured but stays in the index and in "
+        f"search results (left in place; remove it with `qmd collection remove {name}` "
+        "in this agent's env)"
+    )
 
 
 def _managed_names(job: AgentJob, recorded: set[str]) -> set[str]:

@@ -15,10 +15,9 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 
 from memwarm_cli.agents import resolve_agents
-from memwarm_cli.backends.freshness.fingerprint import Snapshot
 from memwarm_cli.backends.freshness.forked_map import usable_cpus
-from memwarm_cli.backends.freshness.freshness import walk_snapshots
-from memwarm_cli.backends.init.agent_job import AgentFailed, AgentJob, RunContext
+from memwarm_cli.backends.freshness.freshness import judge_all
+from memwarm_cli.backends.init.agent_job import AgentFailed, AgentJob, RunContext, Walked, freshness_job
 from memwarm_cli.backends.init.agent_steps import plan_steps, run_steps
 from memwarm_cli.backends.init.init_report import (
     AgentDoneEvent,
@@ -152,23 +151,25 @@ class _Slot:
     settings: AgentBackendSettings
     outcome: AgentOutcome | None = None
     future: Future[AgentOutcome] | None = field(default=None)
-    walked: Snapshot | None = None  # the agent's files, walked before the pool started
+    walked: Walked | None = None  # the agent's freshness, judged before the pool started
 
 
 def _walk_files(context: RunContext, runnable: list[_Slot], workers: int) -> None:
-    """Every runnable agent's snapshot, taken now in up to `workers` forked workers; each agent's steps
-    then only add its qmd version and compare digests. The walk is Python per file and holds the GIL,
-    so in the pool's threads the agents' walks took turns; forking is safe only now, while this
-    process has one thread. Interrupted, it stops: the agents then end "interrupted before start"."""
+    """Every runnable agent's freshness (freshness.judge: its walks, and its index where memwarm's
+    record does not vouch), judged now in up to `workers` forked workers; each agent's steps then only
+    read the verdict. The walk is Python per file and holds the GIL, so in the pool's threads the agents'
+    walks took turns; forking is safe only now, while this process has one thread. Interrupted, it
+    stops: the agents then end "interrupted before start"."""
     if context.options.dry_run:  # a dry run compares nothing
         return
-    jobs = [(slot.settings.qmd, "", context.now_ms) for slot in runnable if slot.settings.qmd is not None]
+    slots = [slot for slot in runnable if slot.settings.qmd is not None]
+    prepared = [freshness_job(context, slot.settings) for slot in slots]
     try:
-        snapshots = walk_snapshots(jobs, context.token, workers)
+        judged = judge_all([job for job, _ in prepared], context.token, workers)
     except Cancelled:
         return
-    for slot, snapshot in zip(runnable, snapshots, strict=True):
-        slot.walked = snapshot
+    for slot, (job, warnings), verdict in zip(slots, prepared, judged, strict=True):
+        slot.walked = Walked(job.stored, tuple(warnings), verdict)
 
 
 def run_init_backends(

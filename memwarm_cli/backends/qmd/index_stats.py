@@ -13,6 +13,7 @@ Schema (checked against qmd 2.8.3): `documents(collection, path, hash, active, .
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import time
@@ -88,17 +89,124 @@ def _stats(db: sqlite3.Connection, with_pending: bool) -> IndexStats:
         db.execute("SELECT collection, COUNT(*) FROM documents WHERE active = 1 GROUP BY collection")
     )
     pending: dict[str, int] = {}
-    if with_pending and "content_vectors" in tables:
-        pending = dict(
-            db.execute(
-                "SELECT d.collection, COUNT(*) FROM documents d WHERE d.active = 1 AND NOT EXISTS "
-                "(SELECT 1 FROM content_vectors v WHERE v.hash = d.hash AND v.seq = 0) GROUP BY d.collection"
-            )
-        )
+    if with_pending:
+        pending = _pending(db, tables)
     names = set(documents)
     if "store_collections" in tables:
         names.update(row[0] for row in db.execute("SELECT name FROM store_collections"))
     return IndexStats(documents=documents, pending_embeddings=pending, collections=tuple(sorted(names)))
+
+
+def _columns(db: sqlite3.Connection, table: str) -> set[str]:
+    return {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+
+
+def _pending(db: sqlite3.Connection, tables: set[str]) -> dict[str, int]:
+    """Active documents per collection whose content has no complete vector set (qmd 2.8.3's
+    `getHashesNeedingEmbedding`: every chunk, `COUNT(*) < MAX(total_chunks)`, for the current model and
+    embed fingerprint). The current pair is the one embedded last (qmd derives it from the model it
+    would load, which memwarm cannot run); a qmd before 2.5 has no fingerprint, before 2.8 no chunk count.
+    No vectors at all: every active document waits."""
+
+    def every() -> dict[str, int]:
+        query = "SELECT collection, COUNT(DISTINCT hash) FROM documents WHERE active = 1 GROUP BY collection"
+        return dict(db.execute(query))
+
+    if "content_vectors" not in tables:
+        return every()
+    columns = _columns(db, "content_vectors")
+    if "model" not in columns or "embedded_at" not in columns:  # not a shape qmd has written
+        return dict(
+            db.execute(
+                "SELECT d.collection, COUNT(DISTINCT d.hash) FROM documents d WHERE d.active = 1 AND NOT "
+                "EXISTS (SELECT 1 FROM content_vectors v WHERE v.hash = d.hash) GROUP BY d.collection"
+            )
+        )
+    key = "model, embed_fingerprint" if "embed_fingerprint" in columns else "model"
+    current = db.execute(
+        f"SELECT {key} FROM content_vectors GROUP BY {key} ORDER BY MAX(embedded_at) DESC LIMIT 1"
+    ).fetchone()
+    if current is None:
+        return every()
+    where = " AND ".join(f"{name} = ?" for name in key.split(", "))
+    want = "MAX(total_chunks)" if "total_chunks" in columns else "1"
+    return dict(
+        db.execute(
+            "SELECT d.collection, COUNT(DISTINCT d.hash) FROM documents d LEFT JOIN "
+            f"(SELECT hash, COUNT(*) AS n, {want} AS want FROM content_vectors WHERE {where} "
+            "GROUP BY hash) v ON v.hash = d.hash WHERE d.active = 1 "
+            "AND (v.hash IS NULL OR v.n < v.want) GROUP BY d.collection",
+            tuple(current),
+        )
+    )
+
+
+@record
+class Registration:
+    """A collection as the index registers it (`store_collections`, which qmd keeps equal to index.yml)."""
+
+    path: str  # the realpath `collection add` stored
+    pattern: str
+    ignore: tuple[str, ...] = ()  # index.yml's `ignore` globs
+
+
+def read_registrations(db: sqlite3.Connection) -> dict[str, Registration] | None:
+    """Every registered collection, or None for a qmd without `store_collections` (before 2.0)."""
+    tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if "store_collections" not in tables or "documents" not in tables:
+        return None
+    with_ignore = "ignore_patterns" in _columns(db, "store_collections")
+    query = (
+        "SELECT name, path, pattern"
+        + (", ignore_patterns" if with_ignore else ", NULL")
+        + " FROM store_collections"
+    )
+    found: dict[str, Registration] = {}
+    for name, path, pattern, ignore in db.execute(query):
+        found[name] = Registration(str(path), str(pattern or ""), _ignore_list(ignore))
+    return found
+
+
+def _ignore_list(value: Any) -> tuple[str, ...]:
+    if not value:
+        return ()
+    try:
+        data = json.loads(value)
+    except (TypeError, ValueError):
+        return (str(value),)
+    if isinstance(data, list):
+        return tuple(str(item) for item in data)
+    return (str(data),)
+
+
+# modified_at (`new Date(stat.mtime).toISOString()`) as epoch milliseconds, computed by SQLite: julianday
+# keeps whole milliseconds exactly once rounded; a value it cannot read gives NULL (never equal).
+_ROWS = (
+    "SELECT path, hash, CAST(ROUND((julianday(modified_at) - 2440587.5) * 86400000) AS INTEGER) "
+    "FROM documents WHERE collection = ? AND active = 1 ORDER BY path"
+)
+
+
+def document_rows(db: sqlite3.Connection, collection: str) -> Iterator[tuple[str, str, int | None]]:
+    """The collection's active documents (path, hash, mtime in ms), in path byte order, one at a time."""
+    return iter(db.execute(_ROWS, (collection,)))
+
+
+def index_identity(index_path: Path) -> str | None:
+    """What changes when anyone writes the index: the database file (inode, size, mtime) and its WAL
+    while it holds frames. None: no index. A reader leaves both as they were."""
+    parts = []
+    for suffix in ("", "-wal"):
+        try:
+            info = os.stat(f"{index_path}{suffix}")
+        except OSError:
+            if not suffix:
+                return None
+            continue
+        if suffix and info.st_size == 0:
+            continue
+        parts.append(f"{suffix or 'db'}:{info.st_dev}:{info.st_ino}:{info.st_size}:{info.st_mtime_ns}")
+    return "|".join(parts)
 
 
 def document_locations(index_path: Path, docids: list[str]) -> dict[str, tuple[str, str]]:

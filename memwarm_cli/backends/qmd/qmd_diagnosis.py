@@ -26,6 +26,13 @@ if TYPE_CHECKING:
 
 MIN_NODE_MAJOR = 22
 INSTALL_HINT = "npm install -g @tobilu/qmd, which needs Node.js 22 or later"
+# memwarm is built and tested against qmd 2.8.3. 2.0.0 is the oldest it can work with: its index is the
+# first to register its collections (`store_collections`, which memwarm's freshness reads); 0.9.0 runs on
+# bun only, 1.x keeps the collections in index.yml alone. (2.0-2.8.2 do not split comma masks.)
+TARGET_QMD_VERSION = "2.8.3"
+MIN_QMD_VERSION = (2, 0, 0)
+QMD_UPGRADE = f"npm install -g @tobilu/qmd@{TARGET_QMD_VERSION} (on Node.js {MIN_NODE_MAJOR} or later)"
+BUN_NOT_FOUND = "bun not found"  # qmd 0.9.0's launcher, on a machine without bun
 NODE_VERSION_TIMEOUT_SECONDS = 5.0
 # Signals a program raises on itself when it breaks (a bad native module, an abort); anything else that
 # ends qmd (SIGKILL from the OOM killer, SIGTERM from an admin) was done to it.
@@ -207,3 +214,71 @@ def _shebang_node(executable: str) -> str | None:
         names = [word for word in words[1:] if not word.startswith("-")]  # `env -S node ...`
         return "env" if names and names[0] == "node" else None
     return words[0] if os.path.basename(words[0]).startswith("node") else None
+
+
+def qmd_semver(version: str | None) -> tuple[int, int, int] | None:
+    """(2, 8, 3) from `qmd 2.8.3 (facd35e)`; None when the text names no version."""
+    match = re.search(r"(?<![\d.])(\d+)\.(\d+)\.(\d+)", version or "")
+    return (int(match[1]), int(match[2]), int(match[3])) if match else None
+
+
+def version_problem(command: str, version: str | None, failure: str | None = None) -> str | None:
+    """Why the qmd `command` is too old for memwarm, from what `qmd --version` printed (`version`) or,
+    when it failed, its output (`failure`); None when nothing says so."""
+    if failure is not None and BUN_NOT_FOUND in failure:
+        return (
+            f'qmd ({command}) is a bun-only release (qmd 0.9.0: its launcher says "{BUN_NOT_FOUND}"), '
+            f"too old for memwarm, which needs qmd {TARGET_QMD_VERSION} on Node.js; fix: {QMD_UPGRADE}"
+        )
+    found = qmd_semver(version)
+    if found is None or found >= MIN_QMD_VERSION:
+        return None
+    shown = ".".join(map(str, found))
+    what = "a bun-only release" if found[0] == 0 else "too old for memwarm"
+    oldest = ".".join(map(str, MIN_QMD_VERSION))
+    return (
+        f"qmd ({command}) is {shown}, {what} (memwarm needs qmd {oldest} or later and is tested with "
+        f"{TARGET_QMD_VERSION}); fix: {QMD_UPGRADE}"
+    )
+
+
+_PACKAGE_JSON_MAX_BYTES = 256 * 1024
+
+
+def installed_version(executable: str) -> str | None:
+    """The version in the `@tobilu/qmd` package.json beside the real executable (npm links `bin/qmd` into
+    the package: `qmd` for 0.9.0, `dist/cli/qmd.js` for 2.x), looked up without running anything."""
+    import json
+
+    directory = os.path.dirname(os.path.realpath(executable))
+    for _ in range(4):
+        candidate = os.path.join(directory, "package.json")
+        try:
+            with open(candidate, "rb") as file:
+                data = json.loads(file.read(_PACKAGE_JSON_MAX_BYTES))
+        except (OSError, ValueError):
+            data = None
+        if isinstance(data, dict) and data.get("name") == "@tobilu/qmd":
+            version = data.get("version")
+            return f"qmd {version}" if isinstance(version, str) else None
+        directory = os.path.dirname(directory)
+    return None
+
+
+def _bun_launcher(executable: str) -> bool:
+    """qmd 0.9.0's `qmd` is a bash script that looks for bun and execs it."""
+    try:
+        with open(executable, "rb") as file:
+            head = file.read(8192)
+    except OSError:
+        return False
+    return head.startswith(b"#!") and b"find_bun" in head and BUN_NOT_FOUND.encode() in head
+
+
+def qmd_problem(executable: str, env: Mapping[str, str], token: CancelToken | None = None) -> str | None:
+    """What will go wrong with the qmd at `executable`, found without running it (`config check`): a
+    release too old for memwarm (its package.json, or 0.9.0's bun launcher), else node_problem."""
+    problem = version_problem(executable, installed_version(executable))
+    if problem is None and _bun_launcher(executable):
+        problem = version_problem(executable, None, BUN_NOT_FOUND)
+    return problem or node_problem(executable, env, token)

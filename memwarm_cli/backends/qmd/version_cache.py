@@ -1,5 +1,5 @@
-"""The qmd version for the fingerprint: `qmd --version`, asked at most once per executable per run and
-cached between runs.
+"""The qmd version: `qmd --version`, asked at most once per executable per run and cached between runs
+(init-backends), or peeked without writing (status).
 
 The cache (`<stateDir>/memwarm/qmd-versions.json`) is keyed by the executable's identity (real path, size,
 mtime, inode, and those of the package.json beside it), so a reinstalled or upgraded qmd is asked again.
@@ -24,6 +24,7 @@ from memwarm_cli.backends.state.state_records import (
     write_json_atomically,
 )
 from memwarm_cli.cancel import CancelToken
+from memwarm_cli.frozen_records import record
 
 VERSION_CACHE_NAME = "qmd-versions.json"
 # `qmd --version` answers in well under a second; a qmd that hangs on it must not stall every run.
@@ -164,37 +165,82 @@ class QmdVersions:
             return version, result
 
 
-def peek_version(
-    command: str,
-    env: Mapping[str, str],
-    cwd: Path,
-    state_dir: Path,
-    *,
-    warn: Callable[[str], None] | None = None,
-    token: CancelToken | None = None,
-) -> tuple[str, str]:
-    """The version init-backends would use for `command` now, and where it came from, writing nothing:
-    the cached version of this executable (`cache`), else qmd's own answer (`asked`: `qmd --version`,
-    not remembered), else `unknown` (`unavailable`: the command is not found or cannot start).
+# The variables that differ from one agent's qmd env to the next (qmd_paths.qmd_child_env): they say where
+# qmd keeps its index, nothing `qmd --version` answers from.
+AGENT_ENV = frozenset({"XDG_CONFIG_HOME", "XDG_CACHE_HOME", "QMD_CONFIG_DIR"})
 
-    For `memwarm status`, which must not write the cache: a qmd upgraded since the last run has a new
-    identity, is asked, and its new version makes the agent stale, as the next run would find it."""
-    executable = resolve_executable(command, env, cwd)
-    if executable is None:
-        return UNKNOWN_VERSION, "unavailable"
-    identity = executable_identity(executable)
-    if identity is not None:
-        cached = read_version_cache(version_cache_path(state_dir), warn).get(identity)
-        if cached is not None:
-            return cached, "cache"
-    result = run_command(
-        command,
-        qmd_commands.version_args(),
-        env=env,
-        cwd=cwd,
-        timeout_ms=VERSION_TIMEOUT_MS,
-        token=token or CancelToken(),  # cancelled by a signal: Cancelled, once qmd's group is gone
-    )
-    if result.spawn_error is not None:
-        return UNKNOWN_VERSION, "unavailable"
-    return (parse_version(result.stdout) if result.ok else UNKNOWN_VERSION), "asked"
+
+@record
+class PeekedVersion:
+    version: str
+    source: str  # cache, asked, unavailable
+    problem: str | None = None  # a qmd too old for memwarm (qmd_diagnosis.version_problem)
+
+
+class VersionPeeker:
+    """The versions `memwarm status` shows, writing nothing: the version cache file read once per run,
+    and `qmd --version` asked at most once per distinct qmd (its resolved executable and identity, and
+    the env less the agent's own qmd dirs), however many agents share it: 10,000 agents of one qmd used
+    to spawn it 10,000 times."""
+
+    def __init__(
+        self,
+        state_dir: Path,
+        *,
+        warn: Callable[[str], None] | None = None,
+        token: CancelToken | None = None,
+    ) -> None:
+        self.state_dir = state_dir
+        self.warn = warn
+        self.token = token or CancelToken()
+        self._cache: dict[str, str] | None = None
+        self._seen: dict[tuple[Any, ...], PeekedVersion] = {}
+        self.asked = 0  # `qmd --version` commands run
+
+    def _cached(self) -> dict[str, str]:
+        if self._cache is None:
+            self._cache = read_version_cache(version_cache_path(self.state_dir), self.warn)
+        return self._cache
+
+    def peek(self, command: str, env: Mapping[str, str], cwd: Path) -> PeekedVersion:
+        """The version init-backends would use for `command` now, and where it came from: the cached
+        version of this executable (`cache`), else qmd's own answer (`asked`: `qmd --version`, not
+        remembered on disk), else `unknown` (`unavailable`: not found or cannot start). A qmd upgraded
+        since the last run has a new identity and is asked."""
+        executable = resolve_executable(command, env, cwd)
+        if executable is None:
+            return PeekedVersion(UNKNOWN_VERSION, "unavailable")
+        identity = executable_identity(executable)
+        key = (executable, identity, tuple(sorted((k, v) for k, v in env.items() if k not in AGENT_ENV)))
+        found = self._seen.get(key)
+        if found is None:
+            found = self._seen[key] = self._peek(command, executable, identity, env, cwd)
+        return found
+
+    def _peek(
+        self, command: str, executable: str, identity: str | None, env: Mapping[str, str], cwd: Path
+    ) -> PeekedVersion:
+        from memwarm_cli.backends.qmd.qmd_diagnosis import installed_version, version_problem
+
+        if identity is not None:
+            cached = self._cached().get(identity)
+            if cached is not None:
+                return PeekedVersion(cached, "cache", version_problem(command, cached))
+        self.asked += 1
+        result = run_command(
+            command,
+            qmd_commands.version_args(),
+            env=env,
+            cwd=cwd,
+            timeout_ms=VERSION_TIMEOUT_MS,
+            token=self.token,  # cancelled by a signal: Cancelled, once qmd's group is gone
+        )
+        if result.spawn_error is not None:
+            return PeekedVersion(UNKNOWN_VERSION, "unavailable")
+        if result.ok:
+            version = parse_version(result.stdout)
+            return PeekedVersion(version, "asked", version_problem(command, version))
+        problem = version_problem(command, None, result.stderr + result.stdout) or version_problem(
+            command, installed_version(executable)
+        )
+        return PeekedVersion(UNKNOWN_VERSION, "asked", problem)

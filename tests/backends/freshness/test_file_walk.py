@@ -1,100 +1,217 @@
-"""The collection walk: the inline `**/*<suffix>` walk (the default `**/*.md`) finds exactly what the
-general walk and qmd's glob, as a regex over the whole relative path, find, on odd names and trees."""
+"""The collection walk finds exactly the files qmd 2.8.3 would index: held to the real fast-glob that qmd
+bundles (tools/node_modules), called as `reindexCollection` calls it, on a tree of odd names, links,
+hidden and excluded entries, and on the patterns OpenClaw writes (escaped file basenames included)."""
 
 from __future__ import annotations
 
+import json
 import os
+import re
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from memwarm_cli.backends.freshness import file_walk
 from memwarm_cli.backends.settings.qmd_collections import CollectionSpec
+from tests.conftest import REPO_ROOT, require_tool
+
+# qmd's own calls (store.js reindexCollection): its splitGlobMask, fast-glob with its options, then the
+# hidden-segment filter.
+FAST_GLOB = """
+import fastGlob from "%(modules)s/fast-glob/out/index.js";
+import { splitGlobMask } from "%(modules)s/@tobilu/qmd/dist/store.js";
+const [cwd, ...masks] = process.argv.slice(2);
+const out = {};
+for (const mask of masks) {
+  const ignore = ["node_modules", ".git", ".cache", "vendor", "dist", "build"].map((d) => `**/${d}/**`);
+  const files = await fastGlob(splitGlobMask(mask), {
+    cwd, onlyFiles: true, followSymbolicLinks: false, dot: false, ignore,
+  });
+  out[mask] = files.filter((f) => !f.split("/").some((p) => p.startsWith(".")));
+}
+console.log(JSON.stringify(out));
+"""
+
+FILES = [
+    "a.md",
+    "b.MD",  # case-sensitive
+    "c.md.txt",
+    "md",
+    ".md",
+    ".hidden.md",
+    "with space.md",
+    "new\nline.md",
+    "tab\there.md",
+    "\u202eevil.md",
+    "emoji 😀.md",
+    "é-accent.md",
+    "z-last.md",
+    "a-b.md",
+    "a0.md",
+    "dir.md/inner.md",  # a directory whose name matches: walked, not listed
+    "x/y/z/deep.md",
+    "x/y/skip.txt",
+    "x-y/side.md",  # sorts before x/ byte-wise
+    "x0/after.md",
+    ".git/config.md",
+    ".hidden-dir/h.md",
+    "node_modules/pkg/readme.md",
+    "deep/node_modules/n.md",
+    "build/out.md",
+    "dist/out.md",
+    "dist2/kept.md",
+    "vendor/v.md",
+    ".cache/c.md",
+    "sub/node_modules.md",  # a file named like an excluded directory is a file
+    "sub/.dot/x.md",
+    "My Notes(1).md",
+    "a[1].md",
+    "x{y}.md",
+    "b!c.md",
+    "plus+at@.md",
+    "star*.md",
+    "q?.md",
+    "back\\slash.md",
+    "MEMORY.md",
+    "memory.md",
+    "top.md",
+    "bom.md",
+    "a/x.markdown",
+    "a/b/c.markdown",
+    "empty.md",
+]
 
 
 def _odd_tree(root: Path) -> None:
-    files = [
-        "a.md",
-        "b.MD",  # case-sensitive: not a match
-        "c.md.txt",
-        "md",
-        ".md",  # hidden
-        ".hidden.md",
-        "with space.md",
-        "new\nline.md",
-        "tab\there.md",
-        "\u202eevil.md",
-        "emoji 😀.md",
-        "dir.md/inner.md",  # a directory whose name matches: walked, not listed
-        "x/y/z/deep.md",
-        "x/y/skip.txt",
-        ".git/config.md",
-        ".hidden-dir/h.md",
-        "node_modules/pkg/readme.md",
-        "build/out.md",
-        "dist/out.md",
-        "vendor/v.md",
-        ".cache/c.md",
-        "sub/node_modules.md",  # a file named like an excluded directory is a file
-        "sub/build",  # no suffix
-    ]
-    for rel in files:
+    for rel in FILES:
         target = root / rel
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(rel, encoding="utf-8")
-    raw = os.path.join(os.fsencode(root), b"caf\xe9.md")  # not UTF-8
-    with open(raw, "wb") as handle:
+        target.write_text("  \n" if rel == "empty.md" else rel, encoding="utf-8")
+    with open(os.path.join(os.fsencode(root), b"caf\xe9.md"), "wb") as handle:  # not UTF-8
         handle.write(b"latin-1 name")
-    (root / "link.md").symlink_to(root / "a.md")  # a symlink to a file: listed, with the file's stat
-    (root / "dirlink.md").symlink_to(root / "x")  # a symlink to a directory: not followed, not listed
-    (root / "broken.md").symlink_to(root / "nowhere")  # cannot be stat'ed: not listed
-    os.mkfifo(root / "fifo.md")  # not a directory: listed, as qmd's onlyFiles would see it
+    (root / "link.md").symlink_to(root / "a.md")  # a symlink to a file: never indexed
+    (root / "link-out.md").symlink_to("/etc/hostname")
+    (root / "dirlink").symlink_to(root / "x")  # a symlinked directory: not followed
+    (root / "dirlink.md").symlink_to(root / "x")
+    (root / "broken.md").symlink_to(root / "nowhere")
+    os.mkfifo(root / "fifo.md")  # not a regular file: fast-glob's onlyFiles leaves it out
 
 
-@pytest.mark.parametrize("pattern", ["**/*.md", "./**/*.md", "**/*", "**/*e.md"])
-def test_the_suffix_walk_finds_what_the_general_walk_and_the_glob_find(tmp_path: Path, pattern: str) -> None:
-    _odd_tree(tmp_path)
-    suffix = file_walk.name_suffix([pattern])
-    assert suffix is not None
-    fast = file_walk.walk_by_suffix(str(tmp_path), suffix)
-    general = file_walk.walk_matching(str(tmp_path), *file_walk.path_test([pattern]))
-    regex = file_walk.glob_regex(pattern)
-    assert regex is not None
-    by_regex = file_walk.walk_matching(str(tmp_path), lambda rel, name, top: bool(regex.match(rel)), True)
-    assert fast == general == by_regex
-    assert fast == file_walk.collection_files(CollectionSpec("c", tmp_path, pattern, "custom", "test"))
-    names = [rel for rel, _, _ in fast]
-    assert names == sorted(names)
-    if pattern == "**/*.md":
-        assert names == sorted(
-            [
-                "a.md",
-                "with space.md",
-                "new\nline.md",
-                "tab\there.md",
-                "\u202eevil.md",
-                "emoji 😀.md",
-                "dir.md/inner.md",
-                "x/y/z/deep.md",
-                "sub/node_modules.md",
-                os.fsdecode(b"caf\xe9.md"),
-                "link.md",
-                "fifo.md",
-            ]
-        )
-        sizes = {rel: size for rel, size, _ in fast}
-        assert sizes["link.md"] == len("a.md")  # the target's stat
+def escape_basename(name: str) -> str:
+    """OpenClaw's escapeQmdExactFilePattern (backend-config: `[\\\\*?[\\]{}()!+@]` -> `\\\\$&`)."""
+    return re.sub(r"[\\*?[\]{}()!+@]", lambda m: "\\" + m.group(0), name)
 
 
-def test_only_one_plain_suffix_pattern_takes_the_inline_walk() -> None:
-    assert file_walk.name_suffix(["**/*.md"]) == ".md"
-    assert file_walk.name_suffix(["./**/*.md"]) == ".md"
-    others = (["*.md"], ["**/*/x.md"], ["**/a/*.md"], ["**/*.{md,txt}"], ["**/x*.md"], ["**/*.md", "*.txt"])
-    for patterns in others:
-        assert file_walk.name_suffix(patterns) is None, patterns
+PATTERNS = [
+    "**/*.md",
+    "./**/*.md",
+    "**/*",
+    "**/*e.md",
+    "*.md",
+    "MEMORY.md",
+    "**/*.markdown",
+    "{top,bom}.md,a/*.markdown",
+    "a/**",
+    "x/**/deep.md",
+    "**/*.{md,txt}",
+    "[ab]*.md",
+    "[!a]*.md",
+    "?.md",
+    "*/*.md",
+    "**/node_modules.md",
+    *(escape_basename(name) for name in ("My Notes(1).md", "a[1].md", "x{y}.md", "b!c.md", "plus+at@.md")),
+    *(escape_basename(name) for name in ("star*.md", "q?.md", "back\\slash.md", "link.md", "fifo.md")),
+]
+
+
+@pytest.fixture(scope="module")
+def odd_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("odd-tree")
+    _odd_tree(root)
+    return root
+
+
+@pytest.fixture(scope="module")
+def qmd_globs(odd_tree: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[str]]:
+    node = require_tool("node")
+    script = tmp_path_factory.mktemp("glob") / "glob.mjs"
+    script.write_text(FAST_GLOB % {"modules": REPO_ROOT / "tools" / "node_modules"}, encoding="utf-8")
+    proc = subprocess.run(
+        [str(node), str(script), str(odd_tree), *PATTERNS], capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 0, proc.stderr
+    found: dict[str, list[str]] = json.loads(proc.stdout)
+    return found
+
+
+@pytest.mark.qmd
+@pytest.mark.parametrize("pattern", PATTERNS)
+def test_the_walk_finds_what_qmds_fast_glob_finds(
+    odd_tree: Path, qmd_globs: dict[str, list[str]], pattern: str
+) -> None:
+    # Node reads the name that is not UTF-8 with U+FFFD and then cannot open it: never indexed.
+    expected = sorted(f for f in qmd_globs[pattern] if "\ufffd" not in f)
+    found = [
+        rel for rel, _, _ in file_walk.collection_files(CollectionSpec("c", odd_tree, pattern, "custom", "t"))
+    ]
+    assert found == expected, pattern
+    assert found == sorted(found, key=lambda rel: rel.encode("utf-8"))  # SQLite's order of the paths
+
+
+def test_escaped_basenames_match_the_file_alone() -> None:
+    for name in (
+        "My Notes(1).md",
+        "a[1].md",
+        "x{y}.md",
+        "b!c.md",
+        "plus+at@.md",
+        "star*.md",
+        "back\\slash.md",
+    ):
+        matcher = file_walk.compile_mask(escape_basename(name))
+        assert matcher is not None and matcher.names == frozenset({name}) and not matcher.recursive
+
+
+def test_patterns_memwarm_cannot_read_exactly_are_unsure() -> None:
+    for pattern in (
+        "@(a|b).md",
+        "+(a).md",
+        "!(a).md",
+        "{1..3}.md",
+        "!x.md",
+        "/abs/*.md",
+        "(a|b).md",
+        "[[:alpha:]].md",
+    ):
+        assert file_walk.compile_mask(pattern) is None, pattern
+    assert file_walk.compile_ignore(["tmp/**"]) is not None
+    assert file_walk.compile_ignore(["@(x)"]) is file_walk.UNSURE
+
+
+def test_the_digest_does_not_depend_on_how_the_walk_cuts_its_chunks(odd_tree: Path) -> None:
+    spec = CollectionSpec("c", odd_tree, "**/*.md", "custom", "t")
+    digest, count = file_walk.collection_digest(spec)
+    files = file_walk.collection_files(spec)
+    assert count == len(files) and digest == file_walk.list_digest(spec, files)
+    assert len(list(file_walk.walk_chunks(str(odd_tree), file_walk.compile_mask("**/*.md")))) > 1  # type: ignore[arg-type]
+    (odd_tree / "z-last.md").touch()
+    try:
+        assert file_walk.collection_digest(spec)[0] != digest  # an mtime is part of it
+    finally:
+        os.utime(odd_tree / "z-last.md", ns=(0, dict((r, m) for r, _, m in files)["z-last.md"]))
+    assert file_walk.collection_digest(spec)[0] == digest
 
 
 def test_a_missing_or_unlistable_root_gives_no_files(tmp_path: Path) -> None:
-    assert file_walk.walk_by_suffix(str(tmp_path / "missing"), ".md") == []
+    matcher = file_walk.compile_mask("**/*.md")
+    assert matcher is not None
+    assert list(file_walk.walk_chunks(str(tmp_path / "missing"), matcher)) == []
     (tmp_path / "file.md").write_text("x")
-    assert file_walk.walk_by_suffix(str(tmp_path / "file.md"), ".md") == []
+    assert list(file_walk.walk_chunks(str(tmp_path / "file.md"), matcher)) == []
+    assert file_walk.collection_digest(
+        CollectionSpec("c", tmp_path / "missing", "**/*.md", "custom", "t")
+    ) == (
+        None,
+        0,
+    )

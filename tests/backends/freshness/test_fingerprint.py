@@ -15,54 +15,33 @@ from memwarm_cli.backends.settings.qmd_collections import CollectionSpec
 from memwarm_cli.backends.state.state_files import StatePath
 
 
-def test_glob_masks_match_like_qmd() -> None:
-    def matches(pattern: str, path: str) -> bool:
-        regex = file_walk.glob_regex(pattern)
-        assert regex is not None
-        return regex.match(path) is not None
-
-    assert matches("**/*.md", "a.md") and matches("**/*.md", "x/y/a.md")
-    assert not matches("**/*.md", "a.txt")
-    assert matches("MEMORY.md", "MEMORY.md") and not matches("MEMORY.md", "sub/MEMORY.md")
-    assert matches("*.{md,txt}", "a.txt") and not matches("*.{md,txt}", "d/a.txt")
-    assert matches("notes/**", "notes/a/b.md")
-    assert file_walk.split_glob_mask("a.md,*.txt,{x,y}.md") == ["a.md", "*.txt", "{x,y}.md"]
-    assert file_walk.glob_regex("!(x)") is None  # unsure: match everything
+def _snapshot(spec: CollectionSpec) -> fp.Snapshot:
+    digest, count = file_walk.collection_digest(spec)
+    return fp.Snapshot("s" * 64, "qmd 2.8.3", {spec.name: digest}, None, {spec.name: count}, (spec,))
 
 
-def test_collection_files_skip_what_qmd_skips(tmp_path: Path) -> None:
-    for rel in ("a.md", "sub/b.md", ".hidden/c.md", "node_modules/d.md", "build/e.md", "f.txt", ".g.md"):
-        target = tmp_path / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(rel)
-    spec = CollectionSpec("c", tmp_path, "**/*.md", "custom", "test")
-    assert [f[0] for f in file_walk.collection_files(spec)] == ["a.md", "sub/b.md"]
-    root_only = CollectionSpec("r", tmp_path, "*.md", "custom", "test")
-    assert [f[0] for f in file_walk.collection_files(root_only)] == ["a.md"]
-
-
-def test_snapshot_digest_changes_with_files_and_settings(tmp_path: Path) -> None:
-    (tmp_path / "a.md").write_text("one")
-    spec = CollectionSpec("c", tmp_path, "**/*.md", "custom", "test")
-    first = fp.take_snapshot({"k": 1}, "qmd 1", [spec]).digest("yml")
-    assert fp.take_snapshot({"k": 1}, "qmd 1", [spec]).digest("yml") == first
-    assert fp.take_snapshot({"k": 2}, "qmd 1", [spec]).digest("yml") != first
-    assert fp.take_snapshot({"k": 1}, "qmd 2", [spec]).digest("yml") != first
-    assert fp.take_snapshot({"k": 1}, "qmd 1", [spec]).digest("other") != first
-    (tmp_path / "a.md").write_text("two!")
-    assert fp.take_snapshot({"k": 1}, "qmd 1", [spec]).digest("yml") != first
-
-
-def test_snapshot_digest_notices_a_collection_directory_appearing(tmp_path: Path) -> None:
-    """A missing memory/ gets no collection; its appearing (even empty) must make the next run act."""
-    spec = CollectionSpec("c", tmp_path / "memory", "**/*.md", "default", "test")
-    missing = fp.take_snapshot({"k": 1}, "qmd 1", [spec])
-    assert missing.file_count == 0
+def test_a_collections_part_changes_with_its_files_and_its_directory_appearing(tmp_path: Path) -> None:
+    spec = CollectionSpec("memory-dir-main", tmp_path / "memory", "**/*.md", "default", "t")
+    missing = _snapshot(spec)
+    assert missing.collections == {spec.name: None} and missing.file_count == 0
     (tmp_path / "memory").mkdir()
-    empty = fp.take_snapshot({"k": 1}, "qmd 1", [spec])
-    assert empty.digest("yml") != missing.digest("yml")
+    empty = _snapshot(spec)
+    assert empty.parts("i" * 64).digest() != missing.parts("i" * 64).digest()
     (tmp_path / "memory" / "n.md").write_text("note")
-    assert fp.take_snapshot({"k": 1}, "qmd 1", [spec]).digest("yml") != empty.digest("yml")
+    one = _snapshot(spec)
+    assert one.file_count == 1 and one.parts("i" * 64).digest() != empty.parts("i" * 64).digest()
+    # The index's identity is a part: the same files under an index written since match nothing.
+    assert one.parts("i" * 64).digest() != one.parts("j" * 64).digest()
+
+
+def test_a_collection_taken_again_after_the_export_gets_the_digest_the_walk_gives(tmp_path: Path) -> None:
+    spec = CollectionSpec("sessions-main", tmp_path / "exports", "**/*.md", "sessions", "t")
+    (tmp_path / "exports").mkdir()
+    before = _snapshot(spec)
+    (tmp_path / "exports" / "s1.md").write_text("# Session s1\n")
+    after = before.with_collection(spec.name, file_walk.snapshot_collection(spec))
+    assert after.collections == _snapshot(spec).collections and after.file_count == 1
+    assert after.files[spec.name] == file_walk.collection_files(spec)
 
 
 def test_fingerprint_round_trip_and_backoff(tmp_path: Path) -> None:
@@ -140,15 +119,28 @@ def test_another_format_version_is_ignored_quietly(tmp_path: Path) -> None:
     assert warnings == []
 
 
-def test_a_snapshot_crosses_a_fork_packed_and_comes_back_equal() -> None:
-    """forked_map pickles each walked snapshot: file lists travel as flat columns and are unpacked only
-    when read; the digests computed in the walker come along, so a fresh run never unpacks a list."""
-    files = [("a.md", 3, 1_700_000_000_000_000_000), ("caf\udce9.md", 0, -5), ("sub/b.md", 2**40, 0)]
-    snapshot = fp.Snapshot({"searchMode": "search"}, "qmd 2.8.3", {"dir": files, "gone": None, "empty": []})
-    parts = snapshot.parts(None)
+def test_a_snapshot_crosses_a_fork_with_its_digests_and_no_file_list(tmp_path: Path) -> None:
+    """forked_map pickles each judgement: the parts travel, the files do not (walked again only when
+    `--probe` asks for them)."""
+    (tmp_path / "a.md").write_text("x")
+    spec = CollectionSpec("c", tmp_path, "**/*.md", "custom", "t")
+    snapshot = _snapshot(spec)
     back = pickle.loads(pickle.dumps(snapshot))
-    assert back._digests == snapshot._digests
-    assert not back.files._lists  # type: ignore[attr-defined]  # nothing unpacked yet
-    assert back.parts(None) == parts
-    assert back == snapshot and dict(back.files) == {"dir": files, "gone": None, "empty": []}
-    assert back.file_count == 3 and back.with_version("v2").files["dir"] == files
+    assert back == snapshot and back.parts(None) == snapshot.parts(None)
+    assert len(pickle.dumps(snapshot)) < 2000
+    assert dict(back.files) == {"c": file_walk.collection_files(spec)}
+
+
+def test_a_record_with_parts_and_the_index_identity_round_trips(tmp_path: Path) -> None:
+    path = StatePath.of(tmp_path, tmp_path / fp.FINGERPRINT_NAME)
+    parts = fp.FingerprintParts("a" * 64, "qmd 2.8.3", "b" * 64, {"c": "d" * 64, "gone": None}, None)
+    stored = fp.StoredFingerprint(parts.digest(), 1.0, True, 0, ("c",), 4, parts=parts)
+    fp.write_fingerprint(path, stored)
+    assert fp.read_fingerprint(path) == stored
+    # An earlier memwarm's parts (index.yml's digest, no identity) read as a record that vouches for nothing.
+    old = json.loads(path.path.read_text())
+    old["parts"].pop("index")
+    old["parts"]["indexYml"] = "e" * 64
+    path.path.write_text(json.dumps(old))
+    read = fp.read_fingerprint(path)
+    assert read is not None and read.parts is not None and read.parts.index is None

@@ -14,11 +14,9 @@ from typing import Any
 import pytest
 
 from memwarm_cli.backends.freshness import freshness
-from memwarm_cli.backends.freshness.fingerprint import Snapshot
-from memwarm_cli.backends.freshness.freshness import walked_snapshot
+from memwarm_cli.backends.freshness.freshness import FreshnessJob, Judged, judge
 from memwarm_cli.backends.init import agent_steps
 from memwarm_cli.backends.qmd import qmd_output
-from memwarm_cli.backends.settings.qmd_settings import QmdSettings
 from tests.backends.support import by_agent, real_qmd_scenario
 
 pytestmark = pytest.mark.qmd
@@ -48,19 +46,19 @@ def test_a_run_walks_each_agent_once_before_its_threads_start(
 
     walks = tmp_path / "walks.log"
 
-    def recording(job: tuple[QmdSettings, str, int]) -> Snapshot:
+    def recording(job: FreshnessJob, token: Any = None) -> Judged:
         with walks.open("a", encoding="utf-8") as log:  # O_APPEND: the forked workers' lines stay whole
-            log.write(f"{os.getpid()} {threading.current_thread().name} {job[1]!r}\n")
-        return walked_snapshot(job)
+            log.write(f"{os.getpid()} {threading.current_thread().name} {job.qmd_version!r}\n")
+        return judge(job, token)
 
-    def walk_again(*_args: Any) -> Snapshot:
+    def walk_again(*_args: Any) -> Judged:
         raise AssertionError("a step walked the agent's files again")
 
     def read_yaml(*_args: Any) -> Any:
         raise AssertionError("a warm agent's pass read index.yml")
 
-    monkeypatch.setattr(freshness, "walked_snapshot", recording)
-    monkeypatch.setattr(agent_steps, "agent_snapshot", walk_again)
+    monkeypatch.setattr(freshness, "judge", recording)
+    monkeypatch.setattr(agent_steps, "judge", walk_again)
     monkeypatch.setattr(qmd_output, "read_index_yml", read_yaml)
     _only_this_thread_left()
     result, report = scenario.run_json(["--concurrency", "2"])
@@ -93,11 +91,11 @@ def test_one_lane_walks_here_and_a_dry_run_walks_nothing(
     scenario = real_qmd_scenario(tmp_path, {"a": NOTES, "b": NOTES}, {"memory": {"backend": "qmd"}})
     pids: list[int] = []
 
-    def recording(job: tuple[QmdSettings, str, int]) -> Snapshot:
+    def recording(job: FreshnessJob, token: Any = None) -> Judged:
         pids.append(os.getpid())  # a forked worker's append would not reach this list
-        return walked_snapshot(job)
+        return judge(job, token)
 
-    monkeypatch.setattr(freshness, "walked_snapshot", recording)
+    monkeypatch.setattr(freshness, "judge", recording)
     dry, _ = scenario.run_json(["--dry-run"])
     assert dry.returncode == 0, dry.stderr
     assert pids == []
