@@ -214,3 +214,95 @@ def test_a_signal_while_node_is_asked_its_version_stops_it_at_once(
     while process_alive(pid) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not process_alive(pid), "node --version outlived memwarm"
+
+
+# qmd 0.9.0 as npm installs it (`npm install -g @tobilu/qmd@0.9.0`): bin/qmd links to the package's own
+# bash launcher, which looks for bun and, on a Node-only machine, prints this and exits 1 (its real text).
+QMD_0_9_LAUNCHER = """#!/usr/bin/env bash
+# qmd - Quick Markdown Search
+set -euo pipefail
+
+# Find bun - prefer PATH, fallback to known locations
+find_bun() {
+  if command -v bun &>/dev/null; then command -v bun; return 0; fi
+  return 1
+}
+
+BUN=$(find_bun) || { echo "Error: bun not found. Install from https://bun.sh" >&2; exit 1; }
+exec "$BUN" "$(dirname "$0")/src/qmd.ts" "$@"
+"""
+
+
+def install_qmd_0_9(prefix: Path) -> Path:
+    """<prefix>/bin/qmd -> ../lib/node_modules/@tobilu/qmd/qmd, with the package.json npm installs."""
+    package = prefix / "lib" / "node_modules" / "@tobilu" / "qmd"
+    package.mkdir(parents=True)
+    (package / "package.json").write_text(
+        json.dumps(
+            {
+                "name": "@tobilu/qmd",
+                "version": "0.9.0",
+                "bin": {"qmd": "./qmd"},
+                "engines": {"bun": ">=1.0.0"},
+            }
+        )
+    )
+    launcher = package / "qmd"
+    launcher.write_text(QMD_0_9_LAUNCHER, encoding="utf-8")
+    launcher.chmod(0o755)
+    (prefix / "bin").mkdir()
+    (prefix / "bin" / "qmd").symlink_to(launcher)
+    return prefix / "bin"
+
+
+FIX = "fix: npm install -g @tobilu/qmd@2.8.3 (on Node.js 22 or later)"
+
+
+def test_qmd_0_9_is_named_too_old_with_the_fix_by_status_init_backends_and_config_check(
+    tmp_path: Path,
+) -> None:
+    scenario = make_scenario(tmp_path, {"main": NOTES}, {"memory": {"backend": "qmd"}})
+    scenario.path_dirs = [install_qmd_0_9(tmp_path / "npm-global")]
+    status = run_memwarm(["status", "--json"], scenario.env())
+    assert status.returncode == ExitCode.FINDINGS, status.stderr
+    (agent,) = json.loads(status.stdout)["agents"]
+    assert agent["status"] == "failed"
+    bun = 'qmd (qmd) is a bun-only release (qmd 0.9.0: its launcher says "bun not found")'
+    assert any(why.startswith(bun) and why.endswith(FIX) for why in agent["why"]), agent["why"]
+
+    result, report = scenario.run_json()
+    assert result.returncode == ExitCode.FINDINGS
+    (outcome,) = report["agents"]
+    assert (
+        outcome["status"] == "failed"
+        and outcome["reason"].startswith(bun)
+        and outcome["reason"].endswith(FIX)
+    )
+    assert [c["argv"][1:] for c in outcome["commands"]] == [["--version"]]  # nothing after it
+
+    check = run_memwarm(["config", "check", "--json"], scenario.env())
+    findings = [f["message"] for f in json.loads(check.stdout)["findings"]]
+    assert any("is 0.9.0, a bun-only release" in m and FIX in m for m in findings), findings
+
+
+def test_a_qmd_that_prints_an_old_version_is_too_old(tmp_path: Path) -> None:
+    """With bun there, qmd 0.9.0 answers `qmd 0.9.0`; 1.x keeps no collections in its index."""
+    for version in ("0.9.0", "1.1.6"):
+        scenario, state = fake_scenario(tmp_path / version, {"version": f'echo "qmd {version}"; exit 0\n'})
+        status = run_memwarm(["status", "--json"], scenario.env({"FAKE_QMD_DIR": str(state)}))
+        (agent,) = json.loads(status.stdout)["agents"]
+        assert agent["status"] == "failed" and agent["qmdVersion"] == f"qmd {version}"
+        assert any(f"qmd (qmd) is {version}, " in why and FIX in why for why in agent["why"]), agent["why"]
+    assert qmd_diagnosis.version_problem("qmd", "qmd 2.8.3 (facd35e)") is None
+    assert qmd_diagnosis.version_problem("qmd", "qmd 2.0.0") is None
+
+
+def test_status_asks_each_distinct_qmd_its_version_once(tmp_path: Path) -> None:
+    """200 agents spawned `qmd --version` 200 times (10,000 agents: minutes)."""
+    scenario, state = fake_scenario(tmp_path, agents=tuple(f"a{i}" for i in range(12)))
+    result = run_memwarm(["status", "--json"], scenario.env({"FAKE_QMD_DIR": str(state)}))
+    report = json.loads(result.stdout)
+    assert {a["qmdVersion"] for a in report["agents"]} == {"qmd 2.8.3 (fake)"}
+    assert {a["qmdVersionSource"] for a in report["agents"]} == {"asked"}
+    log = [line.split(" ", 1)[1] for line in (state / "log").read_text().splitlines()]
+    assert log == ["--version"]
