@@ -88,3 +88,18 @@ def qmd_env(state: Path, root: Path) -> dict[str, str]:
     env["PATH"] = f"{TOOLS_BIN}{os.pathsep}{env.get('PATH', '')}"
     env["XDG_CACHE_HOME"] = str(root / "home-cache")
     return env
+
+
+def peak_rss(argv: Sequence[str], env: Mapping[str, str] | None = None) -> tuple[float, float, int]:
+    """One run's wall-clock seconds, the peak resident set (MiB) of its largest process (memwarm or a
+    forked worker: wait4 reports the most of the process and the children it reaped), and its exit code."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    assert proc.stderr is not None
+    err = proc.stderr.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    elapsed = time.perf_counter() - start
+    if proc.returncode not in (0, 4):
+        raise SystemExit(f"benchmark command failed ({proc.returncode}): {argv}\n{err.decode()}")
+    return elapsed, usage.ru_maxrss / 1024, proc.returncode
