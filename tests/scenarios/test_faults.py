@@ -291,7 +291,8 @@ def test_huge_timeout_flag_is_clamped_to_what_set_timeout_allows(tmp_path: Path,
 
 
 def test_huge_configured_timeouts_are_clamped(tmp_path: Path) -> None:
-    huge = {"commandTimeoutMs": 3_000_000_000, "updateTimeoutMs": 10**15, "embedTimeoutMs": 1e300}
+    # The largest the release accepts (a safe integer: 1e300 makes it refuse the config, and memwarm too).
+    huge = {"commandTimeoutMs": 3_000_000_000, "updateTimeoutMs": 10**15, "embedTimeoutMs": 2**53 - 1}
     scenario, state = fake_scenario(tmp_path, update=huge, limits={"timeoutMs": 2**40})
     result, report = run(scenario, state, ["--embed", "--probe"])
     assert result.returncode == 0, result.stderr
@@ -409,9 +410,9 @@ def test_probe_reports_a_search_that_does_not_answer(tmp_path: Path) -> None:
     assert probe["answered"] is True and probe["hits"] == 0 and probe["latencyMs"] >= 0
     assert (probe["mode"], probe["query"], probe["timeoutMs"]) == ("search", "memory", 120_000)
     search = [c["argv"] for c in report["agents"][0]["commands"] if c["argv"][1] == "search"]
-    # As OpenClaw searches: -n limits.maxResults (6 by default), every managed collection.
+    # As OpenClaw searches: -n limits.maxResults (4 by default in 2026.6.35), every managed collection.
     assert search == [
-        ["qmd", "search", "memory", "--json", "-n", "6", "-c", "memory-root-main", "-c", "memory-dir-main"]
+        ["qmd", "search", "memory", "--json", "-n", "4", "-c", "memory-root-main", "-c", "memory-dir-main"]
     ]
     # A BM25 search that hangs past the probe's timeout: the index cannot answer, the agent fails.
     (state / "search.sh").write_text("sleep 30\n", encoding="utf-8")
