@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from memwarm_cli.config import resolve_user_path
+from memwarm_cli.agents import normalize_agent_id
 from memwarm_cli.config.lookup import as_object, coalesce, lookup
 from memwarm_cli.frozen_records import record
 from memwarm_cli.jsstring import js_is_finite_number, js_trimmed_string, js_truthy
@@ -113,8 +113,8 @@ def resolve_memory_search(
 ) -> MemorySearchSettings | None:
     """`resolveMemorySearchConfig(cfg, agentId)`: None iff memory search is disabled for the agent.
 
-    `entry` is the agent's `agents.list[]` object (None when the agent has no entry); `env` is used for
-    `~` expansion of `store.path`.
+    `entry` is the agent's `agents.list[]` object (None when the agent has no entry). The builtin index is
+    `<stateDir>/agents/<id>/agent/openclaw-agent.sqlite` (`resolveOpenClawAgentSqlitePath`).
     """
     if not memory_search_enabled(cfg, entry):
         return None
@@ -142,12 +142,8 @@ def resolve_memory_search(
     model = model_raw if isinstance(model_raw, str) and model_raw else ""
     model = model or _PROVIDER_DEFAULT_MODELS.get(provider, "")
 
-    store_raw = pick("store", "path")
-    store_path: Path | None = None
-    if isinstance(store_raw, str):
-        store_path = resolve_user_path(store_raw.replace("{agentId}", agent_id), env)
-    if store_path is None:
-        store_path = state_dir / "memory" / f"{agent_id}.sqlite"
+    # 2026.6.35 has no store.path (it refuses the key): the builtin index is the agent's database.
+    store_path = state_dir / "agents" / normalize_agent_id(agent_id) / "agent" / "openclaw-agent.sqlite"
 
     tokens_raw = pick("chunking", "tokens")
     tokens = max(1, math.floor(tokens_raw)) if js_is_finite_number(tokens_raw) else 400

@@ -23,7 +23,10 @@ def test_memory_search_fields() -> None:
     ms = resolve(cfg, "ops").memory_search
     assert ms is not None
     assert ms.sources == ("memory",)
-    assert ms.store_path == Path("/home/u/idx/ops.db")
+    # 6.35 refuses store.path; its builtin index is the agent's database.
+    assert ms.store_path == Path("/state/agents/ops/agent/openclaw-agent.sqlite")
     assert (ms.chunk_tokens, ms.chunk_overlap) == (10, 9)
     assert ms.model == "text-embedding-3-small"
-    assert resolve({}, "ops").memory_search.store_path == Path("/state/memory/ops.sqlite")
+    assert resolve({}, "ops").memory_search.store_path == Path(
+        "/state/agents/ops/agent/openclaw-agent.sqlite"
+    )
