@@ -90,7 +90,13 @@ def _agent_show(loaded: LoadedConfig, agent: Agent, host_zone: str | None) -> di
         # Every memory.qmd / memorySearch key this agent's config sets, and what memwarm does with it
         # (the full table is `settingsUse`, once for all agents).
         "configuredSettings": [setting.to_json() for setting in backend.configured],
+        # What OpenClaw 2026.6.35's gateway does with this agent's index: qmd work at boot (only with
+        # memory.qmd.update.startup idle or immediate, for eligible agents), an update at boot, and an
+        # update when the first memory use opens its qmd manager (update.onBoot).
+        "gatewayBootWork": backend.gateway_boot_work if backend.qmd is not None else None,
         "gatewayUpdatesOnBoot": backend.gateway_updates_on_boot if backend.qmd is not None else None,
+        "gatewayUpdatesAtFirstUse": backend.gateway_updates_at_first_use if backend.qmd is not None else None,
+        "bootEligible": backend.boot_eligible if backend.qmd is not None else None,
         "qmdPaths": {
             "qmdDir": str(paths.qmd_dir),
             "indexPath": str(paths.index_path),
