@@ -223,52 +223,58 @@ def form_body_substring_sub(text: str, replace: Callable[[str, str, str], str]) 
     """`text.replace(FORM_BODY_SUBSTRING_RE, (match, prefix, body) => …)`, in linear time.
 
     FORM_BODY_SUBSTRING_RE = `(^|[\\s:({\\[,="'\\`])(PAIR(?:&PAIR)+)`. A pair is deterministic: its key
-    ends at the first `=` (keys hold no `=`), its value at the next stop. So the body at `q` is the chain
-    of pairs from `q`, as long as each is followed by `&` and another pair, with at least two pairs; each
-    pair's end is computed once (memoized) however many starts reach it.
+    ends at the first `=` (keys hold no `=`), its value at the next stop (`&`, whitespace, `<`, `>`). So
+    the body at `q` is the chain of pairs from `q`, as long as each is followed by `&` and another pair,
+    with at least two pairs. When the first pair ends at stop `s` and the chain fails there, every later
+    start before `s` lies in that pair's key or value: its first pair ends at `s` too (or fails), and its
+    chain fails the same way, so the scan goes on at `s`. Unless the stop is itself a key character (an
+    invisible whitespace such as a tab or U+00A0, which exported text never holds): a key may run through
+    it, and then every start is tried.
     """
     stops = [m.start() for m in _PAIR_STOP.finditer(text)]
     n = len(text)
-    memo: dict[int, int] = {}
 
     def pair_end(j: int) -> int:
-        end = memo.get(j)
-        if end is None:
-            key = _KEY_EQUALS.match(text, j)
-            if key is None:
-                end = -1
-            else:
-                k = bisect_left(stops, key.end())
-                end = stops[k] if k < len(stops) else n
-            memo[j] = end
-        return end
-
-    def body_end(q: int) -> int:
-        end = pair_end(q)
-        if end < 0:
+        key = _KEY_EQUALS.match(text, j)
+        if key is None:
             return -1
+        k = bisect_left(stops, key.end())
+        return stops[k] if k < len(stops) else n
+
+    def body_end(q: int) -> tuple[int, int]:
+        """(the body's end or -1, where a failed one lets the scan go on: its first pair's end, or -1)."""
+        first = end = pair_end(q)
+        if end < 0:
+            return -1, -1
+        if end < n and _INVISIBLE.match(text, end):
+            first = -1  # a key can run through this stop
         pairs = 1
         while end < n and text[end] == "&":
             following = pair_end(end + 1)
             if following < 0:
                 break
             end, pairs = following, pairs + 1
-        return end if pairs > 1 else -1
+        return (end if pairs > 1 else -1), first
 
     out: list[str] = []
-    last = 0
+    last = skip = 0
     for p in sorted({0, *(m.start() for m in _SUBSTRING_PREFIX.finditer(text))}):
-        if p < last:
+        if p < last or p < skip:
             continue
-        found: tuple[int, str, int] | None = None  # (match start, prefix, body start)
-        if p == 0 and body_end(0) >= 0:
-            found = (0, "", 0)
-        elif _SUBSTRING_PREFIX.match(text, p) and body_end(p + 1) >= 0:
-            found = (p, text[p], p + 1)
+        found: tuple[int, str, int, int] | None = None  # (match start, prefix, body start, end)
+        if p == 0:
+            end, first = body_end(0)
+            skip = max(skip, first)
+            if end >= 0:
+                found = (0, "", 0, end)
+        if found is None and _SUBSTRING_PREFIX.match(text, p):
+            end, first = body_end(p + 1)
+            skip = max(skip, first)  # the starts before `first` fail the same way (docstring)
+            if end >= 0:
+                found = (p, text[p], p + 1, end)
         if found is None:
             continue
-        start, prefix, body_start = found
-        end = body_end(body_start)
+        start, prefix, body_start, end = found
         out.append(text[last:start])
         out.append(replace(text[start:end], prefix, text[body_start:end]))
         last = end

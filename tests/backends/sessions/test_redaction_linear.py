@@ -112,6 +112,7 @@ RELEASE_PREFILTER = js_unicode_regex(
 FORM_PIECES = [
     *["a", "b=", "=", "&", "%41", "%zz", "%4", "+", "\u200b", "\x00", " ", "<", ":", "(", ",", '"', "`"],
     *["password=", "token=", "pa%73s=", "body:", "form=", "form body=", "?", "ſ", "K", "x=1", "&y=2", "."],
+    *["\t", "\n", "\u00a0", "\u3000", "\ufeff", "\u2028"],  # whitespace that is also a key character
 ]
 
 
