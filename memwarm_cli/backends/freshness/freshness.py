@@ -21,14 +21,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from memwarm_cli.backends.freshness import fingerprint as fp
-from memwarm_cli.backends.freshness.file_walk import (
-    UNSURE,
-    ListDigest,
-    collection_digest,
-    collection_root,
-    compile_ignore,
-    compile_mask,
-)
+from memwarm_cli.backends.freshness.file_walk import ListDigest, collection_digest, collection_root
 from memwarm_cli.backends.freshness.fingerprint import Snapshot, StoredFingerprint
 from memwarm_cli.backends.freshness.forked_map import forked_map
 from memwarm_cli.backends.freshness.index_check import (
@@ -37,6 +30,7 @@ from memwarm_cli.backends.freshness.index_check import (
     count_active,
     removed_changes,
 )
+from memwarm_cli.backends.freshness.qmd_glob import UNSURE, compile_ignore, compile_mask
 from memwarm_cli.backends.qmd.index_stats import (
     IndexUnreadable,
     Registration,

@@ -22,7 +22,8 @@ import re
 import sqlite3
 from collections.abc import Iterator
 
-from memwarm_cli.backends.freshness.file_walk import Chunk, ListDigest, Matcher, walk_chunks
+from memwarm_cli.backends.freshness.file_walk import Chunk, ListDigest, walk_chunks
+from memwarm_cli.backends.freshness.qmd_glob import Matcher
 from memwarm_cli.backends.qmd.index_stats import document_rows
 from memwarm_cli.cancel import CancelToken
 from memwarm_cli.frozen_records import record

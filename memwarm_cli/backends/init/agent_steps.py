@@ -13,6 +13,9 @@ as it is now (freshness.py, whoever built it), so no qmd indexing;
 8. `qmd update` with the boot retry rule; 9. `qmd embed` (one lock per state dir; a failure is
 "degraded", with a backoff); 10. `--probe`: the agent's own search, once (search_probe.py);
 11. the fingerprint is recorded.
+
+The module is longer than 400 lines because every step is here, in the order a pass runs them, each
+with its `plan` beside its `run`: split, the run and `--dry-run` could drift apart.
 """
 
 from __future__ import annotations

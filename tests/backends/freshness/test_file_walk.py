@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from memwarm_cli.backends.freshness import file_walk
+from memwarm_cli.backends.freshness import file_walk, qmd_glob
 from memwarm_cli.backends.settings.qmd_collections import CollectionSpec
 from tests.conftest import REPO_ROOT, require_tool
 
@@ -169,7 +169,7 @@ def test_escaped_basenames_match_the_file_alone() -> None:
         "star*.md",
         "back\\slash.md",
     ):
-        matcher = file_walk.compile_mask(escape_basename(name))
+        matcher = qmd_glob.compile_mask(escape_basename(name))
         assert matcher is not None and matcher.names == frozenset({name}) and not matcher.recursive
 
 
@@ -184,9 +184,9 @@ def test_patterns_memwarm_cannot_read_exactly_are_unsure() -> None:
         "(a|b).md",
         "[[:alpha:]].md",
     ):
-        assert file_walk.compile_mask(pattern) is None, pattern
-    assert file_walk.compile_ignore(["tmp/**"]) is not None
-    assert file_walk.compile_ignore(["@(x)"]) is file_walk.UNSURE
+        assert qmd_glob.compile_mask(pattern) is None, pattern
+    assert qmd_glob.compile_ignore(["tmp/**"]) is not None
+    assert qmd_glob.compile_ignore(["@(x)"]) is qmd_glob.UNSURE
 
 
 def test_the_digest_does_not_depend_on_how_the_walk_cuts_its_chunks(odd_tree: Path) -> None:
@@ -194,7 +194,7 @@ def test_the_digest_does_not_depend_on_how_the_walk_cuts_its_chunks(odd_tree: Pa
     digest, count = file_walk.collection_digest(spec)
     files = file_walk.collection_files(spec)
     assert count == len(files) and digest == file_walk.list_digest(spec, files)
-    assert len(list(file_walk.walk_chunks(str(odd_tree), file_walk.compile_mask("**/*.md")))) > 1  # type: ignore[arg-type]
+    assert len(list(file_walk.walk_chunks(str(odd_tree), qmd_glob.compile_mask("**/*.md")))) > 1  # type: ignore[arg-type]
     (odd_tree / "z-last.md").touch()
     try:
         assert file_walk.collection_digest(spec)[0] != digest  # an mtime is part of it
@@ -204,7 +204,7 @@ def test_the_digest_does_not_depend_on_how_the_walk_cuts_its_chunks(odd_tree: Pa
 
 
 def test_a_missing_or_unlistable_root_gives_no_files(tmp_path: Path) -> None:
-    matcher = file_walk.compile_mask("**/*.md")
+    matcher = qmd_glob.compile_mask("**/*.md")
     assert matcher is not None
     assert list(file_walk.walk_chunks(str(tmp_path / "missing"), matcher)) == []
     (tmp_path / "file.md").write_text("x")

@@ -15,9 +15,9 @@ import pytest
 
 from memwarm_cli.backends.freshness import fingerprint as fp
 from memwarm_cli.backends.freshness import index_check
-from memwarm_cli.backends.freshness.file_walk import compile_mask
 from memwarm_cli.backends.freshness.freshness import FreshnessJob, judge
 from memwarm_cli.backends.freshness.index_check import check_collection, content_hash, js_mtime_ms
+from memwarm_cli.backends.freshness.qmd_glob import compile_mask
 from memwarm_cli.backends.qmd.index_stats import index_identity, open_index, read_index_stats
 from memwarm_cli.backends.settings.agent_backend import resolve_agent_backend
 from tests.conftest import require_tool
