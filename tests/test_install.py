@@ -28,9 +28,16 @@ from tests.backends.support import require_real_qmd
 from tests.conftest import MEMWARM, REPO_ROOT, RunCli
 
 README = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
-# What a copy of the repository leaves out: what `make` and the tools build, caches, git's own file.
+# What a copy of the repository leaves out: what the project's .gitignore names (what `make`, the tools
+# and test runs make: .venv, tools, caches, .hypothesis, ...) and git's own folder. By base name, as
+# shutil matches them.
 _NOT_SOURCES = shutil.ignore_patterns(
-    ".venv", "tools", ".git", "build", "*.egg-info", "__pycache__", ".*_cache", ".work"
+    ".git",
+    *(
+        line.strip().rstrip("/").rsplit("/", 1)[-1]
+        for line in (REPO_ROOT / ".gitignore").read_text(encoding="utf-8").splitlines()
+        if line.strip() and not line.startswith("#")
+    ),
 )
 
 
