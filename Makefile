@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 VENV_STAMP := $(VENV)/.installed
 DEMO_AT := 2026-11-28T09:30:00Z
 
-.PHONY: venv tools demo test lint typecheck pytest golden-check bench bench-backends bench-scale clean
+.PHONY: venv tools interop-tools interop demo test lint typecheck pytest golden-check bench bench-backends bench-scale clean
 
 venv: $(VENV_STAMP)
 
@@ -100,6 +100,25 @@ pytest: venv tools
 	$(PY) -m pytest -n auto --dist loadgroup
 
 test: lint typecheck pytest
+
+# The released OpenClaw beside memwarm (tests/interop): openclaw@2026.6.35 from the tracked lockfile in
+# toolchain/openclaw/, into tools/openclaw/, run on tools/bin/node (Node 22). Its install scripts are not
+# needed (the memory commands are bundled), so none run. OpenClaw's CLI takes seconds per call: the suite
+# takes about two minutes, so it is its own target (.ci/run runs it after `make test`).
+INTEROP_STAMP := tools/openclaw/.installed
+
+interop-tools: tools $(INTEROP_STAMP)
+
+$(INTEROP_STAMP): toolchain/openclaw/package.json toolchain/openclaw/package-lock.json
+	rm -rf tools/openclaw
+	mkdir -p tools/openclaw
+	cp toolchain/openclaw/package.json toolchain/openclaw/package-lock.json tools/openclaw/
+	cd tools/openclaw && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+	tools/bin/node tools/openclaw/node_modules/openclaw/openclaw.mjs --version
+	touch $@
+
+interop: venv interop-tools
+	$(PY) -m pytest -n auto --dist loadgroup -m interop tests/interop
 
 bench: venv tools
 	$(PY) bench/run.py
