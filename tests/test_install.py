@@ -1,7 +1,7 @@
 """Installing and scheduling memwarm as the README's Install section says: a fresh venv from a copy of the
 repository (no editable install, the copy deleted before memwarm runs), the sdist and wheel that
-`python -m build` makes, and the README's own crontab line and systemd units, run as cron and systemd
-would run them (their PATH, `$HOME` and `%h`).
+`python -m build` makes, and the documented crontab line and systemd units (README's First run,
+docs/install.md), run as cron and systemd would run them (their PATH, `$HOME` and `%h`).
 
 The fresh-venv installs take tens of seconds (pip builds and installs memwarm and its dependencies, from
 the local pip cache or PyPI); it carries the `install` marker: `make test` runs it, in parallel with the
@@ -27,7 +27,11 @@ import pytest
 from tests.backends.support import require_real_qmd
 from tests.conftest import MEMWARM, REPO_ROOT, RunCli
 
-README = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+# The README's First run and docs/install.md: where the crontab and the systemd units are written.
+DOCUMENTED = "\n".join(
+    page.read_text(encoding="utf-8")
+    for page in (REPO_ROOT / "README.md", *sorted((REPO_ROOT / "docs").glob("*.md")))
+)
 # What a copy of the repository leaves out: what the project's .gitignore names (what `make`, the tools
 # and test runs make: .venv, tools, caches, .hypothesis, ...) and git's own folder. By base name, as
 # shutil matches them.
@@ -42,7 +46,7 @@ _NOT_SOURCES = shutil.ignore_patterns(
 
 
 def _blocks(language: str) -> list[str]:
-    return re.findall(rf"^```{language}\n(.*?)^```", README, flags=re.M | re.S)
+    return re.findall(rf"^```{language}\n(.*?)^```", DOCUMENTED, flags=re.M | re.S)
 
 
 def _tiny_setup(home: Path, qmd_command: str | None = None) -> Path:
@@ -164,12 +168,13 @@ def test_the_sdist_is_the_whole_project_and_its_wheel_installs(tmp_path: Path) -
     assert (version.returncode, version.stdout, version.stderr) == (0, "memwarm 0.1.0\n", "")
 
 
-# --- the README's crontab line and systemd units ---------------------------------------------------
+# --- the documented crontab line and systemd units -------------------------------------------------
 
 
 def _crontab() -> tuple[dict[str, str], list[tuple[str, str]]]:
-    """The README's crontab: its variables, and each job as (schedule, command)."""
-    (block,) = _blocks("cron")  # one crontab in the README, the one tested here
+    """The documented crontab: its variables, and each job as (schedule, command)."""
+    # The README's First run and docs/install.md show it; one crontab, the one tested here.
+    (block,) = set(_blocks("cron"))
     variables: dict[str, str] = {}
     jobs: list[tuple[str, str]] = []
     for line in block.splitlines():
@@ -232,7 +237,7 @@ def test_the_crontab_line_runs_as_cron_runs_it(tmp_path: Path) -> None:
 
 
 def _units() -> dict[str, configparser.ConfigParser]:
-    """The README's systemd units by file name (each block's first line names its file)."""
+    """The documented systemd units by file name (each block's first line names its file)."""
     units: dict[str, configparser.ConfigParser] = {}
     for block in _blocks("ini"):
         first, _, body = block.partition("\n")
