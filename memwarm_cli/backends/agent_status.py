@@ -18,7 +18,13 @@ from dataclasses import field
 from typing import Any, Literal
 
 from memwarm_cli.backends.freshness import fingerprint as fp
-from memwarm_cli.backends.freshness.freshness import Freshness, FreshnessJob, Judged, judge_all
+from memwarm_cli.backends.freshness.freshness import (
+    Freshness,
+    FreshnessJob,
+    Judged,
+    export_cache_path,
+    judge_all,
+)
 from memwarm_cli.backends.qmd.index_stats import IndexView, index_view
 from memwarm_cli.backends.qmd.qmd_diagnosis import unavailable_hint
 from memwarm_cli.backends.qmd.version_cache import PeekedVersion, VersionPeeker
@@ -177,6 +183,7 @@ def collect_status(
             workspace=s.workspace,
             now_ms=int(now * 1000),
             stored=fp.read_fingerprint(fp.fingerprint_path(loaded.state_dir, s.paths), note),
+            export_cache=export_cache_path(loaded.state_dir, s.qmd, s.paths.qmd_dir),
         )
         for s in everyone
         if s.qmd is not None and s.skip_reason is None

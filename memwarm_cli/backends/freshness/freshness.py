@@ -18,7 +18,7 @@ import os
 import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from memwarm_cli.backends.freshness import fingerprint as fp
 from memwarm_cli.backends.freshness.file_walk import ListDigest, collection_digest, collection_root
@@ -41,9 +41,14 @@ from memwarm_cli.backends.qmd.index_stats import (
 )
 from memwarm_cli.backends.settings.qmd_collections import CollectionSpec
 from memwarm_cli.backends.settings.qmd_settings import QmdSettings
+from memwarm_cli.backends.state.state_files import StatePath
+from memwarm_cli.backends.state.state_records import read_record
 from memwarm_cli.cancel import CancelToken
 from memwarm_cli.config.paths import is_directory
 from memwarm_cli.frozen_records import record
+
+if TYPE_CHECKING:
+    from memwarm_cli.backends.sessions.export_cache import CachedExport
 
 ReasonKind = Literal[
     "unsuccessful",
@@ -105,6 +110,19 @@ class FreshnessJob:
     stored: StoredFingerprint | None = None
     qmd_version: str = ""
     want_pending: bool = False  # count documents waiting for embeddings (init-backends, vector modes)
+    # The export cache the last export pass wrote (export_cache.py; None: none is known): a transcript
+    # and export it vouches for are not rendered again, as the export step itself would not render them.
+    export_cache: StatePath | None = None
+
+
+def export_cache_path(state_dir: Path, qmd: QmdSettings, qmd_dir: Path) -> StatePath | None:
+    """`<qmdDir>/memwarm-session-export.json`, where the export step keeps its cache (None: the export
+    is off, and the session modules are not imported)."""
+    if not qmd.sessions.enabled:
+        return None
+    from memwarm_cli.backends.sessions.export_cache import CACHE_FILE_NAME
+
+    return StatePath.of(state_dir, qmd_dir / CACHE_FILE_NAME)
 
 
 @record
@@ -298,6 +316,7 @@ class _Judgement:
                 retention_days=sessions.retention_days,
                 now_ms=job.now_ms,
                 protected_dirs=protected_dirs(job.qmd, job.workspace),
+                cache=self._export_cache(),
             )
         except SessionExportRefused as error:
             self.stale("export", f"the session export is refused: {error}")
@@ -314,6 +333,20 @@ class _Judgement:
             if plan.create_export_dir:
                 work.append("its directory to create")
             self.stale("export", f"the session export has work: {'; '.join(work)}")
+
+    def _export_cache(self) -> dict[str, CachedExport]:
+        """What the last export pass recorded (an unusable cache reads as none, silently: the export
+        step that reads it again says so)."""
+        path = self.job.export_cache
+        if path is None:
+            return {}
+        from memwarm_cli.backends.sessions.export_cache import MAX_CACHE_BYTES, parse_cache
+
+        export_dir = str(self.job.qmd.sessions.export_dir)
+        found = read_record(
+            path, lambda data: parse_cache(data, export_dir), max_bytes=MAX_CACHE_BYTES, warn=None
+        )
+        return found or {}
 
 
 def judge(job: FreshnessJob, token: CancelToken | None = None) -> Judged:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 from memwarm_cli.backends.freshness import fingerprint as fp
-from memwarm_cli.backends.freshness.freshness import Freshness, FreshnessJob, Judged
+from memwarm_cli.backends.freshness.freshness import Freshness, FreshnessJob, Judged, export_cache_path
 from memwarm_cli.backends.init.init_report import (
     AgentOutcome,
     CollectionOutcome,
@@ -78,6 +78,7 @@ def freshness_job(context: RunContext, settings: AgentBackendSettings) -> tuple[
         now_ms=context.now_ms,
         stored=stored,
         want_pending=want_embed,
+        export_cache=export_cache_path(state_dir, qmd, settings.paths.qmd_dir),
     )
     return job, warnings
 

@@ -1,0 +1,107 @@
+"""The session export part of the freshness judgement: it plans the export as the export step would, with
+the cache the last pass wrote (export_cache.py), so transcripts that the cache vouches for are not
+rendered again, and anything the cache does not vouch for is."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memwarm_cli.backends.freshness.freshness import FreshnessJob, export_cache_path, judge
+from memwarm_cli.backends.sessions import session_export
+from memwarm_cli.backends.sessions.export_cache import cache_json
+from memwarm_cli.backends.sessions.session_export import apply_session_export, plan_session_export
+from memwarm_cli.backends.settings.agent_backend import resolve_agent_backend
+from memwarm_cli.backends.state.state_records import write_json_atomically
+from tests.backends.session_export_support import NOW_MS, record
+
+HOUR_MS = 3_600_000
+
+
+class Agent:
+    """Agent "main" with the export on, three transcripts, nothing indexed (no qmd runs here)."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        base = Path(os.path.realpath(tmp_path))
+        self.workspace, self.state = base / "ws", base / "state"
+        (self.workspace / "memory").mkdir(parents=True)
+        (self.workspace / "MEMORY.md").write_text("# M\n")
+        config = {"memory": {"backend": "qmd", "qmd": {"sessions": {"enabled": True}}}}
+        settings = resolve_agent_backend(config, "main", None, self.workspace, self.state, {})
+        assert settings.qmd is not None and settings.qmd.sessions.enabled
+        self.qmd, self.paths = settings.qmd, settings.paths
+        self.sessions = settings.qmd.sessions
+        self.sessions.sessions_dir.mkdir(parents=True)
+        for name in ("a", "b", "c"):
+            self.transcript(f"{name}.jsonl", f"hello from {name}")
+
+    def transcript(self, name: str, text: str) -> None:
+        path = self.sessions.sessions_dir / name
+        path.write_text(record(text), encoding="utf-8")
+        os.utime(path, ns=((NOW_MS - HOUR_MS) * 1_000_000,) * 2)
+
+    def export(self) -> None:
+        """One export pass as init-backends makes it, its cache written where the step keeps it."""
+        cache_path = export_cache_path(self.state, self.qmd, self.paths.qmd_dir)
+        assert cache_path is not None
+        plan = plan_session_export(
+            self.sessions.sessions_dir, self.sessions.export_dir, retention_days=None, now_ms=NOW_MS
+        )
+        result = apply_session_export(plan)
+        assert result.cache is not None and len(result.cache) == 3
+        write_json_atomically(cache_path, cache_json(result.cache, str(self.sessions.export_dir)))
+
+    def job(self, *, with_cache: bool = True) -> FreshnessJob:
+        cache = export_cache_path(self.state, self.qmd, self.paths.qmd_dir) if with_cache else None
+        return FreshnessJob(self.qmd, self.paths.index_path, self.workspace, NOW_MS, export_cache=cache)
+
+
+def export_reasons(job: FreshnessJob) -> list[str]:
+    return [r.text for r in judge(job).freshness.reasons if r.kind == "export"]
+
+
+@pytest.fixture
+def renders(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The transcripts rendered (session_export's render_transcript, counted)."""
+    rendered: list[str] = []
+    real = session_export.render_transcript
+
+    def counted(stream: Any, writer: Any, **kwargs: Any) -> Any:
+        rendered.append(getattr(stream, "name", "?"))
+        return real(stream, writer, **kwargs)
+
+    monkeypatch.setattr(session_export, "render_transcript", counted)
+    return rendered
+
+
+def test_a_no_change_check_renders_no_transcript_the_cache_vouches_for(
+    tmp_path: Path, renders: list[str]
+) -> None:
+    agent = Agent(tmp_path)
+    agent.export()
+    renders.clear()
+    assert export_reasons(agent.job()) == []
+    assert renders == []  # all three transcripts and their exports are as the last pass left them
+    # Without the cache the same judgement renders each transcript again, and finds the same.
+    assert export_reasons(agent.job(with_cache=False)) == []
+    assert len(renders) == 3
+
+
+def test_what_the_cache_does_not_vouch_for_is_rendered_and_judged(tmp_path: Path, renders: list[str]) -> None:
+    agent = Agent(tmp_path)
+    agent.export()
+    renders.clear()
+    agent.transcript("b.jsonl", "hello again from b")  # a new size, a new mtime: not the cached one
+    reasons = export_reasons(agent.job())
+    assert len(renders) == 1
+    assert reasons == ["the session export has work: 1 to write (b.md)"]
+    renders.clear()
+    agent.export()
+    renders.clear()
+    exported = agent.sessions.export_dir / "a.md"
+    exported.write_text("edited by hand\n")  # the export's identity is not the cached one: compared
+    assert export_reasons(agent.job()) == ["the session export has work: 1 to write (a.md)"]
+    assert renders == []  # its transcript is unchanged: the cached digest is what it would render
