@@ -10,6 +10,10 @@ class ExitCode(IntEnum):
     CONFIG = 3  # config missing, unreadable or unparsable
     DEGRADED = 4  # init-backends: nothing failed but some agent is degraded
     OUTPUT = 5  # stdout could not be written (closed, disk full, I/O error)
+    # init-backends/status/search on a release without the qmd backend (2026.8.1 and later): nothing to
+    # prepare or judge, which a cron job must tell from success (0) and from failure (1). A run where
+    # some agent failed (1) or is stale/degraded (4) returns that code instead: they outrank this one.
+    RETIRED = 6
     HANGUP = 129  # SIGHUP (the terminal or SSH session went away) while qmd ran
     INTERRUPTED = 130  # SIGINT
     TERMINATED = 143  # SIGTERM

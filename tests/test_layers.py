@@ -49,7 +49,7 @@ SUBLAYERS: dict[str, tuple[tuple[str, ...], ...]] = {
         ("qmd",),  # running qmd and reading what it says
         ("freshness",),  # walks, fingerprints, the one freshness judgement
         ("init",),  # init-backends: its steps, orchestrator and report
-        ("agent_status", "agent_search"),  # status and search
+        ("agent_status", "agent_search", "retired"),  # status and search; where a release has no qmd
     ),
     "cli": (
         ("",),

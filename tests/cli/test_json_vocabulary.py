@@ -174,3 +174,33 @@ def test_a_score_json_cannot_hold_still_gives_strict_json(warm: Scenario, tmp_pa
     data = strict_json(result.stdout)
     # As the release ranks them (a score that is no finite number counts as 0), or null: never Infinity.
     assert data["results"] and all(hit["score"] in (0, None) for hit in data["results"])
+
+
+# On a release without the qmd backend, the commands that would run qmd answer with every agent `retired`
+# (exit 6, search refuses with one line): the same vocabulary, and the warm index left as it is.
+RETIRED_RUNS = (
+    ["init-backends", "--json"],
+    ["init-backends", "--dry-run", "--json"],
+    ["status", "--json"],
+)
+
+
+@pytest.mark.parametrize("version", ["2026.8.2", "2026.9.6"])
+def test_the_retired_outputs_speak_the_vocabulary(warm: Scenario, version: str) -> None:
+    index = warm.state / "agents" / AGENTS[0] / "qmd" / "xdg-cache" / "qmd" / "index.sqlite"
+    before = (index.stat().st_mtime_ns, index.read_bytes())
+    for argv in RETIRED_RUNS:
+        result = run_memwarm(["--openclaw", version, *argv], warm.env())
+        assert result.returncode == 6, (argv, result.stderr)
+        data = strict_json(result.stdout)
+        assert isinstance(data.get("schema"), int) and data["openclaw"]["version"] == version, argv
+        assert list(vocabulary_errors(data, _index_paths(warm))) == [], argv
+        assert set(_values_under(data, "agentId")) == set(AGENTS), argv
+        assert set(_values_under(data, "indexPath")) == _index_paths(warm), argv
+        assert {agent["status"] for agent in data["agents"]} == {"retired"}, argv
+        assert data["exitCode"] == 6 and data["summary"]["retired"] == len(AGENTS), argv
+    search = run_memwarm(
+        ["--openclaw", version, "search", "--json", "--agent", "beta-vocab", "pelican"], warm.env()
+    )
+    assert (search.returncode, search.stdout, len(search.stderr.splitlines())) == (6, "", 1)
+    assert (index.stat().st_mtime_ns, index.read_bytes()) == before

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from memwarm_cli.backends.retired import RetiredBackends
     from memwarm_cli.exitcodes import ExitCode
 
 
@@ -53,9 +54,15 @@ def run_init_backends_command(
     view = INIT_VIEWS.choose(json_output, None)
     at_ms = parse_instant(at)
     loaded = load_for_command(config_path, quiet=quiet)
-    from memwarm_cli.cli.terminal.release_choice import run_profile
+    from memwarm_cli.backends.retired import retired_backends
+    from memwarm_cli.cli.terminal.release_choice import run_openclaw, run_profile
     from memwarm_cli.configview.release_checks import refuse_rejected_config
 
+    # Before the release's config checks: a release without the qmd backend refuses a qmd config, and
+    # what to say then is that there is nothing to prepare (exit 6), with that refusal in the line.
+    retired = retired_backends(loaded, run_openclaw(), tuple(agent or ()))
+    if retired is not None:
+        return _show_retired(retired, dry_run=dry_run, json_output=json_output, quiet=quiet)
     refuse_rejected_config(loaded, run_profile())  # the gateway would not start on it (exit 3)
 
     options = InitOptions(
@@ -78,3 +85,19 @@ def run_init_backends_command(
     renderer.finish(report)  # the summary line first: it still reaches stderr if stdout cannot be written
     view.show(report)
     return report.exit_code
+
+
+def _show_retired(retired: RetiredBackends, *, dry_run: bool, json_output: bool, quiet: bool) -> ExitCode:
+    """Every agent `retired`: its line on stderr (a dry run's plan on stdout), then the summary; no qmd."""
+    from memwarm_cli.cli.commands.init_backends_views import RETIRED_INIT_VIEWS, RetiredRun, retired_summary
+    from memwarm_cli.cli.terminal.output import write_stderr
+    from memwarm_cli.textsafe import escape_text
+
+    view = RETIRED_INIT_VIEWS.choose(json_output, None)
+    if not quiet:
+        if not dry_run:  # a dry run has them on stdout, as its plan
+            for agent in retired.agents:
+                write_stderr(escape_text(f'agent "{agent.agent_id}": retired: {agent.reason}'))
+        write_stderr(escape_text(retired_summary(retired, dry_run)))
+    view.show(RetiredRun(retired, dry_run))
+    return retired.exit_code

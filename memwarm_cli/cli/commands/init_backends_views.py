@@ -1,15 +1,17 @@
 """`memwarm init-backends`' views: the plan of a `--dry-run` (nothing on stdout for a real run: its log
-is on stderr, cli/commands/init_backends_progress.py), and `--json`'s report."""
+is on stderr, cli/commands/init_backends_progress.py), and `--json`'s report; and the same two for a run
+on a release without the qmd backend, every agent `retired` (RETIRED_INIT_VIEWS)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from memwarm_cli.cli.terminal.view_format import JsonView, View, Views
 
 if TYPE_CHECKING:
     from memwarm_cli.backends.init.init_report import AgentOutcome, InitReport, SessionExportOutcome
+    from memwarm_cli.backends.retired import RetiredBackends
 
 
 class InitText(View["InitReport"]):
@@ -76,3 +78,75 @@ def _report(result: InitReport) -> dict[str, Any]:
 
 
 INIT_VIEWS: Views[InitReport] = Views(InitText(), JsonView(_report), pipe="text")
+
+
+# ---- a release without the qmd backend (backends/retired.py): every agent `retired`, nothing run
+
+
+class RetiredRun(NamedTuple):
+    retired: RetiredBackends
+    dry_run: bool
+
+
+class RetiredInitText(View[RetiredRun]):
+    """A dry run's plan: each agent's line, as a skipped agent's (a real run writes nothing on stdout)."""
+
+    name = "text"
+
+    def render(self, result: RetiredRun) -> Iterator[str]:
+        from memwarm_cli.cli.terminal.output import guarded_lines
+        from memwarm_cli.textsafe import escape_text
+
+        if result.dry_run:
+            lines = [
+                f'agent "{escape_text(a.agent_id)}": retired: {escape_text(a.reason)}'
+                for a in result.retired.agents
+            ]
+            yield from guarded_lines(lines)
+
+
+def retired_summary(retired: RetiredBackends, dry_run: bool) -> str:
+    """`init-backends: 2 agents: 2 retired ("a", "b"): OpenClaw 2026.9.6 (P3) has no qmd backend, ...`"""
+    total = len(retired.agents)
+    noun = "agent" if total == 1 else "agents"
+    ids = ", ".join(f'"{a.agent_id}"' for a in retired.agents)
+    run = "nothing to plan (dry run)" if dry_run else "nothing was run"
+    return (
+        f"init-backends: {total} {noun}: {total} retired ({ids}): {retired.release} has no qmd backend, {run}"
+    )
+
+
+def _retired_report(result: RetiredRun) -> dict[str, Any]:
+    """The shape of a run's report (init_report.InitReport.to_json), every agent `retired`."""
+    from memwarm_cli.backends.init.init_report import INIT_SCHEMA_VERSION, STATUSES
+
+    retired = result.retired
+    return {
+        "schema": INIT_SCHEMA_VERSION,
+        "command": "init-backends",
+        "configPath": retired.config_path,
+        "stateDir": retired.state_dir,
+        "dryRun": result.dry_run,
+        "interrupted": None,
+        "exitCode": int(retired.exit_code),
+        "durationMs": 0,
+        "concurrency": 0,
+        "summary": {**dict.fromkeys(STATUSES, 0), "retired": len(retired.agents)},
+        "retired": retired.why_json(),
+        "agents": [
+            {
+                "agentId": agent.agent_id,
+                "status": "retired",
+                "reason": agent.reason,
+                "workspace": str(agent.workspace),
+                "indexPath": str(agent.index_path),
+                "qmdDir": str(agent.qmd_dir),
+                "qmdDirExists": agent.qmd_dir_exists,
+                "indexExists": agent.index_exists,
+            }
+            for agent in retired.agents
+        ],
+    }
+
+
+RETIRED_INIT_VIEWS: Views[RetiredRun] = Views(RetiredInitText(), JsonView(_retired_report), pipe="text")

@@ -1,6 +1,7 @@
 """`memwarm search`'s work: what the agent's memory search would hand the model
 (backends/agent_search.py), shown by cli/commands/search_views.py. A search that fails or times out
-exits 1 with one line on stderr; a signal stops qmd's process group first."""
+exits 1 with one line on stderr; a signal stops qmd's process group first. On a release without the qmd
+backend (2026.8.1 and later) it refuses with one line, exit 6 (backends/retired.py), and runs no qmd."""
 
 from __future__ import annotations
 
@@ -34,9 +35,11 @@ def run_search(
         raise UsageError("the query is empty")
     view = SEARCH_VIEWS.choose(json_output, None)
     loaded = load_for_command(config_path, quiet=quiet)
-    from memwarm_cli.cli.terminal.release_choice import run_profile
+    from memwarm_cli.backends.retired import refuse_retired_search
+    from memwarm_cli.cli.terminal.release_choice import run_openclaw, run_profile
     from memwarm_cli.configview.release_checks import refuse_rejected_config
 
+    refuse_retired_search(loaded, run_openclaw(), agent)  # no qmd backend on the release: exit 6, one line
     refuse_rejected_config(loaded, run_profile())  # OpenClaw's memory commands do not run on it (exit 3)
     with signals_cancel(CancelToken()) as token:  # a signal stops qmd's group before memwarm ends
         try:

@@ -3,8 +3,9 @@
 Views (cli/commands/status_views.py): a table on a terminal, tab-separated lines in a pipe, versioned
 JSON, and the node_exporter textfile format (`--format prometheus`; `--textfile PATH` writes it
 atomically, status_prometheus.py). With `--textfile` and no `--format`/`--json`, stdout stays empty: a
-cron line prints nothing unless something fails to run. Typer-free, so cli/fastpath.py can run it too;
-the Typer command is cli/commands/status_cmd.py.
+cron line prints nothing unless something fails to run. On a release without the qmd backend every agent
+is `retired` (backends/retired.py; exit 6) and nothing of qmd is read or run. Typer-free, so
+cli/fastpath.py can run it too; the Typer command is cli/commands/status_cmd.py.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from memwarm_cli.backends.agent_status import StatusReport
+    from memwarm_cli.backends.retired import RetiredBackends
     from memwarm_cli.cli.terminal.view_format import View
     from memwarm_cli.exitcodes import ExitCode
 
@@ -51,16 +53,22 @@ def run_status(
         with signals_cancel(CancelToken()) as token:
             try:
                 loaded = load_for_command(config_path, quiet=quiet)
-                from memwarm_cli.cli.terminal.release_choice import run_profile
+                from memwarm_cli.backends.retired import retired_backends
+                from memwarm_cli.cli.terminal.release_choice import run_openclaw, run_profile
                 from memwarm_cli.configview.release_checks import refuse_rejected_config
 
-                refuse_rejected_config(loaded, run_profile())  # no index is "warm" for a config it refuses
-                report = collect_status(
-                    loaded,
-                    StatusOptions(agents=tuple(agent or ()), max_age_seconds=max_age_seconds),
-                    warn=None if quiet else warn,
-                    token=token,
-                )
+                # Before the config checks, as init-backends: no qmd at all on such a release (exit 6).
+                retired = retired_backends(loaded, run_openclaw(), tuple(agent or ()))
+                report = None
+                if retired is None:
+                    # No index is "warm" for a config the release refuses.
+                    refuse_rejected_config(loaded, run_profile())
+                    report = collect_status(
+                        loaded,
+                        StatusOptions(agents=tuple(agent or ()), max_age_seconds=max_age_seconds),
+                        warn=None if quiet else warn,
+                        token=token,
+                    )
             except Cancelled as stop:
                 return signal_exit(stop.signum)
     except MemwarmError:
@@ -72,11 +80,35 @@ def run_status(
         raise
     if token.signum is not None:  # also a signal during the walks, which do not stop for it
         return signal_exit(token.signum)
+    if retired is not None:
+        return _show_retired(retired, view, textfile, max_age_seconds, quiet)
+    assert report is not None
     if textfile is not None:
         write_textfile(textfile, prometheus_text(report))
     if view is not None:
         view.show(StatusResult(report, quiet))
     return report.exit_code
+
+
+def _show_retired(
+    retired: RetiredBackends,
+    view: View[StatusResult] | None,
+    textfile: str | None,
+    max_age_seconds: float | None,
+    quiet: bool,
+) -> ExitCode:
+    """Every agent `retired` (backends/retired.py), in the view asked for and the textfile; no qmd."""
+    import time
+
+    from memwarm_cli.cli.commands.status_prometheus import retired_prometheus_text, write_textfile
+    from memwarm_cli.cli.commands.status_views import RETIRED_STATUS_VIEWS, RetiredStatus
+
+    if textfile is not None:
+        write_textfile(textfile, retired_prometheus_text(retired))
+    if view is not None:
+        shown = RetiredStatus(retired, quiet, time.time(), max_age_seconds)
+        RETIRED_STATUS_VIEWS.by_name[view.name].show(shown)
+    return retired.exit_code
 
 
 def _options(

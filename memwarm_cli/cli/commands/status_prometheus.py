@@ -2,7 +2,9 @@
 
 Only agents that memwarm prepares (memory search on, backend qmd) get samples. Every metric has its HELP
 and TYPE lines; label values are escaped as the text format requires (backslash, double quote, line
-feed); a sample whose value is unknown (no run recorded yet) is left out rather than made up.
+feed); a sample whose value is unknown (no run recorded yet) is left out rather than made up. On a
+release without the qmd backend (backends/retired.py) every agent is `retired`: it has only its
+`memwarm_agent_status` samples (`status="retired"` 1), since it has no index to be warm or to count.
 `--textfile PATH` writes the same text to PATH atomically (`write_textfile`).
 """
 
@@ -19,7 +21,9 @@ from memwarm_cli.cli.terminal.view_format import View
 
 if TYPE_CHECKING:
     from memwarm_cli.backends.agent_status import AgentStatus, StatusReport
+    from memwarm_cli.backends.retired import RetiredBackends
     from memwarm_cli.cli.commands.status import StatusResult
+    from memwarm_cli.cli.commands.status_views import RetiredStatus
 
 Sample = tuple[dict[str, str], float]
 
@@ -58,10 +62,40 @@ class StatusPrometheus(View["StatusResult"]):
         yield prometheus_text(result.report)
 
 
-def prometheus_text(report: StatusReport) -> str:
+class RetiredPrometheus(View["RetiredStatus"]):
+    name = "prometheus"
+
+    def render(self, result: RetiredStatus) -> Iterator[str]:
+        yield retired_prometheus_text(result.retired)
+
+
+RETIRED = "retired"
+_AGENT_STATUS_HELP = (
+    "The agent's status: 1 for the one it is in, 0 for the others; retired: the selected OpenClaw "
+    "release has no qmd backend (2026.8.1 and later), so nothing is prepared or judged."
+)
+
+
+def _statuses() -> tuple[str, ...]:
+    """The values of memwarm_agent_status's `status` label: the same set on every release, so a series
+    exists (at 0) before an upgrade makes it 1."""
     from memwarm_cli.backends.agent_status import ELIGIBLE_VERDICTS
 
-    agents = [agent for agent in report.agents if agent.eligible]
+    return (*ELIGIBLE_VERDICTS, RETIRED)
+
+
+def retired_prometheus_text(retired: RetiredBackends) -> str:
+    """The textfile of a run on a release without the qmd backend: every agent `retired`."""
+    return _families([], [agent.agent_id for agent in retired.agents])
+
+
+def prometheus_text(report: StatusReport) -> str:
+    return _families([agent for agent in report.agents if agent.eligible], [])
+
+
+def _families(agents: list[AgentStatus], retired: list[str]) -> str:
+    """Every metric: `agents` judged, `retired` the ids of agents on a release without qmd."""
+    statuses = _statuses()
     lines: list[str] = []
     lines += _metric("memwarm_status_ok", _STATUS_OK_HELP, [({}, 1.0)])
     lines += _metric(
@@ -71,12 +105,19 @@ def prometheus_text(report: StatusReport) -> str:
     )
     lines += _metric(
         "memwarm_agent_status",
-        "The agent's status: 1 for the one it is in, 0 for the others.",
-        (
-            ({"agent": a.agent_id, "status": verdict}, 1.0 if a.verdict == verdict else 0.0)
-            for a in agents
-            for verdict in ELIGIBLE_VERDICTS
-        ),
+        _AGENT_STATUS_HELP,
+        [
+            *(
+                ({"agent": a.agent_id, "status": status}, 1.0 if a.verdict == status else 0.0)
+                for a in agents
+                for status in statuses
+            ),
+            *(
+                ({"agent": agent_id, "status": status}, 1.0 if status == RETIRED else 0.0)
+                for agent_id in retired
+                for status in statuses
+            ),
+        ],
     )
     lines += _metric(
         "memwarm_index_documents",

@@ -6,19 +6,23 @@ the rest is memwarm's vocabulary, numbers and ISO times. The table breaks agent 
 the reasons at spaces; from WIDE_TABLE columns on it has the search mode and the last run's outcome,
 narrower only its time, and a reason that would not fit its column in a few lines goes below the table
 as a footnote, so a terminal of 60 or 80 columns shows every reason whole.
+
+On a release without the qmd backend the views show RetiredStatus instead (RETIRED_STATUS_VIEWS, by the
+same names): every agent `retired` with its one reason, the plain view in the same columns.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from memwarm_cli.cli.commands.status_prometheus import StatusPrometheus
+from memwarm_cli.cli.commands.status_prometheus import RetiredPrometheus, StatusPrometheus
 from memwarm_cli.cli.terminal.view_format import JsonView, View, Views
 from memwarm_cli.textsafe import escape_text
 
 if TYPE_CHECKING:
     from memwarm_cli.backends.agent_status import AgentStatus, StatusReport
+    from memwarm_cli.backends.retired import RetiredAgent, RetiredBackends
     from memwarm_cli.cli.commands.status import StatusResult
     from memwarm_cli.cli.terminal.table import Styles
 
@@ -37,7 +41,14 @@ PLAIN_COLUMNS = (
     "embed_backoff_until",
     "why",
 )
-STATUS_STYLES = {"warm": "green", "stale": "yellow", "degraded": "yellow", "failed": "red", "running": "cyan"}
+STATUS_STYLES = {
+    "warm": "green",
+    "stale": "yellow",
+    "degraded": "yellow",
+    "failed": "red",
+    "running": "cyan",
+    "retired": "magenta",
+}
 
 
 def _iso(seconds: float | None) -> str:
@@ -161,4 +172,107 @@ def _json(result: StatusResult) -> dict[str, Any]:
 
 STATUS_VIEWS: Views[StatusResult] = Views(
     StatusTable(), StatusPlain(), JsonView(_json), StatusPrometheus(), pipe="plain"
+)
+
+
+# ---- a release without the qmd backend (backends/retired.py): every agent `retired`, nothing judged
+
+
+class RetiredStatus(NamedTuple):
+    """What `status`'s views show when the release has no qmd backend."""
+
+    retired: RetiredBackends
+    quiet: bool  # no summary (every agent is listed: none is warm)
+    generated_at: float
+    max_age_seconds: float | None
+
+
+def _retired_cells(agent: RetiredAgent) -> list[str]:
+    """PLAIN_COLUMNS' cells: the status and why; no index, run or freshness to show."""
+    cells = ["-"] * len(PLAIN_COLUMNS)
+    cells[0], cells[1], cells[-1] = escape_text(agent.agent_id), "retired", escape_text(agent.reason)
+    return cells
+
+
+def retired_summary_line(retired: RetiredBackends) -> str:
+    from memwarm_cli.cli.terminal.release_choice import run_openclaw
+
+    total = len(retired.agents)
+    noun = "agent" if total == 1 else "agents"
+    return f"status: {total} {noun}: {total} retired (no qmd backend); {run_openclaw().summary}"
+
+
+class RetiredPlain(View[RetiredStatus]):
+    name = "plain"
+
+    def render(self, result: RetiredStatus) -> Iterator[str]:
+        from memwarm_cli.cli.terminal.output import guarded_lines
+
+        lines = ["\t".join(PLAIN_COLUMNS), *("\t".join(_retired_cells(a)) for a in result.retired.agents)]
+        return guarded_lines(lines, tsv=True)
+
+    def summary(self, result: RetiredStatus) -> Iterator[str]:
+        if not result.quiet:
+            yield f"# {retired_summary_line(result.retired)}"
+
+
+class RetiredTable(View[RetiredStatus]):
+    name = "table"
+    needs_terminal = True
+
+    def render(self, result: RetiredStatus) -> Iterator[str]:
+        from memwarm_cli.cli.terminal.output import make_console
+        from memwarm_cli.cli.terminal.table import Column, Styles, draw_table, wrap_words
+        from memwarm_cli.textsafe import escape_unsafe
+
+        console = make_console()
+        styles = Styles(console)
+        columns = [
+            Column("agent", wrap="words", min_width=8),
+            Column("status", styled=True),
+            Column("why", wrap="words", min_width=16, footnotes=True),
+        ]
+        style = STATUS_STYLES["retired"] if styles.colour else ""
+        agents = result.retired.agents
+        rows = (([escape_text(a.agent_id), "retired", escape_text(a.reason)], style) for a in agents)
+        for line in draw_table(console.width, "memwarm status", columns, rows, styles):
+            yield line + "\n"
+        if not result.quiet:
+            for line in wrap_words(escape_unsafe(retired_summary_line(result.retired)), console.width):
+                yield line + "\n"
+
+
+def _retired_json(result: RetiredStatus) -> dict[str, Any]:
+    """The shape of StatusReport.to_json, every agent `retired` (its one reason in `why`)."""
+    from memwarm_cli.backends.agent_status import STATUS_SCHEMA, VERDICTS
+
+    retired = result.retired
+    return {
+        "schema": STATUS_SCHEMA,
+        "command": "status",
+        "configPath": retired.config_path,
+        "stateDir": retired.state_dir,
+        "generatedAt": result.generated_at,
+        "maxAgeSeconds": result.max_age_seconds,
+        "runningKnown": None,  # not looked for: no run of the qmd backend can be running
+        "exitCode": int(retired.exit_code),
+        "summary": {**dict.fromkeys(VERDICTS, 0), "retired": len(retired.agents)},
+        "retired": retired.why_json(),
+        "agents": [
+            {
+                "agentId": agent.agent_id,
+                "status": "retired",
+                "why": [agent.reason],
+                "workspace": str(agent.workspace),
+                "qmdDir": str(agent.qmd_dir),
+                "qmdDirExists": agent.qmd_dir_exists,
+                "index": {"indexPath": str(agent.index_path), "exists": agent.index_exists},
+            }
+            for agent in retired.agents
+        ],
+    }
+
+
+RETIRED_STATUS_VIEWS: Views[RetiredStatus] = Views(
+    RetiredTable(), RetiredPlain(), JsonView(_retired_json), RetiredPrometheus(), pipe="plain"
 )
