@@ -19,6 +19,14 @@ from enum import StrEnum
 
 from memwarm_cli.cwd import absolute_path
 from memwarm_cli.frozen_records import record
+from memwarm_cli.safe_files import (
+    FileChangedError,
+    FileTooLargeError,
+    HardLinkedError,
+    NotRegularFileError,
+    not_regular_kind,
+    open_regular,
+)
 
 
 class ReadFailure(StrEnum):
@@ -115,27 +123,23 @@ def read_workspace_file(
         before = os.lstat(resolved)
     except OSError as exc:
         return _os_error_outcome(exc)
-    if not stat.S_ISREG(before.st_mode):
+    if not_regular_kind(before) is not None:
         return _skip(ReadFailure.NOT_REGULAR, None, before)
     if before.st_nlink > 1:
         return _skip(ReadFailure.HARDLINK, f"{before.st_nlink} links", before)
     if before.st_size > max_bytes:
         return _skip(ReadFailure.OVERSIZE, f"{before.st_size} > {max_bytes} bytes", before)
     try:
-        # O_NONBLOCK: a file swapped for a FIFO after the lstat must not hang the read.
-        fd = os.open(resolved, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        # The file lstat saw, or nothing: a swap for a FIFO, a link or another file meanwhile is refused.
+        fd, after = open_regular(
+            resolved, follow_symlinks=False, max_bytes=max_bytes, single_link=True, expect=before
+        )
+    except (NotRegularFileError, FileTooLargeError, HardLinkedError, FileChangedError):
+        return _skip(ReadFailure.UNREADABLE, "file changed while it was opened", before)
     except OSError as exc:
         return _os_error_outcome(exc)
     try:
-        after = os.fstat(fd)
-        if (
-            not stat.S_ISREG(after.st_mode)
-            or after.st_nlink > 1
-            or after.st_size > max_bytes
-            or (after.st_dev, after.st_ino) != (before.st_dev, before.st_ino)
-        ):
-            return _skip(ReadFailure.UNREADABLE, "file changed while it was opened", after)
-        data = os.read(fd, max_bytes)
+        data = os.read(fd, max_bytes)  # one read of the cap, as openBoundaryFile reads
     except OSError as exc:
         return _os_error_outcome(exc)
     finally:

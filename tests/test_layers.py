@@ -26,6 +26,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "textsafe",
         "durations",
         "boundary_read",
+        "safe_files",
         "frozen_records",
         "cwd",
         "cancel",

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from memwarm_cli.config.regularfile import FileTooLargeError, NotRegularFileError, read_regular_file
 from memwarm_cli.errors import MemwarmError
 from memwarm_cli.jsstring import js_trim
+from memwarm_cli.safe_files import FileTooLargeError, NotRegularFileError, read_bounded
 
 STATE_FILE = "openclaw-workspace-state.json"
 LEGACY_STATE_FILE = os.path.join(".openclaw", "workspace-state.json")
@@ -40,7 +39,7 @@ def _reject_constant(name: str) -> Any:
 def _load(path: str) -> Any:
     try:
         # A FIFO or device planted there is refused from its stat, never opened for a blocking read.
-        data, _ = read_regular_file(path, MAX_STATE_BYTES)
+        data, _ = read_bounded(path, MAX_STATE_BYTES)
     except FileNotFoundError as exc:
         raise _Unusable from exc
     except (NotRegularFileError, FileTooLargeError) as exc:
@@ -127,29 +126,15 @@ def _may_exist(path: str) -> bool:
 
 
 def _owned_attestation(path: str) -> bool:
-    """A sibling `<workspace>.attested` counts only as a regular file starting with the header."""
+    """A sibling `<workspace>.attested` counts only as a regular file starting with the header (one
+    that is there but cannot be read counts as owned)."""
     try:
-        before = os.lstat(path)
-    except (OSError, ValueError):
+        head, _ = read_bounded(path, len(ATTESTATION_HEADER), follow_symlinks=False, head_only=True)
+    except (NotRegularFileError, FileNotFoundError, NotADirectoryError, ValueError):
         return False
-    if not stat.S_ISREG(before.st_mode):
-        return False
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
+    except OSError:  # FileChangedError too: something is there
         return True
-    try:
-        opened = os.fstat(fd)
-        if not stat.S_ISREG(opened.st_mode) or (opened.st_dev, opened.st_ino) != (
-            before.st_dev,
-            before.st_ino,
-        ):
-            return True
-        return os.read(fd, len(ATTESTATION_HEADER)) == ATTESTATION_HEADER
-    except OSError:
-        return True
-    finally:
-        os.close(fd)
+    return head == ATTESTATION_HEADER
 
 
 def canonical_workspace(workspace: str) -> str:

@@ -93,10 +93,10 @@ def parse_dotenv(text: str) -> dict[str, str]:
 
 def load_dotenv_file(path: Path, env: MutableMapping[str, str]) -> list[str]:
     """Add the file's variables that `env` does not have yet; returns their names. Errors are ignored."""
-    from memwarm_cli.config.regularfile import FileTooLargeError, NotRegularFileError, read_regular_file
+    from memwarm_cli.safe_files import FileTooLargeError, NotRegularFileError, read_bounded
 
     try:
-        data, _ = read_regular_file(path, MAX_DOTENV_BYTES)
+        data, _ = read_bounded(path, MAX_DOTENV_BYTES)
     except (OSError, ValueError, NotRegularFileError, FileTooLargeError):
         return []
     try:

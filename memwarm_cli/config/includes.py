@@ -285,10 +285,10 @@ class IncludeProcessor:
             "Include file failed security checks "
             f"(regular file, max {MAX_INCLUDE_FILE_BYTES} bytes, no hardlinks): {include_path}"
         )
-        from memwarm_cli.config.regularfile import FileTooLargeError, NotRegularFileError, read_regular_file
+        from memwarm_cli.safe_files import FileTooLargeError, NotRegularFileError, read_bounded
 
         try:
-            data, st = read_regular_file(resolved, MAX_INCLUDE_FILE_BYTES)
+            data, st = read_bounded(resolved, MAX_INCLUDE_FILE_BYTES)
         except (NotRegularFileError, FileTooLargeError):
             raise IncludeError(security, loc) from None
         except (OSError, ValueError) as exc:

@@ -43,11 +43,11 @@ class LoadedConfig:
 def read_config_bytes(path: Path) -> bytes:
     """Read a config file (a regular file, like the `$include` reader requires); every failure is a
     one-line ConfigError."""
-    from memwarm_cli.config.regularfile import FileTooLargeError, NotRegularFileError, read_regular_file
+    from memwarm_cli.safe_files import FileTooLargeError, NotRegularFileError, read_bounded
 
     file = str(path)
     try:
-        return read_regular_file(path, MAX_CONFIG_BYTES)[0]
+        return read_bounded(path, MAX_CONFIG_BYTES)[0]
     except NotRegularFileError as exc:
         if exc.kind == "a directory":
             raise ConfigError(file, "is a directory, not a config file") from None

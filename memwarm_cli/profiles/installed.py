@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from memwarm_cli.frozen_records import record
+from memwarm_cli.safe_files import FileTooLargeError, NotRegularFileError, read_bounded
 
 EXECUTABLE = "openclaw"
 PACKAGE_NAME = "openclaw"
@@ -61,13 +62,9 @@ def which(env: Mapping[str, str]) -> str | None:
 
 def _read_small(path: str, limit: int) -> bytes | None:
     try:
-        with open(path, "rb") as handle:
-            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-                return None
-            data = handle.read(limit + 1)
-    except (OSError, ValueError):
+        return read_bounded(path, limit)[0]
+    except (OSError, ValueError, NotRegularFileError, FileTooLargeError):
         return None
-    return data if len(data) <= limit else None
 
 
 def _json_object(path: str) -> dict[str, Any] | None:

@@ -392,7 +392,7 @@ def test_size_cap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def test_read_failures_are_one_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, error: OSError, message: str
 ) -> None:
-    from memwarm_cli.config import regularfile
+    from memwarm_cli import safe_files
 
     cfg = tmp_path / "c.json"
     cfg.write_text("{}")
@@ -400,7 +400,7 @@ def test_read_failures_are_one_line(
     def failing_read(*args: object, **kwargs: object) -> None:
         raise error
 
-    monkeypatch.setattr(regularfile, "read_available", failing_read)
+    monkeypatch.setattr(safe_files, "read_available", failing_read)
     with pytest.raises(ConfigError) as info:
         load_config(str(cfg), env_for(tmp_path))
     assert str(info.value) == f"{cfg}: {message}"

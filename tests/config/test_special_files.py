@@ -16,7 +16,7 @@ import pytest
 
 from memwarm_cli.config.dotenv import load_dotenv_file
 from memwarm_cli.config.includes import IncludeError, IncludeProcessor
-from memwarm_cli.config.regularfile import NotRegularFileError, read_available, read_regular_file
+from memwarm_cli.safe_files import NotRegularFileError, read_available, read_bounded
 from memwarm_cli.exitcodes import ExitCode
 from tests.conftest import RunCli
 
@@ -119,11 +119,11 @@ def test_a_read_that_would_block_is_refused() -> None:
 
 
 def test_oversized_file_is_refused_before_reading(tmp_path: Path) -> None:
-    from memwarm_cli.config.regularfile import FileTooLargeError
+    from memwarm_cli.safe_files import FileTooLargeError
 
     big = tmp_path / "big.json5"
     with open(big, "wb") as handle:
         handle.truncate(10 * 1024 * 1024)  # sparse: claims 10 MiB
     with pytest.raises(FileTooLargeError) as info:
-        read_regular_file(str(big), 1024 * 1024)
+        read_bounded(str(big), 1024 * 1024)
     assert info.value.size == 10 * 1024 * 1024

@@ -28,6 +28,7 @@ from memwarm_cli.backends.qmd.index_stats import document_rows
 from memwarm_cli.cancel import CancelToken
 from memwarm_cli.frozen_records import record
 from memwarm_cli.jsstring import js_trim
+from memwarm_cli.safe_files import FileTooLargeError, NotRegularFileError, read_bounded
 
 EXAMPLE_PATHS = 3  # the first few paths named per kind of change
 MAX_READ_BYTES = 64 << 20  # a note larger than this is compared by its mtime alone
@@ -49,21 +50,9 @@ def content_hash(path: str) -> str | None:
     """qmd's hash of a file's content: sha256 of its text as UTF-8, invalid bytes read as U+FFFD;
     WHITESPACE_ONLY when the text is whitespace alone (JS trim); None when it cannot be read."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0))
-    except OSError:
+        data, _ = read_bounded(path, MAX_READ_BYTES, follow_symlinks=False)
+    except (OSError, ValueError, NotRegularFileError, FileTooLargeError):
         return None
-    try:
-        size = os.fstat(fd).st_size
-        if size > MAX_READ_BYTES:
-            return None
-        chunks = []
-        while chunk := os.read(fd, 1 << 20):
-            chunks.append(chunk)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    data = b"".join(chunks)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:

@@ -21,6 +21,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from memwarm_cli.safe_files import FileTooLargeError, NotRegularFileError, read_bounded
+
 if TYPE_CHECKING:
     from memwarm_cli.cancel import CancelToken
 
@@ -198,13 +200,20 @@ def node_problem(executable: str, env: Mapping[str, str], token: CancelToken | N
     )
 
 
+def _head(path: str, max_bytes: int) -> bytes | None:
+    """The first bytes of a regular file (a FIFO or device on PATH named qmd is never opened)."""
+    try:
+        return read_bounded(path, max_bytes, head_only=True)[0]
+    except (OSError, ValueError, NotRegularFileError):
+        return None
+
+
 def _shebang_node(executable: str) -> str | None:
     """`env` for `#!/usr/bin/env node`, the interpreter's path for `#!/path/to/node`, else None."""
-    try:
-        with open(executable, "rb") as file:
-            first = file.read(256).split(b"\n", 1)[0]
-    except OSError:
+    head = _head(executable, 256)
+    if head is None:
         return None
+    first = head.split(b"\n", 1)[0]
     if not first.startswith(b"#!"):
         return None
     words = first[2:].decode("utf-8", "replace").split()
@@ -254,9 +263,8 @@ def installed_version(executable: str) -> str | None:
     for _ in range(4):
         candidate = os.path.join(directory, "package.json")
         try:
-            with open(candidate, "rb") as file:
-                data = json.loads(file.read(_PACKAGE_JSON_MAX_BYTES))
-        except (OSError, ValueError):
+            data = json.loads(read_bounded(candidate, _PACKAGE_JSON_MAX_BYTES)[0])
+        except (OSError, ValueError, NotRegularFileError, FileTooLargeError):
             data = None
         if isinstance(data, dict) and data.get("name") == "@tobilu/qmd":
             version = data.get("version")
@@ -267,10 +275,8 @@ def installed_version(executable: str) -> str | None:
 
 def _bun_launcher(executable: str) -> bool:
     """qmd 0.9.0's `qmd` is a bash script that looks for bun and execs it."""
-    try:
-        with open(executable, "rb") as file:
-            head = file.read(8192)
-    except OSError:
+    head = _head(executable, 8192)
+    if head is None:
         return False
     return head.startswith(b"#!") and b"find_bun" in head and BUN_NOT_FOUND.encode() in head
 

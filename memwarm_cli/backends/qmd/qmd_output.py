@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from memwarm_cli.config.regularfile import FileTooLargeError, NotRegularFileError, read_regular_file
 from memwarm_cli.frozen_records import record
+from memwarm_cli.safe_files import FileTooLargeError, NotRegularFileError, read_bounded
 
 _LIST_HEADER = re.compile(r"^\s*([a-z0-9._-]+)\s+\(qmd://[^)]+\)\s*$", re.IGNORECASE)
 _LIST_FIELD = re.compile(r"^\s*(pattern|mask|path)\s*:\s*(.*?)\s*$", re.IGNORECASE)
@@ -57,7 +57,7 @@ def read_index_yml(path: Path) -> dict[str, ListedCollection]:
     import yaml
 
     try:
-        raw, _ = read_regular_file(path, MAX_INDEX_YML_BYTES)
+        raw, _ = read_bounded(path, MAX_INDEX_YML_BYTES)
         data = yaml.load(raw.decode("utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except (OSError, NotRegularFileError, FileTooLargeError, UnicodeDecodeError, yaml.YAMLError):
         return {}

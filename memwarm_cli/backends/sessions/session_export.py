@@ -51,7 +51,6 @@ from memwarm_cli.backends.sessions.session_export_files import (
     SessionExportRefused,
     SessionExportResult,
     SessionsDir,
-    StreamTarget,
     check_entry_name,
     error_code,
     export_dir_digest,
@@ -65,6 +64,7 @@ from memwarm_cli.backends.sessions.transcript_names import (
 )
 from memwarm_cli.backends.sessions.transcript_text import MAX_RECORD_BYTES, ExportWriter, render_transcript
 from memwarm_cli.frozen_records import record
+from memwarm_cli.safe_files import FileWriter
 
 __all__ = [
     "SessionExportError",
@@ -471,11 +471,11 @@ def apply_session_export(plan: SessionExportPlan, check: Check | None = None) ->
 
 def _producer(
     plan: SessionExportPlan, target: ExportTarget, check: Check | None
-) -> Callable[[StreamTarget], None]:
-    def produce(out: StreamTarget) -> None:
+) -> Callable[[FileWriter], None]:
+    def produce(out: FileWriter) -> None:
         if target.data is not None:
             out.write(target.data)
         else:
-            _render_again(plan, target, out.write, out.truncate, check)
+            _render_again(plan, target, out.write, out.restart, check)
 
     return produce

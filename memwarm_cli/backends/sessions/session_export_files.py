@@ -1,13 +1,14 @@
 """The careful file work of the session export: the transcripts read, the exports written and deleted.
 
 Transcripts: the sessions dir is opened without following a symlink (a symlinked sessions dir is not
-read at all), each transcript by name relative to that descriptor with O_NOFOLLOW, and it must still be
+read at all), each transcript by name relative to that descriptor without following a symlink
+(safe_files.open_regular), and it must still be
 the regular file with one link that was listed (a symlink, a hard link to a file elsewhere, or a file
 swapped in meanwhile is not read): memwarm never reads a file from outside the agent's sessions dir.
 
 Exports: every change goes through a descriptor of the export dir opened with O_NOFOLLOW, and names are
 single path components, so nothing is written or deleted outside that one directory, even if it is
-swapped for a symlink after planning.
+swapped for a symlink after planning; each write is safe_files.write_atomically's.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ import hashlib
 import os
 import stat
 from collections.abc import Callable, Mapping
-from contextlib import suppress
 from pathlib import Path
 from types import TracebackType
 from typing import BinaryIO
@@ -25,8 +25,15 @@ from typing import BinaryIO
 from memwarm_cli.backends.sessions.export_cache import CachedExport
 from memwarm_cli.errors import MemwarmError
 from memwarm_cli.frozen_records import record
+from memwarm_cli.safe_files import (
+    FileWriter,
+    NotRegularFileError,
+    not_replaced,
+    open_regular,
+    read_available,
+    write_atomically,
+)
 
-_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC  # NONBLOCK: a FIFO never hangs us
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _NEW_FILE_MODE = 0o600  # upstream's mode for new exports; an existing export keeps its own
 _READ_BUFFER = 1 << 20
@@ -65,26 +72,15 @@ def check_entry_name(name: str) -> None:
         raise SessionExportRefused(f"refusing export name {name!r}: not a plain file name in the export dir")
 
 
-def read_regular_file(path: Path, *, max_bytes: int | None = None) -> bytes:
-    """The content of a regular file, never read through a symlink; OSError otherwise.
-
-    With `max_bytes`, reads at most that many bytes (enough to tell a longer file from an equal one).
-    """
-    fd = os.open(path, _READ_FLAGS)
+def read_regular_file(path: Path, *, max_bytes: int) -> bytes:
+    """At most `max_bytes` of a regular file (enough to tell a longer file from an equal one), never
+    read through a symlink; OSError otherwise."""
     try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise OSError(errno.EINVAL, "not a regular file", str(path))
-        chunks: list[bytes] = []
-        remaining = max_bytes if max_bytes is not None else -1
-        while remaining != 0:
-            chunk = os.read(fd, 1 << 20 if remaining < 0 else min(remaining, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            if remaining > 0:
-                remaining -= len(chunk)
-        return b"".join(chunks)
+        fd, _ = open_regular(path, follow_symlinks=False)
+    except NotRegularFileError as refused:
+        raise OSError(errno.EINVAL, f"it is {refused.kind}, not a regular file", str(path)) from None
+    try:
+        return read_available(fd, max_bytes)[:max_bytes]
     finally:
         os.close(fd)
 
@@ -154,15 +150,13 @@ class SessionsDir:
 
     def open_transcript(self, listed: Listed) -> BinaryIO:
         """The listed transcript for reading: OSError if it is no longer that regular file with one link."""
-        fd = os.open(listed.name, _READ_FLAGS, dir_fd=self.fd)
         try:
-            info = os.fstat(fd)
-            if not stat.S_ISREG(info.st_mode):
-                raise OSError(errno.EINVAL, "not a regular file", listed.name)
-            if info.st_nlink != 1:
-                raise OSError(errno.EMLINK, f"it has {info.st_nlink} hard links", listed.name)
-            if (info.st_dev, info.st_ino) != (listed.info.st_dev, listed.info.st_ino):
-                raise OSError(errno.ESTALE, "it was replaced while the export ran", listed.name)
+            fd, _ = open_regular(
+                listed.name, dir_fd=self.fd, follow_symlinks=False, single_link=True, expect=listed.info
+            )
+        except NotRegularFileError as refused:
+            raise OSError(errno.EINVAL, f"it is {refused.kind}, not a regular file", listed.name) from None
+        try:
             os.set_blocking(fd, True)
             return os.fdopen(fd, "rb", buffering=_READ_BUFFER)
         except BaseException:
@@ -172,22 +166,6 @@ class SessionsDir:
 
 # --------------------------------------------------------------------------------------------------------
 # Exports
-
-
-class StreamTarget:
-    """An export being written through a temp file: `write` appends, `truncate` starts over."""
-
-    def __init__(self, fd: int) -> None:
-        self._fd = fd
-
-    def write(self, data: bytes) -> None:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(self._fd, view) :]
-
-    def truncate(self) -> None:
-        os.ftruncate(self._fd, 0)
-        os.lseek(self._fd, 0, os.SEEK_SET)
 
 
 class ExportDir:
@@ -231,33 +209,25 @@ class ExportDir:
     def write_atomically(self, name: str, data: bytes) -> None:
         self.write_streaming(name, lambda target: target.write(data))
 
-    def write_streaming(self, name: str, produce: Callable[[StreamTarget], None]) -> None:
-        """Write `name` through a temp file renamed over it: readers never see half a file, and whatever
-        is at `name` (a symlink, a hard link) is replaced, never written through. `produce` writes the
-        content (and may start over); the temp file is removed on every failure path, an exception
-        from `produce` (a cancellation) included."""
+    def write_streaming(self, name: str, produce: Callable[[FileWriter], None]) -> None:
+        """Write `name` through a temp file renamed over it, fsynced first (others read exports): readers
+        never see half a file, and a symlink or hard link at `name` is replaced, never written through;
+        a directory, FIFO, socket or device there is refused (OSError). `produce` writes the content (and
+        may start over); the temp file is removed on every failure path, an exception from `produce` (a
+        cancellation) included. A new export gets mode 0600, as upstream's; an existing one keeps its own."""
         check_entry_name(name)
-        existing = self.lstat(name)
-        mode = _NEW_FILE_MODE
-        if existing is not None and stat.S_ISREG(existing.st_mode):
-            mode = stat.S_IMODE(existing.st_mode)
-        # Short and not `*.md`: within any name-length limit, and never indexed or cleaned up as an export.
-        temp = f".memwarm-{os.urandom(8).hex()}.tmp"
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-        fd = os.open(temp, flags, _NEW_FILE_MODE, dir_fd=self.fd)
         try:
-            try:
-                produce(StreamTarget(fd))
-                if mode != _NEW_FILE_MODE:
-                    os.fchmod(fd, mode)
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-            os.rename(temp, name, src_dir_fd=self.fd, dst_dir_fd=self.fd)
-        except BaseException:
-            with suppress(OSError):
-                os.unlink(temp, dir_fd=self.fd)
-            raise
+            write_atomically(
+                name,
+                produce,
+                durable=True,
+                dir_fd=self.fd,
+                mode=_NEW_FILE_MODE,
+                keep_mode=True,
+                replace_any_file=True,
+            )
+        except NotRegularFileError as refused:
+            raise not_replaced(refused, name) from None
 
     def remove_stale(self, name: str) -> bool:
         """The release's `remove_path` without `recursive`: an empty directory is removed, anything else
@@ -283,12 +253,11 @@ class ExportDir:
         """SHA-256 of `name` if it is a regular file (not a symlink) of exactly `size` bytes, else None;
         read in 1 MiB steps."""
         try:
-            fd = os.open(name, _READ_FLAGS, dir_fd=self.fd)
-        except OSError:
+            fd, info = open_regular(name, dir_fd=self.fd, follow_symlinks=False)
+        except (OSError, NotRegularFileError):
             return None
         try:
-            info = os.fstat(fd)
-            if not stat.S_ISREG(info.st_mode) or info.st_size != size:
+            if info.st_size != size:
                 return None
             hasher = hashlib.sha256()
             total = 0

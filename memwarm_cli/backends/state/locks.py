@@ -27,6 +27,7 @@ from memwarm_cli.backends.settings.qmd_paths import AgentQmdPaths
 from memwarm_cli.backends.state import state_files
 from memwarm_cli.backends.state.state_files import StatePath
 from memwarm_cli.cancel import CancelToken
+from memwarm_cli.safe_files import read_kernel_table
 
 AGENT_LOCK_NAME = "memwarm-init.lock"
 PROC_LOCKS = "/proc/locks"
@@ -112,8 +113,7 @@ def flocked_inodes(proc_locks: str = PROC_LOCKS) -> frozenset[int] | None:
     which on btrfs and overlayfs is not the device `stat` reports.
     """
     try:
-        with open(proc_locks, encoding="ascii", errors="replace") as handle:
-            lines = handle.read().splitlines()
+        lines = read_kernel_table(proc_locks).splitlines()
     except OSError:
         return None
     inodes: set[int] = set()

@@ -7,11 +7,10 @@ dir is refused (ELOOP, "it is a symbolic link"), never followed, so memwarm crea
 outside the state dir. The one exception is `write_atomically`'s rename, which replaces a symlink at the
 target name (the link, never what it points to) as rename always does.
 
-Writes go to a fresh temp file (O_CREAT|O_EXCL, a random name, in the same directory) that is renamed
-over the target; on any failure (ENOSPC, EFBIG, EIO, an exception from a signal handler) the temp file
-is removed before the error propagates, and temp files older than STALE_TEMP_SECONDS that a killed run
-left are swept by the next successful write. There is no fsync: a file torn by a crash is caught by the
-validation on read and discarded.
+Writes and reads of the files themselves are safe_files' (one atomic writer, one bounded reader, for
+every file memwarm writes or reads): a temp file renamed over the target, removed on any failure, stale
+ones swept. There is no fsync here: a file torn by a crash is caught by the validation on read and
+discarded.
 
 Reads return the file's JSON or why it cannot be used (`StateRead`): a symlink, not a regular file,
 larger than the caller's cap, not UTF-8, not JSON (NaN and Infinity are not JSON either), nested too
@@ -26,25 +25,27 @@ qmd's files; apart, the two halves each needed the other's constants and wording
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import json
 import os
-import re
 import stat
-import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from memwarm_cli import safe_files
 from memwarm_cli.frozen_records import record
+from memwarm_cli.safe_files import (
+    FileChangedError,
+    FileTooLargeError,
+    HardLinkedError,
+    NotRegularFileError,
+    not_replaced,
+    read_bounded,
+)
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
-# NONBLOCK: a FIFO planted at a state file's name never blocks the open or the read.
-_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 _NEW_FILE_MODE = 0o666  # minus the umask, as a plain open() would create it
-_TEMP_NAME_ATTEMPTS = 8
-STALE_TEMP_SECONDS = 600  # a temp file this old belongs to no live writer
 SYMLINK_REFUSED = "it is a symbolic link (memwarm does not follow symlinks below the state dir)"
 
 
@@ -243,64 +244,18 @@ def remove_file(target: StatePath) -> None:
 
 
 def write_atomically(target: StatePath, data: bytes) -> None:
-    """Write `data` to `target` through a temp file renamed over it; the temp file never survives a
-    failure. Errors name `target` (not the temp file)."""
+    """Write `data` to `target` through a temp file renamed over it (safe_files.write_atomically: a
+    symlink at the name is replaced, never written through); the temp file never survives a failure.
+    Errors name `target` (not the temp file)."""
     with _open_dir(target.state_dir, target.parts[:-1], create=True) as dir_fd:
-        temp, fd = _create_temp(dir_fd, target)
         try:
-            try:
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view) :]
-            finally:
-                os.close(fd)
-            os.rename(temp, target.name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
-        except BaseException as failure:
-            with contextlib.suppress(OSError):
-                os.unlink(temp, dir_fd=dir_fd)
-            if isinstance(failure, OSError):
-                raise _located(failure, target.state_dir, target.parts) from None
-            raise
-        _sweep_stale_temps(dir_fd, target.name)
-
-
-def _sweep_stale_temps(dir_fd: int, name: str) -> None:
-    """Remove temp files of `name` that a killed run (SIGKILL, OOM, power loss) could not: this
-    writer's names, and the `.<name>.<pid>.<thread>.tmp` of memwarm versions before it. Only old ones:
-    a concurrent writer's temp file lives for milliseconds."""
-    pattern = re.compile(rf"\.{re.escape(name)}\.(?:[0-9a-f]{{16}}|\d+\.\d+)\.tmp\Z")
-    cutoff = time.time() - STALE_TEMP_SECONDS
-    stale: list[str] = []
-    with contextlib.suppress(OSError), os.scandir(dir_fd) as entries:
-        for entry in entries:
-            with contextlib.suppress(OSError):  # vanished meanwhile: nothing to sweep
-                if pattern.match(entry.name) and entry.stat(follow_symlinks=False).st_mtime < cutoff:
-                    stale.append(entry.name)
-    for entry_name in stale:
-        with contextlib.suppress(OSError):
-            os.unlink(entry_name, dir_fd=dir_fd)
-
-
-def _create_temp(dir_fd: int, target: StatePath) -> tuple[str, int]:
-    """A new temp file beside `target`: `.<name>.<random>.tmp`, created with O_EXCL (so nothing that
-    is already there, a planted symlink included, is ever opened)."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-    for attempt in range(_TEMP_NAME_ATTEMPTS):
-        temp = temp_name(target.name)
-        try:
-            return temp, os.open(temp, flags, _NEW_FILE_MODE, dir_fd=dir_fd)
-        except FileExistsError:
-            if attempt == _TEMP_NAME_ATTEMPTS - 1:
-                raise
+            safe_files.write_atomically(
+                target.name, data, durable=False, dir_fd=dir_fd, mode=_NEW_FILE_MODE, replace_any_file=True
+            )
+        except NotRegularFileError as exc:
+            raise not_replaced(exc, str(target)) from None
         except OSError as exc:
             raise _located(exc, target.state_dir, target.parts) from None
-    raise AssertionError("unreachable")
-
-
-def temp_name(name: str) -> str:
-    """The name of a temp file for `name` (random: no two writers, nor a planted file, share it)."""
-    # secrets.token_hex(8) is exactly this; importing secrets (random, base64, hmac) costs every start.
-    return f".{name}.{os.urandom(8).hex()}.tmp"
 
 
 @record
@@ -323,40 +278,21 @@ def read_json(target: StatePath, *, max_bytes: int) -> StateRead:
         return StateRead(found=True, problem=_why(exc, target))
     with handle as dir_fd:
         try:
-            fd = os.open(target.name, _READ_FLAGS, dir_fd=dir_fd)
+            raw, _ = read_bounded(target.name, max_bytes, dir_fd=dir_fd, follow_symlinks=False)
         except FileNotFoundError:
             return StateRead(found=False)
+        except FileTooLargeError:
+            return StateRead(found=True, problem=f"it is larger than {max_bytes} bytes")
+        except NotRegularFileError as exc:
+            if exc.kind == "a symbolic link":
+                return StateRead(found=True, problem=SYMLINK_REFUSED)
+            return StateRead(found=True, problem="it is not a regular file")
+        except (HardLinkedError, FileChangedError) as exc:
+            return StateRead(found=True, problem=exc.strerror)
         except OSError as exc:
             explained = _explained(exc, dir_fd, target.name, target.state_dir, target.parts)
             return StateRead(found=True, problem=_why(explained, target))
-    try:
-        raw = _read_regular(fd, max_bytes)
-    except OSError as exc:
-        return StateRead(found=True, problem=_why(exc, target))
-    finally:
-        os.close(fd)
-    if raw is None:
-        return StateRead(found=True, problem=f"it is larger than {max_bytes} bytes")
     return _parse(raw)
-
-
-def _read_regular(fd: int, max_bytes: int) -> bytes | None:
-    """Up to max_bytes from a regular file; None when it holds more."""
-    info = os.fstat(fd)
-    if not stat.S_ISREG(info.st_mode):
-        raise OSError(errno.EINVAL, "it is not a regular file")
-    if info.st_size > max_bytes:
-        return None
-    chunks: list[bytes] = []
-    remaining = max_bytes + 1  # one more than allowed: a file that grew is caught too
-    while remaining > 0:
-        chunk = os.read(fd, min(remaining, 1 << 16))
-        if not chunk:
-            break
-        chunks.append(chunk)
-        remaining -= len(chunk)
-    raw = b"".join(chunks)
-    return None if len(raw) > max_bytes else raw
 
 
 def _reject_constant(name: str) -> Any:

@@ -10,7 +10,6 @@ release without the qmd backend (backends/retired.py) every agent is `retired`: 
 
 from __future__ import annotations
 
-import contextlib
 import os
 import stat
 from collections.abc import Iterable, Iterator
@@ -182,16 +181,17 @@ def _backoff_until(agent: AgentStatus) -> float:
 
 
 def write_textfile(path: str, text: str) -> None:
-    """`text` to `path` as node_exporter's textfile collector needs it: a temp file in the same
-    directory, renamed over `path`, so the collector never reads half a file. The directory must exist;
-    the temp file never survives a failure. Raises OutputError (exit 5)."""
+    """`text` to `path` as node_exporter's textfile collector needs it: written atomically (the collector
+    never reads half a file) and durably, mode 0644 for the collector's user. The directory must exist.
+    A device, FIFO, socket or symlink at `path` (`--textfile /dev/null`) is the user's and is never
+    replaced. Raises UsageError for a path that names no file, OutputError (exit 5) for the rest."""
     from memwarm_cli.errors import OutputError, UsageError
+    from memwarm_cli.safe_files import NotRegularFileError, write_atomically
 
     # Path() drops a trailing `/` and `/.`: `x.prom/` and `prom/.` wrote a file x.prom or prom.
     if not path or path.endswith("/") or os.path.basename(path) in (".", ".."):
         raise UsageError(f"--textfile: {path!r} names no file (give the path of the .prom file to write)")
-    target = Path(path)
-    directory = target.parent
+    directory = Path(path).parent
     try:
         directory_ok = stat.S_ISDIR(os.stat(directory).st_mode)
     except FileNotFoundError:
@@ -200,46 +200,11 @@ def write_textfile(path: str, text: str) -> None:
         raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
     if not directory_ok:
         raise OutputError(f"cannot write {path}: the directory {directory} does not exist")
-    _refuse_unless_regular_or_absent(path)
-    # The name's first 200 bytes only: a legal 245-byte target name made the temp name too long.
-    stem = os.fsencode(target.name)[:200].decode("utf-8", "ignore")
-    temp = directory / f".{stem}.{os.urandom(8).hex()}.tmp"
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
     try:
-        fd = os.open(temp, flags, 0o644)
-    except OSError as exc:
-        raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
-    try:
-        try:
-            view = memoryview(text.encode("utf-8"))
-            while view:
-                view = view[os.write(fd, view) :]
-        finally:
-            os.close(fd)
-        _refuse_unless_regular_or_absent(path)  # again: what stood there may have been swapped meanwhile
-        os.rename(temp, target)
-    except BaseException as failure:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        if isinstance(failure, OSError):
-            raise OutputError(f"cannot write {path}: {failure.strerror or failure}") from None
-        raise
-
-
-def _refuse_unless_regular_or_absent(path: str) -> None:
-    """The rename replaces whatever has the target's name: only a regular file of ours may be there. A
-    device, FIFO or socket (`--textfile /dev/null`) or a symlink is the user's, never replaced."""
-    from memwarm_cli.config.regularfile import not_regular_kind
-    from memwarm_cli.errors import OutputError
-
-    try:
-        info = os.lstat(path)
-    except FileNotFoundError:
-        return
-    except OSError as exc:
-        raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
-    kind = "a symbolic link" if stat.S_ISLNK(info.st_mode) else not_regular_kind(info)
-    if kind is not None:
+        write_atomically(path, text.encode("utf-8"), durable=True, mode=0o644)
+    except NotRegularFileError as refused:
         raise OutputError(
-            f"cannot write {path}: it is {kind}, and memwarm replaces only a regular file there"
-        )
+            f"cannot write {path}: it is {refused.kind}, and memwarm replaces only a regular file there"
+        ) from None
+    except OSError as exc:
+        raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None

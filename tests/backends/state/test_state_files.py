@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from memwarm_cli import safe_files
 from memwarm_cli.backends.freshness import fingerprint as fp
 from memwarm_cli.backends.state import state_files, state_records
 from memwarm_cli.backends.state.locks import FileLock, agent_lock_path
@@ -71,7 +72,7 @@ def test_write_never_opens_a_file_planted_at_its_temp_name(
 ) -> None:
     target = StatePath.of(state, state / "f.json")
     names = iter([".f.json.planted.tmp", ".f.json.fresh.tmp"])
-    monkeypatch.setattr(state_files, "temp_name", lambda name: next(names))
+    monkeypatch.setattr(safe_files, "temp_name", lambda name: next(names))
     (state / ".f.json.planted.tmp").symlink_to(outside)
     state_files.write_atomically(target, b"new\n")
     assert target.path.read_bytes() == b"new\n"
@@ -228,7 +229,7 @@ def test_make_symlink_refuses_a_symlinked_parent(state: Path, outside: Path) -> 
 def test_a_write_sweeps_temp_files_that_a_killed_run_left(state: Path) -> None:
     """SIGKILL mid-write cannot clean up: the next successful write removes old temp files of its name."""
     target = StatePath.of(state, state / "f.json")
-    old_time = time.time() - state_files.STALE_TEMP_SECONDS - 60
+    old_time = time.time() - safe_files.STALE_TEMP_SECONDS - 60
     leftovers = [".f.json.0123456789abcdef.tmp", ".f.json.4242.139872.tmp"]  # this format, the one before
     for name in [*leftovers, ".f.json.fedcba9876543210.tmp", ".other.json.0123456789abcdef.tmp"]:
         (state / name).write_text("partial")
