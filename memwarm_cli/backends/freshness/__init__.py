@@ -1,0 +1,1 @@
+"""File walks as qmd globs them, the fingerprint record, the one freshness judgement against the index."""

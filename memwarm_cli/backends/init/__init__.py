@@ -1,0 +1,1 @@
+"""`init-backends`: its per-agent steps, the orchestrator and the report."""

@@ -1,0 +1,1 @@
+"""One invocation's streams and environment, output discipline, signals, tables, view formats."""
