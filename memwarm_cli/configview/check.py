@@ -1,8 +1,10 @@
 """`config check`: every finding about a config, each with the file, line and column where it stands.
 
-Errors are what makes OpenClaw 2026.6.35 refuse the config (release_checks.py: parse and include
-errors, a top level that is no object, the schema's wrong types, out-of-range values and unknown keys,
-the root refinement, a shared agentDir). Warnings are valid but surprising settings. Nothing raises: a
+Errors are what makes the selected OpenClaw release refuse the config (release_checks.py for the 6.35
+schema: parse and include errors, a top level that is no object, the schema's wrong types, out-of-range
+values and unknown keys, the root refinement, a shared agentDir; release_checks_p2.py for 2026.8.1+,
+with its retired keys and what `openclaw doctor --fix` does about them). The profile's `config_schema`
+says which. Warnings are valid but surprising settings. Nothing raises: a
 config that cannot be read or parsed is one error finding too, and the report says the check could
 not judge it (`unreadable`, exit 3).
 """
@@ -21,14 +23,17 @@ from memwarm_cli.config.includes import IncludeError
 from memwarm_cli.config.loader import LoadedConfig, TopLevelArrayError, load_config
 from memwarm_cli.config.paths import ConfigSource, is_directory, resolve_config_source, stat_problem
 from memwarm_cli.config.positions import Loc, PNode
-from memwarm_cli.configview.release_checks import RELEASE
+from memwarm_cli.configview.release_checks import release_name
 from memwarm_cli.errors import ConfigError
 from memwarm_cli.frozen_records import record
+from memwarm_cli.profiles.releases import REFERENCE, Profile
 from memwarm_cli.textsafe import escape_text
 
 Severity = Literal["error", "warning"]
 # `backends.process.resolve_executable(command, env, cwd)`: the path exec would run, or None.
 FindExecutable = Callable[[str, Mapping[str, str], Path], str | None]
+# The run's release for a loaded config (its data: the shape may decide): the profile and the version.
+ChooseRelease = Callable[[Mapping[str, Any] | None], tuple[Profile, str | None]]
 
 
 @record
@@ -127,6 +132,7 @@ class _Scope:
 
     loaded: LoadedConfig
     entries: list[tuple[int, dict[str, Any]]]  # (index in agents.list, entry) for object entries
+    profile: Profile = REFERENCE
 
     @property
     def data(self) -> dict[str, Any]:
@@ -137,13 +143,13 @@ class _Scope:
         return self.loaded.positions
 
 
-def _scope(loaded: LoadedConfig) -> _Scope:
+def _scope(loaded: LoadedConfig, profile: Profile) -> _Scope:
     agents_cfg = loaded.data.get("agents")
     raw_list = agents_cfg.get("list") if isinstance(agents_cfg, dict) else None
     entries = (
         [(i, e) for i, e in enumerate(raw_list) if isinstance(e, dict)] if isinstance(raw_list, list) else []
     )
-    return _Scope(loaded, entries)
+    return _Scope(loaded, entries, profile)
 
 
 def _id_findings(scope: _Scope, out: _Collector) -> None:
@@ -223,7 +229,7 @@ def _agent_findings(
     choice = resolve_backend_choice(scope.data)
     # A custom collection equal to a default one: config key -> (first message, agents).
     duplicates: dict[str, tuple[str, list[str]]] = {}
-    for agent in resolve_agents(scope.data, loaded.env):
+    for agent in resolve_agents(scope.data, loaded.env, profile=scope.profile):
         entry_index = index_of.get(id(agent.entry)) if agent.entry is not None else None
         ws_path, ws_loc = _workspace_origin(scope.data, pos, agent.entry, entry_index)
         if not is_directory(agent.workspace):
@@ -240,6 +246,8 @@ def _agent_findings(
         # Only the qmd command, not the agent's whole resolved backend (its collections and paths made
         # most of the cost of 10,000 agents); init-backends uses qmd when memory search is enabled and
         # the backend is qmd, and runs the command's first word.
+        if not scope.profile.qmd_available:  # 2026.8.1+ has no qmd backend: its keys are retired errors
+            continue
         if choice.backend != "qmd" or not memory_search_enabled(scope.data, agent.entry):
             continue
         duplicate_defaults(scope.loaded, agent, choice.qmd_block, duplicates)
@@ -327,9 +335,11 @@ def check_config(
     host_zone: str | None = None,
     find_executable: FindExecutable = resolve_executable,
     token: CancelToken | None = None,
+    choose_release: ChooseRelease | None = None,
 ) -> CheckReport:
-    """Check a config (`dotenv` as load_config's). Never raises for the config's sake: a file that
-    cannot be read or parsed gives a report with that one error, marked `unreadable`."""
+    """Check a config (`dotenv` as load_config's) for the release `choose_release` picks from it (None:
+    the reference, 2026.6.35). Never raises for the config's sake: a file that cannot be read or parsed
+    gives a report with that one error, marked `unreadable`."""
     from memwarm_cli.configview.release_checks import release_errors
 
     include_errors: list[IncludeError] = []
@@ -345,6 +355,8 @@ def check_config(
         unreadable = not isinstance(exc, TopLevelArrayError)
         return CheckReport(source, out.sorted(), unreadable, str(exc) if unreadable else None)
 
+    profile, version = choose_release(loaded.data) if choose_release is not None else (REFERENCE, None)
+    release = release_name(profile, version)
     out = _Collector(str(loaded.source.path))
     _include_findings(include_errors, out)
     for warning in loaded.warnings:
@@ -358,15 +370,16 @@ def check_config(
         elif loaded.source.exists and loaded.positions is None:
             # The loader reads a top level that is no object as {} (tracked loads have positions for
             # everything else); the release refuses it.
-            message = message.replace(": it is read as an empty config", f": {RELEASE} refuses this config")
+            message = message.replace(": it is read as an empty config", f": {release} refuses this config")
             out.add("error", "", message, loc)
             continue
         out.add("warning", warning.dotted_path or "", message, loc)
-    for issue in release_errors(loaded.data, loaded.positions, loaded.env, loaded.state_dir):
+    for issue in release_errors(loaded.data, loaded.positions, loaded.env, loaded.state_dir, profile):
         out.add(issue.severity, issue.path, issue.message, issue.node.loc if issue.node else None)
     if loaded.source.exists:
-        scope = _scope(loaded)
-        _id_findings(scope, out)
+        scope = _scope(loaded, profile)
+        if profile.agent_roster == "list":  # 2026.8.1+ refuses what these warn of (release_checks_p2.py)
+            _id_findings(scope, out)
         _timezone_findings(scope, out, host_zone)
         _agent_findings(scope, out, find_executable, token)
         from memwarm_cli.backends.init.session_export_step import session_export_findings

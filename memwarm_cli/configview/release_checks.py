@@ -24,9 +24,15 @@ from typing import Any
 from memwarm_cli.config.positions import PNode, join_path
 from memwarm_cli.configview.schema_types import Issue
 from memwarm_cli.errors import ConfigError
+from memwarm_cli.profiles.releases import REFERENCE, Profile
 
 RELEASE = "OpenClaw 2026.6.35"
-SCHEMA_PROFILE = "P0"  # the behaviour profile holding 2026.6.35, whose schema schema.py is
+
+
+def release_name(profile: Profile = REFERENCE, version: str | None = None) -> str:
+    """`OpenClaw 2026.9.6`: the release a refusal is said of (the run's version, else the profile's
+    reference release)."""
+    return f"OpenClaw {version.strip() if version else profile.reference}"
 
 
 class ConfigRejectedError(ConfigError):
@@ -200,11 +206,20 @@ def _may_be_default(raw: Any, workspace: Path, env: Mapping[str, str]) -> bool:
 
 
 def release_errors(
-    data: Any, positions: PNode | None, env: Mapping[str, str], state_dir: Path
+    data: Any,
+    positions: PNode | None,
+    env: Mapping[str, str],
+    state_dir: Path,
+    profile: Profile = REFERENCE,
 ) -> list[Issue]:
-    """Every finding of the schema and of the release's steps after it, in the release's order."""
+    """Every finding of the schema of `profile` (its `config_schema`) and of the release's steps after
+    it, in the release's order."""
     from memwarm_cli.configview.schema import check_schema
 
+    if profile.config_schema == "2026.9.6":
+        from memwarm_cli.configview.release_checks_p2 import release_errors_p2
+
+        return release_errors_p2(data, positions, env, state_dir)
     issues = check_schema(data, positions)
     errors = [issue for issue in issues if issue.severity == "error"]
     if all(issue.continues for issue in errors):
@@ -214,17 +229,17 @@ def release_errors(
     return issues
 
 
-def refuse_rejected_config(loaded: Any, profile: Any = None) -> None:
+def refuse_rejected_config(loaded: Any, profile: Profile | None = None, version: str | None = None) -> None:
     """Raise ConfigRejectedError (exit 3, one line) when the release would refuse `loaded`'s config; the
     first error is named where it stands, with how many there are. Cheap on a valid config: the schema
     walk without positions (the file is read again with them only to place an error).
 
-    `profile` is the run's release profile (memwarm_cli/profiles): the schema is 2026.6.35's, so it
-    judges only for the profile that holds that release (P0); None means that one."""
+    `profile` is the run's release profile (memwarm_cli/profiles; None: the reference, P0): its
+    `config_schema` judges; `version` the run's release, which the message names."""
     from memwarm_cli.config import load_config
 
-    if profile is not None and getattr(profile, "name", None) != SCHEMA_PROFILE:
-        return
+    profile = profile if profile is not None else REFERENCE
+    release = release_name(profile, version)
     source = loaded.source
     if not source.exists:
         return
@@ -233,24 +248,23 @@ def refuse_rejected_config(loaded: Any, profile: Any = None) -> None:
         tracked = load_config(str(source.path), loaded.env, dotenv=False, track=True)
         if tracked.positions is None:
             raise ConfigRejectedError(
-                str(source.path), f"the top-level value is not an object: {RELEASE} refuses this config", 1, 1
+                str(source.path), f"the top-level value is not an object: {release} refuses this config", 1, 1
             )
         return
-    errors = [
-        i for i in release_errors(data, positions, loaded.env, loaded.state_dir) if i.severity == "error"
-    ]
+    found = release_errors(data, positions, loaded.env, loaded.state_dir, profile)
+    errors = [i for i in found if i.severity == "error"]
     if not errors:
         return
     if positions is None:
         tracked = load_config(str(source.path), loaded.env, dotenv=False, track=True)
-        found = release_errors(tracked.data, tracked.positions, tracked.env, tracked.state_dir)
+        found = release_errors(tracked.data, tracked.positions, tracked.env, tracked.state_dir, profile)
         errors = [i for i in found if i.severity == "error"] or errors
     first = errors[0]
     loc = first.node.loc if first.node is not None else None
     more = f"; {len(errors) - 1} more" if len(errors) > 1 else ""
     message = (
         f"{first.path or '(top level)'}: {first.message.splitlines()[0]} "
-        f"({RELEASE} refuses this config{more}; `memwarm config check` lists every error)"
+        f"({release} refuses this config{more}; `memwarm config check` lists every error)"
     )
     raise ConfigRejectedError(
         loc.file if loc else str(source.path), message, loc.line if loc else None, loc.column if loc else None

@@ -25,6 +25,9 @@ AgentRoster = Literal["list", "entries-or-list"]
 DefaultAgentRule = Literal["first-marked", "ownership"]
 DefaultWorkspaceRule = Literal["profile-suffix", "state-dir"]
 SetupState = Literal["workspace-files", "state-database"]
+# The release whose `openclaw config validate` verdicts a profile's `config check` schema is held to
+# (tests/configview/release_validate/): 6.35's schema (configview/schema.py) or 9.6's (schema_p2.py).
+ConfigSchema = Literal["2026.6.35", "2026.9.6"]
 
 NODE_22_19 = ">=22.19.0"
 NODE_22_24_25 = ">=22.22.3 <23 || >=24.15.0 <25 || >=25.9.0"
@@ -117,6 +120,7 @@ class Profile:
     memory_search_key: tuple[str, ...]  # where the defaults' memory-search block lives
     default_workspace_rule: DefaultWorkspaceRule
     retired_keys: tuple[str, ...]  # config keys the release rejects
+    config_schema: ConfigSchema  # the schema `config check` and the commands judge a config by
     # -- memory backends
     qmd_available: bool
     session_export: bool
@@ -160,6 +164,7 @@ P0 = Profile(
     memory_search_key=("agents", "defaults", "memorySearch"),
     default_workspace_rule="profile-suffix",
     retired_keys=(),
+    config_schema="2026.6.35",
     qmd_available=True,
     session_export=True,
 )
@@ -204,6 +209,7 @@ P2 = replace(
     memory_search_key=("memory", "search"),
     default_workspace_rule="state-dir",
     retired_keys=RETIRED_KEYS_P2,
+    config_schema="2026.9.6",
     qmd_available=False,
     session_export=False,
 )

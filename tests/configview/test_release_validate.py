@@ -1,9 +1,11 @@
-"""`memwarm config check` against the verdicts of the released `openclaw config validate` (2026.6.35).
+"""`memwarm config check` against the released `openclaw config validate`'s verdicts (2026.6.35, 2026.9.6).
 
-tests/configview/release_validate/configs/ holds 149 configs (and the files they include), verdicts.json
-what `openclaw@2026.6.35 config validate --json` said about each (plus one for a file that does not
-exist), recorded from the release (research report config-validate.md). Each is run through
-`memwarm config check --json`; validity and the error paths must be the release's:
+tests/configview/release_validate/configs/ holds 161 configs (and the files they include): 149 of the
+6.35 shape and 12 of the 2026.9 shape (`p2-*`). verdicts.json holds what `openclaw@2026.6.35 config
+validate --json` said about each (plus one for a file that does not exist), verdicts-2026.9.6.json what
+`openclaw@2026.9.6` said, both recorded from the released packages (record_verdicts.py, "how" in each
+file). Each config is run through `memwarm --openclaw <release> config check --json`, so the profile of
+that release (P0 for 6.35, P3 for 9.6) judges it; validity and the error paths must be the release's:
 
 - memwarm's paths `a.list[0].b` are the release's `a.list.0.b`, the document itself is `<root>`;
 - the release reports an unknown key at the object that holds it, memwarm at the key (with "did you
@@ -26,8 +28,14 @@ import pytest
 from tests.conftest import RunCli
 
 DATA = Path(__file__).parent / "release_validate"
-VERDICTS = json.loads((DATA / "verdicts.json").read_text())
+RELEASES = {
+    "2026.6.35": json.loads((DATA / "verdicts.json").read_text()),
+    "2026.9.6": json.loads((DATA / "verdicts-2026.9.6.json").read_text()),
+}
+VERDICTS = RELEASES["2026.6.35"]
+CASES = [(release, case) for release, verdicts in RELEASES.items() for case in verdicts["variants"]]
 ROOT = "<root>"
+MISSING = "150-config-missing-file.json5"
 
 
 def release_path(path: str, message: str) -> str:
@@ -40,31 +48,40 @@ def release_path(path: str, message: str) -> str:
     return dotted or ROOT
 
 
-def memwarm_verdict(run_cli: RunCli, file: Path, env: dict[str, str]) -> tuple[bool, list[str], Any]:
-    result = run_cli(["--config", str(file), "config", "check", "--json"], env=env, cwd=file.parent)
+def memwarm_verdict(
+    run_cli: RunCli, file: Path, env: dict[str, str], release: str
+) -> tuple[bool, list[str], Any]:
+    args = ["--openclaw", release, "--config", str(file), "config", "check", "--json"]
+    result = run_cli(args, env=env, cwd=file.parent)
     data = json.loads(result.stdout)
     assert isinstance(data["schema"], int)
+    assert data["openclaw"]["version"] == release
     errors = [f for f in data["findings"] if f["severity"] == "error"]
     assert (result.returncode == 0) == (not errors), result.stderr
     paths = sorted({release_path(f["path"], f["message"]) for f in errors})
     return not errors, paths, data
 
 
-@pytest.mark.parametrize("case", VERDICTS["variants"], ids=[v["file"] for v in VERDICTS["variants"]])
-def test_config_check_agrees_with_the_release(case: dict[str, Any], run_cli: RunCli, tmp_path: Path) -> None:
-    env = {**VERDICTS["env"], "OPENCLAW_STATE_DIR": str(tmp_path / "state")}
+@pytest.mark.parametrize(("release", "case"), CASES, ids=[f"{r}-{c['file']}" for r, c in CASES])
+def test_config_check_agrees_with_the_release(
+    release: str, case: dict[str, Any], run_cli: RunCli, tmp_path: Path
+) -> None:
+    verdicts = RELEASES[release]
+    env = {**verdicts["env"], "OPENCLAW_STATE_DIR": str(tmp_path / "state")}
     file = DATA / "configs" / case["file"]
-    valid, paths, data = memwarm_verdict(run_cli, file, env)
-    kept = VERDICTS["differences"].get(case["file"])
+    valid, paths, data = memwarm_verdict(run_cli, file, env, release)
+    kept = verdicts["differences"].get(case["file"])
     if kept is not None:
         assert (valid, paths) == (kept["memwarmValid"], kept["memwarmErrorPaths"]), kept["reason"]
         return
-    release = sorted(set(case["errorPaths"]))
-    assert (valid, paths) == (case["valid"], release), (case["note"], case["messages"], data["findings"])
+    expected = sorted(set(case["errorPaths"]))
+    assert (valid, paths) == (case["valid"], expected), (case["note"], case["messages"], data["findings"])
 
 
-def test_every_recorded_variant_has_its_config() -> None:
-    files = {v["file"] for v in VERDICTS["variants"]}
+@pytest.mark.parametrize("release", list(RELEASES))
+def test_every_recorded_variant_has_its_config(release: str) -> None:
+    files = {v["file"] for v in RELEASES[release]["variants"]}
     on_disk = {p.name for p in (DATA / "configs").glob("*.json5")}
-    assert on_disk == files - {"150-config-missing-file.json5"}
-    assert len(files) == 150
+    assert on_disk == files - {MISSING}
+    assert len(files) == 162
+    assert RELEASES[release]["release"].startswith(f"openclaw@{release} ")

@@ -6,11 +6,13 @@ line on stderr names the file and why it was chosen).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from memwarm_cli.configview.check import CheckReport
     from memwarm_cli.exitcodes import ExitCode
+    from memwarm_cli.profiles.releases import Profile
 
 
 class CheckResult(NamedTuple):
@@ -44,13 +46,21 @@ def run_config_check(config_path: str | None, strict: bool, json_output: bool, q
     from memwarm_cli.cli.commands.config_views import CHECK_VIEWS
     from memwarm_cli.cli.terminal.interrupts import signals_cancel
     from memwarm_cli.cli.terminal.invocation import current
+    from memwarm_cli.cli.terminal.release_choice import choose_for_run
     from memwarm_cli.configview.check import check_config
     from memwarm_cli.exitcodes import ExitCode, signal_exit
+
+    def choose_release(cfg: Mapping[str, Any] | None) -> tuple[Profile, str | None]:
+        """The run's release (flag, environment, installed package, then the config's shape)."""
+        choice = choose_for_run(cfg, quiet=quiet)
+        return choice.profile, choice.version
 
     view = CHECK_VIEWS.choose(json_output, None)
     with signals_cancel(CancelToken()) as token:  # `node --version` may run: stopped before we end
         try:
-            report = check_config(config_path, current().env, dotenv=True, token=token)
+            report = check_config(
+                config_path, current().env, dotenv=True, token=token, choose_release=choose_release
+            )
         except Cancelled as stop:
             return signal_exit(stop.signum)
     view.show(CheckResult(report, strict, quiet))

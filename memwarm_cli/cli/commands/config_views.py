@@ -92,22 +92,26 @@ def _count(n: int, word: str) -> str:
 
 
 def check_data(result: CheckResult) -> dict[str, Any]:
-    """`config check --json`'s object."""
+    """`config check --json`'s object, with the release it was judged for."""
+    from memwarm_cli.cli.terminal.release_choice import with_openclaw
+
     report = result.report
-    return {
-        "schema": CHECK_SCHEMA_VERSION,
-        "config": {
-            "path": str(report.source.path),
-            "reason": report.source.reason,
-            "exists": report.source.exists,
-        },
-        "errors": report.errors,
-        "warnings": report.warnings,
-        "strict": result.strict,
-        "ok": not report.failed(result.strict),
-        "unreadable": report.unreadable,
-        "findings": [f.as_dict() for f in report.findings],
-    }
+    return with_openclaw(
+        {
+            "schema": CHECK_SCHEMA_VERSION,
+            "config": {
+                "path": str(report.source.path),
+                "reason": report.source.reason,
+                "exists": report.source.exists,
+            },
+            "errors": report.errors,
+            "warnings": report.warnings,
+            "strict": result.strict,
+            "ok": not report.failed(result.strict),
+            "unreadable": report.unreadable,
+            "findings": [f.as_dict() for f in report.findings],
+        }
+    )
 
 
 CHECK_VIEWS: Views[CheckResult] = Views(CheckText(), JsonView(check_data), pipe="text")
