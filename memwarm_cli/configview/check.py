@@ -133,6 +133,7 @@ class _Scope:
     loaded: LoadedConfig
     entries: list[tuple[int, dict[str, Any]]]  # (index in agents.list, entry) for object entries
     profile: Profile = REFERENCE
+    release_node: tuple[str, str] | None = None  # the selected release and the Node it needs
 
     @property
     def data(self) -> dict[str, Any]:
@@ -143,13 +144,16 @@ class _Scope:
         return self.loaded.positions
 
 
-def _scope(loaded: LoadedConfig, profile: Profile) -> _Scope:
+def _scope(loaded: LoadedConfig, profile: Profile, version: str | None) -> _Scope:
+    from memwarm_cli.profiles.releases import release_node_range
+
     agents_cfg = loaded.data.get("agents")
     raw_list = agents_cfg.get("list") if isinstance(agents_cfg, dict) else None
     entries = (
         [(i, e) for i, e in enumerate(raw_list) if isinstance(e, dict)] if isinstance(raw_list, list) else []
     )
-    return _Scope(loaded, entries, profile)
+    release_node = (release_name(profile, version), release_node_range(version, profile))
+    return _Scope(loaded, entries, profile, release_node)
 
 
 def _id_findings(scope: _Scope, out: _Collector) -> None:
@@ -265,7 +269,8 @@ def _agent_findings(
         key = (command, "" if "/" not in command else str(agent.workspace))
         if key not in found:
             executable = find_executable(command, loaded.env, agent.workspace)
-            found[key] = (executable, qmd_problem(executable, loaded.env, token) if executable else None)
+            problem = qmd_problem(executable, loaded.env, token, scope.release_node) if executable else None
+            found[key] = (executable, problem)
         executable, problem = found[key]
         if executable is None:
             hint = unavailable_hint(command, loaded.env, agent.workspace)
@@ -377,7 +382,7 @@ def check_config(
     for issue in release_errors(loaded.data, loaded.positions, loaded.env, loaded.state_dir, profile):
         out.add(issue.severity, issue.path, issue.message, issue.node.loc if issue.node else None)
     if loaded.source.exists:
-        scope = _scope(loaded, profile)
+        scope = _scope(loaded, profile, version)
         if profile.agent_roster == "list":  # 2026.8.1+ refuses what these warn of (release_checks_p2.py)
             _id_findings(scope, out)
         _timezone_findings(scope, out, host_zone)

@@ -635,9 +635,28 @@ def test_a_qmd_that_would_run_on_an_old_node_is_warned_about(
         return
     assert messages == [
         f"{qmd} runs on {node} ({version}), and qmd needs Node.js 22 or later: on an older one it crashes "
-        "(SIGSEGV); agents using qmd: main"
+        "(SIGSEGV); OpenClaw 2026.6.35 itself needs Node >=22.19.0; agents using qmd: main"
     ]
     assert report.findings[0].path == "memory.backend"
+
+
+def test_the_node_warning_says_which_node_the_selected_release_needs(home_dir: Path, tmp_path: Path) -> None:
+    from memwarm_cli.profiles.releases import P1
+
+    make_workspace(home_dir, ".openclaw", "workspace")
+    bin_dir = tmp_path / "bin"
+    _executable(bin_dir / "qmd", "#!/usr/bin/env node\n")
+    _executable(bin_dir / "node", "#!/bin/sh\necho v20.11.1\n")
+    cfg = home_dir.parent / "c.json5"
+    cfg.write_text("{memory: {backend: 'qmd'}}")
+    env = {"HOME": str(home_dir), "PATH": str(bin_dir)}
+    report = check_config(str(cfg), env, host_zone="UTC", choose_release=lambda _: (P1, "2026.7.35"))
+    (finding,) = report.findings
+    assert "(v20.11.1), and qmd needs Node.js 22 or later" in finding.message
+    assert (
+        "; OpenClaw 2026.7.35 itself needs Node >=22.22.3 <23 || >=24.15.0 <25 || >=25.9.0;"
+        in finding.message
+    )
 
 
 def test_a_qmd_whose_node_is_missing_is_warned_about(home_dir: Path, tmp_path: Path) -> None:
@@ -651,7 +670,7 @@ def test_a_qmd_whose_node_is_missing_is_warned_about(home_dir: Path, tmp_path: P
     assert finding.path == "memory.qmd.command"
     assert finding.message == (
         f"{qmd} runs the node on its PATH, and there is none on PATH=/nonexistent; qmd needs Node.js 22 "
-        "or later; agents using qmd: main"
+        "or later; OpenClaw 2026.6.35 itself needs Node >=22.19.0; agents using qmd: main"
     )
 
 

@@ -174,19 +174,26 @@ def node_major(version: str | None) -> int | None:
     return int(match.group(1)) if match else None
 
 
-def node_problem(executable: str, env: Mapping[str, str], token: CancelToken | None = None) -> str | None:
+def node_problem(
+    executable: str,
+    env: Mapping[str, str],
+    token: CancelToken | None = None,
+    release_node: tuple[str, str] | None = None,
+) -> str | None:
     """Why the qmd at `executable` will crash on the node it gets, ahead of time (`config check`); None
     when that node is new enough, or when qmd's first line does not say it runs on node (a launcher
-    script of its own, as `make tools` installs, picks its node itself)."""
+    script of its own, as `make tools` installs, picks its node itself). `release_node` is the selected
+    release and its `engines.node` (`("OpenClaw 2026.7.35", ">=22.22.3 <23 || ...")`), said too."""
     interpreter = _shebang_node(executable)
     if interpreter is None:
         return None
+    release = f"; {release_node[0]} itself needs Node {release_node[1]}" if release_node else ""
     if interpreter == "env":
         found = node_on_path(env, token)
         if found is None:
             return (
                 f"{executable} runs the node on its PATH, and there is none on PATH={lookup_path(env)}; "
-                f"qmd needs Node.js {MIN_NODE_MAJOR} or later"
+                f"qmd needs Node.js {MIN_NODE_MAJOR} or later{release}"
             )
         node, version = found
     else:
@@ -196,7 +203,7 @@ def node_problem(executable: str, env: Mapping[str, str], token: CancelToken | N
         return None
     return (
         f"{executable} runs on {node} ({version}), and qmd needs Node.js {MIN_NODE_MAJOR} or later: on an "
-        "older one it crashes (SIGSEGV)"
+        f"older one it crashes (SIGSEGV){release}"
     )
 
 
@@ -281,10 +288,16 @@ def _bun_launcher(executable: str) -> bool:
     return head.startswith(b"#!") and b"find_bun" in head and BUN_NOT_FOUND.encode() in head
 
 
-def qmd_problem(executable: str, env: Mapping[str, str], token: CancelToken | None = None) -> str | None:
+def qmd_problem(
+    executable: str,
+    env: Mapping[str, str],
+    token: CancelToken | None = None,
+    release_node: tuple[str, str] | None = None,
+) -> str | None:
     """What will go wrong with the qmd at `executable`, found without running it (`config check`): a
-    release too old for memwarm (its package.json, or 0.9.0's bun launcher), else node_problem."""
+    release too old for memwarm (its package.json, or 0.9.0's bun launcher), else node_problem (with
+    the selected release's Node range, `release_node`)."""
     problem = version_problem(executable, installed_version(executable))
     if problem is None and _bun_launcher(executable):
         problem = version_problem(executable, None, BUN_NOT_FOUND)
-    return problem or node_problem(executable, env, token)
+    return problem or node_problem(executable, env, token, release_node)
