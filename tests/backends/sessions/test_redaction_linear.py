@@ -19,13 +19,15 @@ import sys
 import textwrap
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from memwarm_cli.backends.sessions import redact_form_body as form
 from memwarm_cli.backends.sessions.redact_patterns import PATTERNS
 from memwarm_cli.backends.sessions.redact_scanners import SCANNERS, regex_matches
 from memwarm_cli.backends.sessions.redact_unicode import INVISIBLE_PLUS, class_body
 from memwarm_cli.backends.sessions.transcript_redaction import _NEEDLES
-from memwarm_cli.jsstring import JS_WHITESPACE_CLASS_BODY, js_unicode_regex
+from memwarm_cli.jsstring import JS_WHITESPACE, JS_WHITESPACE_CLASS_BODY, js_unicode_regex
 from tests.conftest import REPO_ROOT
 
 BY_NUMBER = {pattern.number: pattern for pattern in PATTERNS}
@@ -89,7 +91,8 @@ _INV = class_body(INVISIBLE_PLUS)
 _KEY = rf"[{_INV}]*(?:[A-Za-z_]|%[0-9A-Fa-f]{{2}})(?:[A-Za-z0-9_.-]|%[0-9A-Fa-f]{{2}}|[{_INV}])*"
 _VALUE = rf"[^&{JS_WHITESPACE_CLASS_BODY}<>]*"
 _PAIR = f"{_KEY}={_VALUE}"
-RELEASE_FORM_BODY = re.compile(f"^{_PAIR}(?:&{_PAIR})+$")
+# JS `$` (no `m` flag) is the end of input: Python's `$` also matches before a final "\n", `\Z` does not.
+RELEASE_FORM_BODY = re.compile(f"^{_PAIR}(?:&{_PAIR})+\\Z")
 RELEASE_SUBSTRING = re.compile(f"(^|[{JS_WHITESPACE_CLASS_BODY}:({{\\[,=\"'`])({_PAIR}(?:&{_PAIR})+)")
 RELEASE_ENCODED_PAIR = re.compile(f"(^|[{JS_WHITESPACE_CLASS_BODY}:({{\\[,=\"'`&])({_KEY})=({_VALUE})")
 RELEASE_URL_PAIR = re.compile(f"([?&])({_KEY})=([^&#{JS_WHITESPACE_CLASS_BODY}<>]*)")
@@ -141,10 +144,57 @@ def test_the_possessive_form_body_regexes_match_as_the_releases_do() -> None:
                 assert (got is None) == (expected is None), ascii(text)
 
 
+def test_a_form_body_ends_at_the_texts_end_not_before_a_final_line_break() -> None:
+    """JS `$` as the release's `^…$` has it; the transcription above once used Python's, which also
+    matches before a final "\n" (`'x=1&y=2\n'` then counted as a whole form body)."""
+    for text in ("x=1&y=2\n", "token=pa%73s=&y=2\n"):
+        assert form._FORM_BODY.fullmatch(text) is None and RELEASE_FORM_BODY.search(text) is None
+    assert form._FORM_BODY.fullmatch("x=1&y=2") and RELEASE_FORM_BODY.search("x=1&y=2")
+
+
+PREFILTER_PIECES = [
+    *FORM_PIECES,
+    *["KEY", "ſk_", "K", "sk_", "bot1234567:", "1234567:", "a" * 20, "://u:p@", "eyJ", "%73", "%7", "%"],
+    *JS_WHITESPACE,  # all of JS `\s`, each also a key character or not (U+2028/9 and the space are not)
+    *["pass", "s", "k", "\u0085", "\u180e", "\U000e0001", "\U0001f600", "\ud800", "\u115f", "ß"],
+]
+
+
 def test_the_prefilter_says_what_the_releases_regex_says() -> None:
-    pieces = [*FORM_PIECES, "KEY", "ſk_", "K", "sk_", "bot1234567:", "1234567:", "a" * 20, "://u:p@", "eyJ"]
-    for text in _strings(pieces, seed=3, rounds=ROUNDS * 2):
+    for text in _strings(PREFILTER_PIECES, seed=3, rounds=ROUNDS * 2):
         assert form.could_match_default_patterns(text) == bool(RELEASE_PREFILTER.search(text)), ascii(text)
+
+
+@settings(max_examples=500)
+@given(st.lists(st.sampled_from(PREFILTER_PIECES), max_size=12).map("".join))
+@example("pa%73s=\u3000,")  # the shape once reported as failing: both say it matches
+@example("pa%7s=\u3000,")
+@example("%73\u3000=")  # whitespace ends a percent key's run: no match
+@example("\u3000a=")  # U+3000 is an invisible key character (`\p{C}` class plus U+3000): a match
+@example("\u2028a=")  # U+2028 is JS whitespace but no key character: no match
+@example("\ufeff%zz=")
+@example("\u017fpass=")  # ſ is a word character under `iu`: no `\b` before `pass=`
+def test_the_prefilter_says_what_the_releases_regex_says_on_any_mix(text: str) -> None:
+    assert form.could_match_default_patterns(text) == bool(RELEASE_PREFILTER.search(text))
+
+
+# Answers of the released regex itself (openclaw@2026.6.35 on Node 22), so that the transcription above
+# is not the only judge: a JS whitespace character next to a percent-encoded or an obfuscated key.
+RELEASE_ANSWERS = {
+    **{"pa%73s=\u3000,": True, "pa%7s=\u3000,": False, "\u3000pa%73s": False, "\u3000=": False},
+    **{"a\u3000=": False, "\u3000\u2028a=": False, "\u2029\u3000a=": True, "+a=": True, "+\u3000=": False},
+    **{"a+=": False, "\u00a0+=": False, "\ufeff%zz=": True, "\u017fpass=": False, "\u3000pass=": True},
+    **{f"pa%73s={w}": True for w in JS_WHITESPACE},
+    **{f"%73{w}=": False for w in JS_WHITESPACE},
+    **{f"{w}a=": w not in " \u2028\u2029" for w in JS_WHITESPACE},
+    **{f"a{w}b=": w not in " \u2028\u2029" for w in JS_WHITESPACE},
+}
+
+
+@pytest.mark.parametrize(("text", "matches"), RELEASE_ANSWERS.items(), ids=ascii)
+def test_the_prefilter_answers_as_the_release_did(text: str, matches: bool) -> None:
+    assert form.could_match_default_patterns(text) is matches
+    assert bool(RELEASE_PREFILTER.search(text)) is matches
 
 
 def _corpus() -> list[str]:
