@@ -31,6 +31,7 @@ from tests.conftest import (
     run_memwarm,
     run_memwarm_process,
 )
+from tests.signal_defaults import DEFAULT_SIGNALS
 
 REAL_QMD = TOOLS_BIN / "qmd"
 
@@ -260,6 +261,7 @@ def signal_once_started(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=DEFAULT_SIGNALS,  # the signal's default, whatever the test run inherited
     )
     try:
         wait_for_marker(proc, state / marker, marker)

@@ -124,17 +124,20 @@ def test_a_run_leaves_cwd_and_signal_handlers_as_it_found_them(setup: dict[str, 
         raise AssertionError("not a handler a run should leave behind")
 
     before_cwd = os.getcwd()
-    previous = signal.signal(signal.SIGTERM, sentinel)
+    # Sentinels for all three, not what the test run has: nohup or a CI runner may have them ignored,
+    # and memwarm rightly leaves an ignored one alone, which would test nothing.
+    handled = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    previous = {sig: signal.signal(sig, sentinel) for sig in handled}
     try:
-        # init-backends installs its own SIGINT/SIGTERM handlers for the run.
+        # init-backends installs its own SIGINT/SIGTERM/SIGHUP handlers for the run.
         result = run_memwarm(
             ["-c", "openclaw.json", "init-backends", "--dry-run"], setup["env"], cwd=setup["cwd"]
         )
         assert result.returncode == ExitCode.OK, result.stderr
-        assert signal.getsignal(signal.SIGTERM) is sentinel
-        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        assert all(signal.getsignal(sig) is sentinel for sig in handled)
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
     assert os.getcwd() == before_cwd
 
 

@@ -28,6 +28,7 @@ from tests.backends.support import (
     wait_for_marker,
 )
 from tests.conftest import MEMWARM, run_memwarm
+from tests.signal_defaults import DEFAULT_SIGNALS
 
 
 def run(scenario: Scenario, state: Path, args: list[str] | None = None) -> tuple[Any, dict[str, Any]]:
@@ -187,6 +188,7 @@ def test_signal_mid_run_stops_children_releases_locks_and_leaves_no_fingerprint(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         stdin=subprocess.DEVNULL,
+        preexec_fn=DEFAULT_SIGNALS,  # the signal's default, whatever the test run inherited
     )
     try:
         wait_for_marker(proc, state / "update-started", "qmd update")

@@ -29,6 +29,7 @@ from tests.backends.support import (
     wait_for_marker,
 )
 from tests.conftest import MEMWARM, TOOLS_BIN, CliResult, run_memwarm
+from tests.signal_defaults import DEFAULT_SIGNALS
 
 pytestmark = pytest.mark.qmd
 
@@ -303,6 +304,7 @@ def test_status_during_a_running_init_backends_says_running_and_does_not_wait(
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
+        preexec_fn=DEFAULT_SIGNALS,  # terminate()'s SIGTERM at its default, whatever the run inherited
     )
     try:
         wait_for_marker(run, state / "updating", "qmd update")

@@ -17,8 +17,10 @@ from tests.backends.support import (
     fake_scenario,
     process_alive,
     signal_once_started,
+    wait_for_marker,
 )
 from tests.conftest import MEMWARM
+from tests.signal_defaults import DEFAULT_SIGNALS
 
 # A generous search timeout: only the signal may end the search.
 SEARCH_LIMITS = {"timeoutMs": 600_000}
@@ -74,8 +76,11 @@ def test_the_fake_really_hangs_without_a_signal(tmp_path: Path) -> None:
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        preexec_fn=DEFAULT_SIGNALS,
     )
     try:
+        # From the fake's start on (a fixed sleep from the spawn raced a loaded machine's start-up).
+        wait_for_marker(proc, state / "started", "qmd --version")
         time.sleep(1.5)
         assert proc.poll() is None
     finally:

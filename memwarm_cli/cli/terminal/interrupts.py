@@ -21,15 +21,18 @@ from memwarm_cli.cancel import CancelToken
 
 @contextmanager
 def signals_cancel(token: CancelToken) -> Iterator[CancelToken]:
-    """SIGINT/SIGTERM/SIGHUP → `token.cancel(signum)` for the duration; the previous handlers restored
-    after. SIGHUP too: a dropped terminal or SSH session must not leave qmd running in its own group."""
+    """SIGINT/SIGTERM/SIGHUP → `token.cancel(signum)` for the duration, unless ignored; the previous
+    handlers restored after. SIGHUP too: a dropped terminal or SSH session must not leave qmd running in
+    its own group."""
 
     def handler(signum: int, _frame: FrameType | None) -> None:
         token.cancel(signum)
 
     previous: dict[int, Any] = {}
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        if signal.getsignal(sig) is not signal.SIG_IGN:  # ignored from the start (a background job): stays so
+        # Ignored from the start, it stays so: a background job's SIGINT, the SIGHUP of `nohup memwarm
+        # init-backends &`, whose user asked it (and its qmd) to outlive the terminal.
+        if signal.getsignal(sig) is not signal.SIG_IGN:
             previous[sig] = signal.signal(sig, handler)
     try:
         yield token

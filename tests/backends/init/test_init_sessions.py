@@ -19,6 +19,7 @@ from memwarm_cli.exitcodes import ExitCode
 from tests.backends.session_export_support import record, snapshot
 from tests.backends.support import Scenario, fake_log, install_fake_qmd, make_scenario, wait_for_marker
 from tests.conftest import MEMWARM, CliResult, run_memwarm
+from tests.signal_defaults import DEFAULT_SIGNALS
 
 NOW_MS = 1_775_930_400_000  # 2026-04-11T18:00:00Z
 HOUR_MS = 3_600_000
@@ -426,6 +427,7 @@ def test_a_signal_stops_the_export_promptly_and_releases_the_lock(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=DEFAULT_SIGNALS,  # the signal's default, whatever the test run inherited
     )
     wait_for_marker(proc, tmp_path / "collections-done", "the session export")
     time.sleep(0.3)  # inside the export: it takes seconds

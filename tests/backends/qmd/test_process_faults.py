@@ -30,6 +30,7 @@ from tests.backends.support import (
     wait_for_marker,
 )
 from tests.conftest import MEMWARM
+from tests.signal_defaults import DEFAULT_SIGNALS
 
 NOTES = {"MEMORY.md": "# M\nnotes\n", "memory/a.md": "# A\n"}
 TOO_MUCH = "produced too much output (limit 200000 chars)"
@@ -101,6 +102,7 @@ def test_signal_ends_the_run_in_bounded_time_whatever_the_child_does(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         stdin=subprocess.DEVNULL,
+        preexec_fn=DEFAULT_SIGNALS,  # the signal's default, whatever the test run inherited
     )
     try:
         wait_for_marker(proc, state / "update-started", "qmd update")
