@@ -12,20 +12,23 @@ cache does not know the executable. The core never prints and never exits; the C
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import field
+from pathlib import Path
 from typing import Any, Literal
 
 from memwarm_cli.backends.freshness import fingerprint as fp
+from memwarm_cli.backends.freshness.file_walk import shared_parents
+from memwarm_cli.backends.freshness.forked_map import forked_map
 from memwarm_cli.backends.freshness.freshness import (
     Freshness,
     FreshnessJob,
-    Judged,
     export_cache_path,
-    judge_all,
+    judge,
 )
-from memwarm_cli.backends.qmd.index_stats import IndexView, index_view
+from memwarm_cli.backends.qmd.index_stats import IndexStats, IndexView, index_view
 from memwarm_cli.backends.qmd.qmd_diagnosis import unavailable_hint
 from memwarm_cli.backends.qmd.version_cache import PeekedVersion, VersionPeeker
 from memwarm_cli.backends.settings.agent_backend import (
@@ -147,6 +150,21 @@ class StatusReport:
         }
 
 
+@record
+class _Inspected:
+    """What status reads of one agent's files (in a forked worker: forked_map), and what it warned."""
+
+    stored: fp.StoredFingerprint | None
+    freshness: Freshness
+    index: IndexView
+    last_run: LastRun | None
+    workspace_ok: bool
+    running: bool | None
+    refused: OSError | None
+    record_warnings: tuple[str, ...]  # reading the fingerprint
+    last_run_warnings: tuple[str, ...]  # reading the last-run record
+
+
 def collect_status(
     loaded: LoadedConfig,
     options: StatusOptions,
@@ -172,37 +190,31 @@ def collect_status(
         for a in select_agents(loaded, options.agents)
     ]
     peeker = VersionPeeker(loaded.state_dir, warn=note, token=token)
-    versions = {s.agent_id: _version(loaded, s, peeker) for s in everyone if s.skip_reason is None}
+    peeked: dict[tuple[str, Path | None], PeekedVersion] = {}
+    versions = {s.agent_id: _version(loaded, s, peeker, peeked) for s in everyone if s.skip_reason is None}
     token.check()
-    # The judgements (nearly all of status's time on many notes: the walks) on every usable CPU; the
-    # same judgement init-backends makes. Each agent's record is read here, where its warnings go.
-    jobs = {
-        s.agent_id: FreshnessJob(
-            qmd=s.qmd,
-            index_path=s.paths.index_path,
-            workspace=s.workspace,
-            now_ms=int(now * 1000),
-            stored=fp.read_fingerprint(fp.fingerprint_path(loaded.state_dir, s.paths), note),
-            export_cache=export_cache_path(loaded.state_dir, s.qmd, s.paths.qmd_dir),
-        )
-        for s in everyone
-        if s.qmd is not None and s.skip_reason is None
-    }
-    judged = dict(zip(jobs, judge_all(list(jobs.values()), token), strict=True))
-    agents = [
-        _agent_status(
-            loaded,
-            s,
-            options,
-            now,
-            held,
-            note,
-            versions.get(s.agent_id),
-            judged.get(s.agent_id),
-            jobs[s.agent_id].stored if s.agent_id in jobs else None,
-        )
-        for s in everyone
-    ]
+    judged_agents = [s for s in everyone if s.qmd is not None and s.skip_reason is None]
+    now_ms = int(now * 1000)
+
+    def inspect(settings: AgentBackendSettings) -> _Inspected:
+        token.check()
+        return _inspect(loaded, settings, now_ms, held)
+
+    # Every agent's files (the walks: nearly all of status's time on many notes; its records, its index,
+    # its lock) on every usable CPU; the judgement is the one init-backends makes.
+    with shared_parents():
+        results = forked_map(inspect, judged_agents)
+    inspected = dict(zip((s.agent_id for s in judged_agents), results, strict=True))
+    for result in results:  # the warnings in the order reading the records in turn gave them
+        for message in result.record_warnings:
+            note(message)
+    agents = []
+    for s in everyone:
+        found = inspected.get(s.agent_id)
+        if found is not None:
+            for message in found.last_run_warnings:
+                note(message)
+        agents.append(_agent_status(loaded, s, options, now, versions.get(s.agent_id), found))
     return StatusReport(
         agents=tuple(agents),
         config_path=str(loaded.source.path),
@@ -214,12 +226,74 @@ def collect_status(
     )
 
 
-def _version(loaded: LoadedConfig, settings: AgentBackendSettings, peeker: VersionPeeker) -> PeekedVersion:
-    """The qmd version the agent's next run would use, where it came from, and whether it is too old."""
-    assert settings.qmd is not None
-    env = qmd_child_env(loaded.env, settings.paths)
-    cwd = settings.workspace if is_directory(settings.workspace) else loaded.state_dir
-    return peeker.peek(settings.qmd.command, env, cwd)
+def _version(
+    loaded: LoadedConfig,
+    settings: AgentBackendSettings,
+    peeker: VersionPeeker,
+    peeked: dict[tuple[str, Path | None], PeekedVersion],
+) -> PeekedVersion:
+    """The qmd version the agent's next run would use, where it came from, and whether it is too old.
+
+    Agents' qmd environments differ only in their own qmd dirs (version_cache.AGENT_ENV), and a command
+    without a relative directory part is found on the one PATH: one look per command (and per working
+    directory for a relative `./qmd`), not per agent."""
+    qmd = settings.qmd
+    assert qmd is not None
+    command = qmd.command
+    relative = "/" in command and not command.startswith("/")
+    key = (command, settings.workspace if relative else None)  # the workspace decides the cwd
+    found = peeked.get(key)
+    if found is None:
+        cwd = settings.workspace if is_directory(settings.workspace) else loaded.state_dir
+        found = peeked[key] = peeker.peek(command, qmd_child_env(loaded.env, settings.paths), cwd)
+    return found
+
+
+def _inspect(
+    loaded: LoadedConfig, settings: AgentBackendSettings, now_ms: int, held: frozenset[int] | None
+) -> _Inspected:
+    qmd = settings.qmd
+    assert qmd is not None
+    state_dir, paths = loaded.state_dir, settings.paths
+    record_warnings: list[str] = []
+    last_run_warnings: list[str] = []
+    stored = fp.read_fingerprint(fp.fingerprint_path(state_dir, paths), record_warnings.append)
+    job = FreshnessJob(
+        qmd=qmd,
+        index_path=paths.index_path,
+        workspace=settings.workspace,
+        now_ms=now_ms,
+        stored=stored,
+        export_cache=export_cache_path(state_dir, qmd, paths.qmd_dir),
+        want_stats=True,
+    )
+    judged = judge(job)
+    return _Inspected(
+        stored=stored,
+        freshness=judged.freshness,
+        index=_index_view(settings, judged.stats),
+        last_run=read_last_run(last_run_path(state_dir, paths.qmd_dir), last_run_warnings.append),
+        workspace_ok=is_directory(settings.workspace),
+        running=lock_is_held(agent_lock_path(state_dir, paths.qmd_dir), held),
+        refused=run_refusal(state_dir, paths, embeds=qmd.search_mode != "search"),
+        record_warnings=tuple(record_warnings),
+        last_run_warnings=tuple(last_run_warnings),
+    )
+
+
+def _index_view(settings: AgentBackendSettings, stats: IndexStats | None) -> IndexView:
+    """index_view, from the stats the judgement read over its own connection when it read them."""
+    if stats is None:
+        return index_view(settings)
+    qmd = settings.qmd
+    assert qmd is not None
+    index_path = settings.paths.index_path
+    try:
+        size = os.stat(index_path).st_size
+    except OSError:
+        return index_view(settings)
+    managed = tuple(spec.name for spec in qmd.collections)
+    return IndexView(str(index_path), True, size, stats, None, managed, qmd.search_mode != "search")
 
 
 def _agent_status(
@@ -227,24 +301,18 @@ def _agent_status(
     settings: AgentBackendSettings,
     options: StatusOptions,
     now: float,
-    held: frozenset[int] | None,
-    warn: Callable[[str], None],
     version_found: PeekedVersion | None,
-    judged: Judged | None,
-    stored: fp.StoredFingerprint | None,
+    found: _Inspected | None,
 ) -> AgentStatus:
     skip = settings.skip_reason
     qmd = settings.qmd
-    if skip is not None or qmd is None or version_found is None or judged is None:
+    if skip is not None or qmd is None or version_found is None or found is None:
         skipped = "the memory backend is builtin, not qmd" if skip in (None, "builtin") else skip
         return AgentStatus(settings.agent_id, "skipped", (skipped or "",), settings)
-    state_dir = loaded.state_dir
     paths = settings.paths
-    index = index_view(settings)
-    last_run = read_last_run(last_run_path(state_dir, paths.qmd_dir), warn)
-    workspace_ok = is_directory(settings.workspace)
+    index, last_run, stored = found.index, found.last_run, found.stored
     version, version_source = version_found.version, version_found.source
-    freshness = judged.freshness
+    freshness = found.freshness
     last_success = last_run.last_success_at if last_run is not None else None
     if last_success is None and stored is not None and stored.digest != fp.UNSUCCESSFUL_DIGEST:
         last_success = stored.recorded_at  # a run before last-run records existed
@@ -253,12 +321,11 @@ def _agent_status(
         until = stored.embed_failed_at + fp.embed_backoff_seconds(stored.embed_failures)
         backoff = EmbedBackoff(stored.embed_failures, until if until > now else None)
 
-    running = lock_is_held(agent_lock_path(state_dir, paths.qmd_dir), held)
-    refused = run_refusal(state_dir, paths, embeds=qmd.search_mode != "search")
+    refused = found.refused
     verdict, why = _verdict(
-        running=bool(running),
+        running=bool(found.running),
         next_run_fails=None if refused is None else state_files.describe_os_error(refused),
-        workspace_ok=workspace_ok,
+        workspace_ok=found.workspace_ok,
         qmd_unavailable=(
             version_found.problem
             if version_source != "unavailable"

@@ -7,6 +7,7 @@ import fcntl
 import json
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
@@ -26,6 +27,8 @@ from memwarm_cli.backends.state.locks import flocked_inodes, lock_is_held
 from memwarm_cli.backends.state.state_files import StatePath
 from memwarm_cli.cli.commands.status_prometheus import escape_label
 from memwarm_cli.jsstring import js_length
+from tests.backends.support import NOTES, real_qmd_scenario
+from tests.conftest import run_memwarm
 
 PROC_LOCKS = """\
 1: POSIX  ADVISORY  WRITE 310 fe:00:1111 0 EOF
@@ -150,3 +153,31 @@ def test_a_search_answer_nested_too_deeply_is_a_search_failure_not_a_traceback(d
     with pytest.raises(SearchFailed, match=r"^Memory search failed: qmd's answer is nested too deeply"):
         _entries("[" * depth + "]" * depth)
     assert _entries('[{"file": "a.md"}, 3, []]') == [{"file": "a.md"}]
+
+
+@pytest.mark.qmd
+def test_status_reads_an_index_it_judges_over_one_connection(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An index the gateway built (no memwarm record): its files are checked and its counts read over
+    the one connection status opens, not a second one for the counts."""
+    scenario = real_qmd_scenario(tmp_path, {"main": NOTES}, {"memory": {"backend": "qmd"}})
+    workspace = scenario.workspace("main")
+    for args in (
+        ("collection", "add", str(workspace), "--name", "memory-root-main", "--mask", "MEMORY.md"),
+        ("collection", "add", str(workspace / "memory"), "--name", "memory-dir-main"),
+    ):
+        assert scenario.qmd("main", *args).returncode == 0
+    connects: list[str] = []
+    real_connect = sqlite3.connect
+
+    def counted(database: str, *args: Any, **kwargs: Any) -> sqlite3.Connection:
+        connects.append(database)
+        return real_connect(database, *args, **kwargs)
+
+    monkeypatch.setattr(sqlite3, "connect", counted)
+    result = run_memwarm(["status", "--json"], scenario.env())
+    (agent,) = json.loads(result.stdout)["agents"]
+    assert (result.returncode, agent["status"], agent["freshness"]["judgedFrom"]) == (0, "warm", "index")
+    assert agent["index"]["documents"] == 2 and agent["index"]["collections"][1]["documents"] == 1
+    assert len(connects) == 1, connects

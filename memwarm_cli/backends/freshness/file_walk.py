@@ -19,8 +19,9 @@ import hashlib
 import os
 from array import array
 from collections.abc import Iterator
+from contextlib import contextmanager
 from operator import itemgetter
-from stat import S_ISREG
+from stat import S_ISLNK, S_ISREG
 
 from memwarm_cli.backends.freshness.qmd_glob import Matcher, PathTest, compile_mask
 from memwarm_cli.backends.settings.qmd_collections import CollectionSpec
@@ -149,7 +150,43 @@ class ListDigest:
 
 def collection_root(spec: CollectionSpec) -> str:
     """Where qmd globs: the realpath of the collection's directory (`collection add` stores it)."""
-    return os.path.realpath(spec.path)
+    return shared_realpath(os.fspath(spec.path))
+
+
+_resolved_parents: dict[str, str] | None = None  # while shared_parents() is on: parent -> its realpath
+
+
+@contextmanager
+def shared_parents() -> Iterator[None]:
+    """While on, each parent directory of a collection is resolved once: 10,000 workspaces under one
+    directory made every realpath lstat each of its components again. For one batch of judgements
+    only, so a link changed later is seen by the next batch."""
+    global _resolved_parents
+    outer = _resolved_parents
+    _resolved_parents = {} if outer is None else outer
+    try:
+        yield
+    finally:
+        _resolved_parents = outer
+
+
+def shared_realpath(path: str) -> str:
+    """os.path.realpath(path), its parent resolved once per shared_parents() batch: the realpath of the
+    resolved parent joined with the last name, itself resolved only when it is a symlink (a missing
+    one is kept as written, as realpath does)."""
+    memo = _resolved_parents
+    parent, name = os.path.split(path)
+    if memo is None or not os.path.isabs(path) or name in ("", ".", ".."):
+        return os.path.realpath(path)
+    real_parent = memo.get(parent)
+    if real_parent is None:
+        real_parent = memo[parent] = os.path.realpath(parent)
+    joined = os.path.join(real_parent, name)
+    try:
+        is_link = S_ISLNK(os.lstat(joined).st_mode)
+    except OSError:
+        return joined
+    return os.path.realpath(joined) if is_link else joined
 
 
 def collection_digest(spec: CollectionSpec, matcher: Matcher | None = None) -> tuple[str | None, int]:

@@ -21,7 +21,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from memwarm_cli.backends.freshness import fingerprint as fp
-from memwarm_cli.backends.freshness.file_walk import ListDigest, collection_digest, collection_root
+from memwarm_cli.backends.freshness.file_walk import (
+    ListDigest,
+    collection_digest,
+    collection_root,
+    shared_parents,
+)
 from memwarm_cli.backends.freshness.fingerprint import Snapshot, StoredFingerprint
 from memwarm_cli.backends.freshness.forked_map import forked_map
 from memwarm_cli.backends.freshness.index_check import (
@@ -32,12 +37,14 @@ from memwarm_cli.backends.freshness.index_check import (
 )
 from memwarm_cli.backends.freshness.qmd_glob import UNSURE, compile_ignore, compile_mask
 from memwarm_cli.backends.qmd.index_stats import (
+    IndexStats,
     IndexUnreadable,
     Registration,
     index_identity,
     open_index,
     read_index_stats,
     read_registrations,
+    stats_on,
 )
 from memwarm_cli.backends.settings.qmd_collections import CollectionSpec
 from memwarm_cli.backends.settings.qmd_settings import QmdSettings
@@ -110,6 +117,9 @@ class FreshnessJob:
     stored: StoredFingerprint | None = None
     qmd_version: str = ""
     want_pending: bool = False  # count documents waiting for embeddings (init-backends, vector modes)
+    # Read the index's stats (index_stats.stats_on) over the connection the check opens (status: one
+    # connection per agent, not two); pending embeddings counted for a vector search mode only.
+    want_stats: bool = False
     # The export cache the last export pass wrote (export_cache.py; None: none is known): a transcript
     # and export it vouches for are not rendered again, as the export step itself would not render them.
     export_cache: StatePath | None = None
@@ -129,6 +139,7 @@ def export_cache_path(state_dir: Path, qmd: QmdSettings, qmd_dir: Path) -> State
 class Judged:
     snapshot: Snapshot  # the parts now, for the record a successful run writes
     freshness: Freshness
+    stats: IndexStats | None = None  # with want_stats, when the index was read (else the caller reads it)
 
 
 def transcripts_digest(qmd: QmdSettings, now_ms: int) -> str | None:
@@ -153,7 +164,7 @@ def protected_dirs(qmd: QmdSettings, workspace: Path) -> list[Path]:
 
 
 def _holds_export(spec: CollectionSpec, export_dir: str) -> bool:
-    root = os.path.realpath(spec.path)
+    root = collection_root(spec)
     return spec.kind == "sessions" or export_dir.startswith(root.rstrip(os.sep) + os.sep)
 
 
@@ -165,6 +176,7 @@ class _Judgement:
         self.notes: list[str] = []
         self.digests: dict[str, str | None] = {}
         self.counts: dict[str, int] = {}
+        self.stats: IndexStats | None = None
 
     def stale(self, kind: ReasonKind, text: str, changes: FileChanges | None = None) -> None:
         self.reasons.append(StaleReason(kind, text, changes))
@@ -222,19 +234,23 @@ class _Judgement:
             pending=pending,
             notes=tuple(self.notes),
         )
-        return Judged(snapshot, freshness)
+        return Judged(snapshot, freshness, self.stats if job.want_stats else None)
 
     def _check_index(self, specs: list[CollectionSpec]) -> int | None:
         """The collections the record does not vouch for, against the index; and the documents waiting
         for embeddings when asked (unknown, None, when the index cannot say: that alone is no change)."""
         job = self.job
+        counts_pending = job.want_pending or (job.want_stats and job.qmd.search_mode != "search")
         if specs:
             try:
                 with open_index(job.index_path) as db:
                     registered = read_registrations(db)
                     for spec in specs:
                         self._check_collection(db, registered, spec)
+                    if job.want_pending or job.want_stats:
+                        self.stats = _stats_on(db, counts_pending)
             except (FileNotFoundError, IndexUnreadable, sqlite3.Error) as exc:
+                self.stats = None
                 problem = "the index file is missing" if isinstance(exc, FileNotFoundError) else str(exc)
                 self.stale("index-unreadable", f"the index cannot be read: {problem}")
                 for spec in specs:
@@ -243,10 +259,12 @@ class _Judgement:
                 return None
         if not job.want_pending:
             return None
-        try:
-            stats = read_index_stats(job.index_path, pending=True)
-        except (FileNotFoundError, IndexUnreadable):
-            return None
+        stats = self.stats
+        if stats is None:  # not read above, or its read failed: read_index_stats retries once
+            try:
+                stats = read_index_stats(job.index_path, pending=True)
+            except (FileNotFoundError, IndexUnreadable):
+                return None
         names = {spec.name for spec in job.qmd.collections}
         return sum(count for name, count in stats.pending_embeddings.items() if name in names)
 
@@ -349,6 +367,15 @@ class _Judgement:
         return found or {}
 
 
+def _stats_on(db: sqlite3.Connection, pending: bool) -> IndexStats | None:
+    """The index's stats over the open connection; None when that read fails (the caller then reads
+    them as it would have without this shortcut, with read_index_stats' retry)."""
+    try:
+        return stats_on(db, pending=pending)
+    except (IndexUnreadable, sqlite3.Error):
+        return None
+
+
 def judge(job: FreshnessJob, token: CancelToken | None = None) -> Judged:
     """The agent's freshness now, and the parts a record of it would hold."""
     return _Judgement(job, token).run()
@@ -362,4 +389,5 @@ def judge_all(jobs: Sequence[FreshnessJob], token: CancelToken, workers: int | N
         token.check()
         return judge(job)
 
-    return forked_map(one, jobs, workers)
+    with shared_parents():
+        return forked_map(one, jobs, workers)

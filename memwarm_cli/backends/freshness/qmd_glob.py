@@ -7,6 +7,7 @@ from its files, and says so.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from collections.abc import Callable, Sequence
@@ -225,8 +226,10 @@ class Matcher:
         return lambda rel, name, top: top and name in literal
 
 
+@functools.lru_cache(maxsize=1024)
 def compile_mask(mask: str) -> Matcher | None:
-    """The matcher of a collection's mask (qmd's splitGlobMask, then braces); None when unsure."""
+    """The matcher of a collection's mask (qmd's splitGlobMask, then braces); None when unsure.
+    Cached: 10,000 agents share a handful of masks, and a Matcher is immutable."""
     try:
         patterns = [p for part in (split_glob_mask(mask) or [mask]) for p in expand_braces(part)]
         if len(patterns) == 1:
@@ -254,6 +257,11 @@ def compile_ignore(patterns: Sequence[str]) -> re.Pattern[str] | None:
     anything below it); None for none, UNSURE when memwarm cannot read them as picomatch does."""
     if not patterns:
         return None
+    return _compile_ignore(tuple(patterns))
+
+
+@functools.lru_cache(maxsize=1024)
+def _compile_ignore(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
     try:
         expanded = [p for part in patterns for p in expand_braces(part)]
         body = "|".join(_pattern_regex(p)[0] for p in expanded)

@@ -81,6 +81,13 @@ def read_index_stats(index_path: Path, *, pending: bool = True) -> IndexStats:
     raise AssertionError("unreachable")
 
 
+def stats_on(db: sqlite3.Connection, *, pending: bool) -> IndexStats:
+    """read_index_stats on a connection the caller holds open (open_index), once, without the retry:
+    freshness reads the index's stats over the connection it checked the files with. Raises
+    IndexUnreadable, sqlite3.Error."""
+    return _stats(db, pending)
+
+
 def _stats(db: sqlite3.Connection, with_pending: bool) -> IndexStats:
     tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     if "documents" not in tables:

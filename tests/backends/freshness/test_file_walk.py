@@ -215,3 +215,28 @@ def test_a_missing_or_unlistable_root_gives_no_files(tmp_path: Path) -> None:
         None,
         0,
     )
+
+
+def test_shared_parents_resolve_as_realpath_does(tmp_path: Path) -> None:
+    base = Path(os.path.realpath(tmp_path))
+    (base / "real" / "ws" / "memory").mkdir(parents=True)
+    (base / "other").mkdir()
+    (base / "linked").symlink_to(base / "real")  # a symlinked parent
+    (base / "real" / "ws" / "abs").symlink_to(base / "other")  # a symlinked last name
+    (base / "real" / "ws" / "rel").symlink_to("../../other")  # relative to the link's directory
+    (base / "real" / "ws" / "dangling").symlink_to(base / "nowhere" / "x")
+    (base / "real" / "ws" / "file").write_text("not a directory\n")
+    names = ("memory", "abs", "rel", "dangling", "missing", "file", ".", "..", "")
+    paths = [f"{base}/{top}/ws/{name}" for top in ("real", "linked") for name in names]
+    paths += [f"{base}/linked/ws", f"{base}/linked/ws/file/below", f"{base}//linked/ws", "relative/x"]
+    with file_walk.shared_parents():
+        for path in paths:
+            assert file_walk.shared_realpath(path) == os.path.realpath(path), path
+        (base / "linked").unlink()
+        (base / "linked").symlink_to(base / "other")
+        stale = file_walk.shared_realpath(str(base / "linked" / "ws"))  # its parent resolved once per batch
+    assert stale == str(base / "real" / "ws")
+    # The next batch resolves the parent again: the link moved.
+    with file_walk.shared_parents():
+        assert file_walk.shared_realpath(str(base / "linked" / "ws")) == str(base / "other" / "ws")
+    assert file_walk.shared_realpath(str(base / "linked" / "ws")) == str(base / "other" / "ws")
