@@ -7,10 +7,12 @@ that is no object is invalid; the schema, with its root refinement (every `bindi
 stopped Zod: a wrong type, a bad enum value or an unknown key does, a number out of range does not);
 then, only for a config the schema accepts, no two agents may share an effective agentDir.
 
-`release_errors` gives these findings; `refuse_rejected_config` turns the first into the one-line
-config error (exit 3) a command stops with: a config the release would refuse never leads to a silent
-success, because the gateway would not run on it at all. `duplicate_defaults` finds a config the release
-accepts but whose memory search fails (a custom collection equal to a default one).
+`release_errors` gives these findings for the schema the run's profile names (`Profile.config_schema`:
+this module for 2026.6.35's, release_checks_p2.py for 2026.9.6's); `refuse_rejected_config` turns the
+first into the one-line config error (exit 3) a command stops with: a config the selected release would
+refuse never leads to a silent success, because the gateway would not run on it at all.
+`duplicate_defaults` finds a config the release accepts but whose memory search fails (a custom
+collection equal to a default one).
 """
 
 from __future__ import annotations
