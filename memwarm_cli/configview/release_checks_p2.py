@@ -14,6 +14,7 @@ Held to `openclaw@2026.9.6 config validate` (tests/configview/release_validate/v
   `ownership: "explicit"` or one marker;
 - the root refinement: `bindings[].agentId` (but "main") and the other agent references must name an
   entry, run only when nothing before it stopped Zod (as for 6.35);
+- then, for a config the schema accepts, no two agents may share an effective agentDir;
 - `agents.defaults.contextTokens` (and an entry's) is dropped with a warning, not refused.
 
 A retired key's error says what the release does and what `openclaw doctor --fix` changes (its legacy
@@ -219,6 +220,68 @@ def _reference_findings(moved: _Moved) -> list[Issue]:
     return out
 
 
+AGENT_DIR_FIX = (
+    "Fix: remove the shared agents.entries.*.agentDir override (or give each agent its own directory).",
+    "Auth profiles live in each agent's SQLite store, so a shared agentDir is not how credentials are "
+    "shared: give each agent its own directory and either leave its store empty to inherit the main agent's "
+    "profiles, or log it in with `openclaw models auth login`.",
+)
+
+
+def _agent_dir_findings(moved: _Moved, env: Mapping[str, str], state_dir: Path) -> list[Issue]:
+    """`findDuplicateAgentDirs` on the validated config: the agents it names (the marked default, every
+    entry, every binding's agentId; normalised, once each) and the agentDir each resolves to (its
+    entry's trimmed `agentDir` through resolveUserPath, else `<stateDir>/agents/<id>/agent`, with
+    symlinks resolved); one finding at `agents.entries` when two share one."""
+    import os
+
+    from memwarm_cli.config import resolve_user_path
+    from memwarm_cli.jsstring import js_trim
+
+    agents = moved.data.get("agents")
+    entries = agents.get("entries") if isinstance(agents, dict) else None
+    if not isinstance(entries, dict):
+        return []
+    by_id = {_normalize(key): entry for key, entry in entries.items() if isinstance(entry, dict)}
+    referenced = [
+        _normalize(key) for key, entry in entries.items() if isinstance(entry, dict) and entry.get("default")
+    ]
+    referenced += list(by_id)
+    bindings = moved.data.get("bindings")
+    if isinstance(bindings, list):
+        for binding in bindings:
+            agent_id = binding.get("agentId") if isinstance(binding, dict) else None
+            if isinstance(agent_id, str) and js_trim(agent_id):
+                referenced.append(_normalize(agent_id))
+    ids = list(dict.fromkeys(referenced))
+    if len(ids) < 2:
+        return []
+    by_dir: dict[str, tuple[str, list[str]]] = {}
+    for agent_id in ids:
+        raw = by_id.get(agent_id, {}).get("agentDir")
+        configured = js_trim(raw) if isinstance(raw, str) else ""
+        resolved = resolve_user_path(configured, env) if configured else None
+        agent_dir = (
+            str(resolved) if resolved is not None else os.path.join(state_dir, "agents", agent_id, "agent")
+        )
+        by_dir.setdefault(os.path.realpath(agent_dir), (agent_dir, []))[1].append(agent_id)
+    conflicts = [(shown, users) for shown, users in by_dir.values() if len(users) > 1]
+    if not conflicts:
+        return []
+    lines = [
+        "Duplicate agentDir detected (multi-agent config).",
+        "Each agent must have a unique agentDir; sharing it causes auth/session state collisions and "
+        "token invalidation.",
+        "",
+        "Conflicts:",
+        *(f"- {shown}: {', '.join(chr(34) + u + chr(34) for u in users)}" for shown, users in conflicts),
+        "",
+        *AGENT_DIR_FIX,
+    ]
+    node = _child(moved.positions, "agents")
+    return [Issue("error", "agents.entries", "\n".join(lines), _child(node, "entries") or node)]
+
+
 def _context_tokens(moved: _Moved) -> list[Issue]:
     agents = moved.data.get("agents")
     if not isinstance(agents, dict):
@@ -268,4 +331,6 @@ def release_errors_p2(
     errors = [issue for issue in issues if issue.severity == "error"]
     if all(issue.continues for issue in errors):
         issues += _reference_findings(moved)
+    if not any(issue.severity == "error" for issue in issues):
+        issues += _agent_dir_findings(moved, env, state_dir)
     return issues

@@ -1,7 +1,7 @@
 """`memwarm config check` against the released `openclaw config validate`'s verdicts (6.35, 7.35, 9.6).
 
-tests/configview/release_validate/configs/ holds 161 configs (and the files they include): 149 of the
-6.35 shape and 12 of the 2026.9 shape (`p2-*`). verdicts.json holds what `openclaw@2026.6.35 config
+tests/configview/release_validate/configs/ holds 163 configs (and the files they include): 149 of the
+6.35 shape and 14 of the 2026.9 shape (`p2-*`). verdicts.json holds what `openclaw@2026.6.35 config
 validate --json` said about each (plus one for a file that does not exist), verdicts-2026.7.35.json and
 verdicts-2026.9.6.json what 2026.7.35 and 2026.9.6 said, all recorded from the released packages
 (record_verdicts.py, "how" in each file). Each config is run through `memwarm --openclaw <release>
@@ -85,5 +85,5 @@ def test_every_recorded_variant_has_its_config(release: str) -> None:
     files = {v["file"] for v in RELEASES[release]["variants"]}
     on_disk = {p.name for p in (DATA / "configs").glob("*.json5")}
     assert on_disk == files - {MISSING}
-    assert len(files) == 162
+    assert len(files) == 164
     assert RELEASES[release]["release"].startswith(f"openclaw@{release} ")
