@@ -4,7 +4,7 @@ init/session_export_step.py through the state-dir helpers).
 
 Per transcript name: the transcript's identity when it was rendered (device, inode, size, mtime in ns),
 the export's SHA-256 and size, the lines that were too long to read, and the identity of the export
-file as the pass left it. A transcript whose identity matches, under the same renderer (`RENDERER`,
+file as the pass left it. A transcript whose identity matches, under the same renderer (`renderer()`,
 which names the release the output follows and the line cap), is not read again; an export file whose
 identity matches too is not read either. Anything else is rendered (and compared) again.
 """
@@ -16,7 +16,6 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from memwarm_cli.backends.sessions.transcript_text import MAX_RECORD_BYTES
 from memwarm_cli.frozen_records import record
 
 
@@ -35,9 +34,17 @@ class FileIdentity:
 
 
 SCHEMA = 1
-RENDERER = f"openclaw-2026.6.35/export-1/cap-{MAX_RECORD_BYTES}"
 CACHE_FILE_NAME = "memwarm-session-export.json"
 MAX_CACHE_BYTES = 64 * 1024 * 1024
+
+
+def renderer() -> str:
+    """The renderer the cache's entries are valid for. The transcript reader is imported here, not at
+    the top: its redaction rules compile ~200 regexes (100 ms), and every init-backends run imports
+    this module (search_probe, session_export_files) while most never export."""
+    from memwarm_cli.backends.sessions.transcript_text import MAX_RECORD_BYTES
+
+    return f"openclaw-2026.6.35/export-1/cap-{MAX_RECORD_BYTES}"
 
 
 @record
@@ -79,7 +86,7 @@ def _entry(data: Any) -> CachedExport | None:
 def parse_cache(data: Any, export_dir: str) -> dict[str, CachedExport]:
     """The entries of a cache file's JSON; {} for another schema or renderer. Entries recorded for
     another export dir keep their transcript part only."""
-    if not isinstance(data, dict) or data.get("schema") != SCHEMA or data.get("renderer") != RENDERER:
+    if not isinstance(data, dict) or data.get("schema") != SCHEMA or data.get("renderer") != renderer():
         return {}
     entries = data.get("transcripts")
     if not isinstance(entries, dict):
@@ -100,7 +107,7 @@ def parse_cache(data: Any, export_dir: str) -> dict[str, CachedExport]:
 def cache_json(entries: Mapping[str, CachedExport], export_dir: str) -> dict[str, Any]:
     return {
         "schema": SCHEMA,
-        "renderer": RENDERER,
+        "renderer": renderer(),
         "exportDir": export_dir,
         "transcripts": {
             name: {

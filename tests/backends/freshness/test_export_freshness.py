@@ -5,6 +5,8 @@ rendered again, and anything the cache does not vouch for is."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +19,7 @@ from memwarm_cli.backends.sessions.session_export import apply_session_export, p
 from memwarm_cli.backends.settings.agent_backend import resolve_agent_backend
 from memwarm_cli.backends.state.state_records import write_json_atomically
 from tests.backends.session_export_support import NOW_MS, record
+from tests.backends.support import NOTES, real_qmd_scenario
 
 HOUR_MS = 3_600_000
 
@@ -105,3 +108,24 @@ def test_what_the_cache_does_not_vouch_for_is_rendered_and_judged(tmp_path: Path
     exported.write_text("edited by hand\n")  # the export's identity is not the cached one: compared
     assert export_reasons(agent.job()) == ["the session export has work: 1 to write (a.md)"]
     assert renders == []  # its transcript is unchanged: the cached digest is what it would render
+
+
+@pytest.mark.qmd
+@pytest.mark.parametrize("command", [["status"], ["init-backends", "--dry-run"]])
+def test_a_run_that_exports_nothing_never_loads_the_transcript_reader(
+    tmp_path: Path, command: list[str]
+) -> None:
+    """Its redaction rules compile some 200 regexes on import, a tenth of a second of every no-change
+    init-backends run when the export cache imported it (search_probe -> session_export_files)."""
+    scenario = real_qmd_scenario(tmp_path, {"main": NOTES}, {"memory": {"backend": "qmd"}})
+    code = (
+        "import sys; sys.argv = ['memwarm', *sys.argv[1:]]\n"
+        "from memwarm_cli.cli.console import main\n"
+        "try:\n    main()\n"
+        "finally:\n"
+        "    print('memwarm_cli.backends.sessions.transcript_text' in sys.modules, file=sys.stderr)"
+    )
+    argv = [sys.executable, "-c", code, *command]
+    proc = subprocess.run(argv, env=scenario.env(), capture_output=True, text=True, timeout=120)
+    assert "Traceback" not in proc.stderr and proc.returncode in (0, 1, 4), proc.stderr  # status: no index
+    assert proc.stderr.splitlines()[-1] == "False", proc.stderr
