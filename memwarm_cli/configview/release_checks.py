@@ -221,7 +221,7 @@ def release_errors(
     if profile.config_schema == "2026.9.6":
         from memwarm_cli.configview.release_checks_p2 import release_errors_p2
 
-        return release_errors_p2(data, positions, env, state_dir)
+        return release_errors_p2(data, positions, env, state_dir, profile)
     issues = check_schema(data, positions)
     errors = [issue for issue in issues if issue.severity == "error"]
     if all(issue.continues for issue in errors):

@@ -11,7 +11,9 @@ Held to `openclaw@2026.9.6 config validate` (tests/configview/release_validate/v
   one `default: true` marker in a larger roster is turned into explicit ownership;
 - the roster's refinement: at least one entry, no two keys naming the same agent, at most one default
   marker, `ownership: "explicit"` without markers, and a roster of more than one agent needs
-  `ownership: "explicit"` or one marker;
+  `ownership: "explicit"` or one marker; run, as the root refinement, only when nothing inside stopped
+  Zod: 2026.8.2 (Zod 4.4) stops at an unknown key, 2026.9.6 (Zod 4.6) does not
+  (`Profile.refines_past_unknown_keys`; verdicts-2026.8.2.json, verdicts-2026.9.6.json);
 - the root refinement: `bindings[].agentId` (but "main") and the other agent references must name an
   entry, run only when nothing before it stopped Zod (as for 6.35);
 - then, for a config the schema accepts, no two agents may share an effective agentDir;
@@ -29,6 +31,7 @@ from typing import Any
 
 from memwarm_cli.config.positions import PNode, join_path
 from memwarm_cli.configview.schema_types import UNKNOWN_KEY, Issue
+from memwarm_cli.profiles.releases import Profile
 
 CONTEXT_TOKENS_WARNING = (
     "{path} cannot be represented per model: OpenClaw 2026.8.1 and later drop it when loading the config "
@@ -87,6 +90,7 @@ class _Moved:
         self.positions = positions
         self.issues: list[Issue] = []
         self.moved_from: dict[str, int] = {}  # entry id -> index in agents.list it came from
+        self.unmoved_list: PNode | None = None  # where a list the loader could not move stands
 
 
 def _move_roster(data: dict[str, Any], positions: PNode | None) -> _Moved:
@@ -109,16 +113,7 @@ def _move_roster(data: dict[str, Any], positions: PNode | None) -> _Moved:
             )
             del agents["list"]  # judged here, not again by the schema
             out.data = {**data, "agents": agents}
-            if agents.get("ownership") != "explicit" or not agents.get("entries"):
-                out.issues.append(
-                    Issue(
-                        "error",
-                        "agents.entries",
-                        "agents.entries must contain at least one configured agent (the list was not moved)",
-                        at,
-                        continues=True,
-                    )
-                )
+            out.unmoved_list = at or agents_node
             return out
         list_node = agents_children.pop("list", None)
         entries: dict[str, Any] = {}
@@ -148,7 +143,8 @@ def _move_roster(data: dict[str, Any], positions: PNode | None) -> _Moved:
 
 
 def _roster_findings(moved: _Moved) -> list[Issue]:
-    """The `AgentsSchema` refinement on the roster as the loader left it."""
+    """The `AgentsSchema` refinement on the roster as the loader left it (a list it could not move
+    leaves none)."""
     agents = moved.data.get("agents")
     if not isinstance(agents, dict):
         return []
@@ -158,16 +154,11 @@ def _roster_findings(moved: _Moved) -> list[Issue]:
     node = _child(moved.positions, "agents")
     out: list[Issue] = []
     items = list((entries or {}).items())
-    if not items and not any(i.path == "agents.entries" for i in moved.issues):
-        out.append(
-            Issue(
-                "error",
-                "agents.entries",
-                "agents.entries must contain at least one configured agent",
-                _child(node, "entries") or node,
-                continues=True,
-            )
-        )
+    if not items:
+        unmoved = " (agents.list was not moved)" if moved.unmoved_list is not None else ""
+        at = moved.unmoved_list or _child(node, "entries") or node
+        message = f"agents.entries must contain at least one configured agent{unmoved}"
+        out.append(Issue("error", "agents.entries", message, at, continues=True))
     first: dict[str, str] = {}
     for key, _ in items:
         agent_id = _normalize(key)
@@ -315,8 +306,25 @@ def _named_where_written(issue: Issue, moved: _Moved) -> Issue:
     return replace(issue, message=f"{issue.message} (at {written}, read as agents.entries.{head})")
 
 
+def _refines(issues: list[Issue], profile: Profile, prefix: str = "") -> bool:
+    """Whether Zod runs an object's refinement after the issues found inside it (`prefix`: its path):
+    only past issues that continue (a number out of range); from Zod 4.6 (2026.9.6) past an unknown key
+    too (`Profile.refines_past_unknown_keys`)."""
+    for issue in issues:
+        if issue.severity != "error" or not (
+            issue.path == prefix.rstrip(".") or issue.path.startswith(prefix)
+        ):
+            continue
+        if issue.continues:
+            continue
+        if profile.refines_past_unknown_keys and issue.message.startswith(UNKNOWN_KEY):
+            continue
+        return False
+    return True
+
+
 def release_errors_p2(
-    data: Any, positions: PNode | None, env: Mapping[str, str], state_dir: Path
+    data: Any, positions: PNode | None, env: Mapping[str, str], state_dir: Path, profile: Profile
 ) -> list[Issue]:
     """Every finding of 2026.8.1+'s loader, schema and refinements, in the release's order."""
     from memwarm_cli.configview.schema_p2 import check_schema_p2
@@ -327,9 +335,9 @@ def release_errors_p2(
     issues = list(moved.issues)
     issues += _context_tokens(moved)
     issues += [_named_where_written(issue, moved) for issue in check_schema_p2(moved.data, moved.positions)]
-    issues += _roster_findings(moved)
-    errors = [issue for issue in issues if issue.severity == "error"]
-    if all(issue.continues for issue in errors):
+    if _refines(issues, profile, "agents."):
+        issues += _roster_findings(moved)
+    if _refines(issues, profile):
         issues += _reference_findings(moved)
     if not any(issue.severity == "error" for issue in issues):
         issues += _agent_dir_findings(moved, env, state_dir)

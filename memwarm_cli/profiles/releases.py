@@ -121,6 +121,7 @@ class Profile:
     default_workspace_rule: DefaultWorkspaceRule
     retired_keys: tuple[str, ...]  # config keys the release rejects
     config_schema: ConfigSchema  # the schema `config check` and the commands judge a config by
+    refines_past_unknown_keys: bool  # an object's refinements still run after an unknown key (Zod 4.6)
     # -- memory backends
     qmd_available: bool
     session_export: bool
@@ -165,6 +166,7 @@ P0 = Profile(
     default_workspace_rule="profile-suffix",
     retired_keys=(),
     config_schema="2026.6.35",
+    refines_past_unknown_keys=False,
     qmd_available=True,
     session_export=True,
 )
@@ -220,6 +222,7 @@ P3 = replace(
     reference="2026.9.6",
     node_range=NODE_24_26,
     policy_digest="with-prose",
+    refines_past_unknown_keys=True,
 )
 PROFILES = (P0, P1, P2, P3)
 BY_NAME = {profile.name: profile for profile in PROFILES}

@@ -39,12 +39,27 @@ def _refusal(tmp_path: Path, text: str, profile: Profile, version: str | None = 
 
 
 def test_every_profile_names_a_recorded_schema() -> None:
-    assert {p.name: p.config_schema for p in PROFILES} == {
-        "P0": "2026.6.35",
-        "P1": "2026.6.35",
-        "P2": "2026.9.6",
-        "P3": "2026.9.6",
+    assert {p.name: (p.config_schema, p.refines_past_unknown_keys) for p in PROFILES} == {
+        "P0": ("2026.6.35", False),
+        "P1": ("2026.6.35", False),
+        "P2": ("2026.9.6", False),  # 2026.8.2: Zod 4.4 stops at an unknown key
+        "P3": ("2026.9.6", True),  # 2026.9.6: Zod 4.6 runs the refinements past it
     }
+
+
+@pytest.mark.parametrize(
+    ("profile", "errors"), [(P2, ["agents.list"]), (P3, ["agents.entries", "agents.list"])]
+)
+def test_a_list_the_loader_cannot_move_is_judged_as_each_release_does(
+    tmp_path: Path, profile: Profile, errors: list[str]
+) -> None:
+    text = "{agents: {list: [{id: 'main'}, {id: 'main'}]}}"
+    report = check_config(
+        str(_write(tmp_path, text)), _env(tmp_path), choose_release=lambda _: (profile, None)
+    )
+    assert sorted(f.path for f in report.findings if f.severity == "error") == errors
+    refused = next(f for f in report.findings if f.path == "agents.list")
+    assert 'cannot be moved because the id "main" is given twice' in refused.message
 
 
 def test_a_qmd_config_is_refused_on_p2_and_p3_but_not_on_p0(tmp_path: Path) -> None:

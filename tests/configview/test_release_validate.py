@@ -1,12 +1,13 @@
-"""`memwarm config check` against the released `openclaw config validate`'s verdicts (6.35, 7.35, 9.6).
+"""`config check` against the released `openclaw config validate`'s verdicts (6.35, 7.35, 8.2, 9.6).
 
 tests/configview/release_validate/configs/ holds 163 configs (and the files they include): 149 of the
 6.35 shape and 14 of the 2026.9 shape (`p2-*`). verdicts.json holds what `openclaw@2026.6.35 config
-validate --json` said about each (plus one for a file that does not exist), verdicts-2026.7.35.json and
-verdicts-2026.9.6.json what 2026.7.35 and 2026.9.6 said, all recorded from the released packages
-(record_verdicts.py, "how" in each file). Each config is run through `memwarm --openclaw <release>
-config check --json`, so the profile of that release (P0 for 6.35, P1 for 7.35, P3 for 9.6) judges it
-by the schema its `config_schema` names; validity and the error paths must be the release's:
+validate --json` said about each (plus one for a file that does not exist), verdicts-2026.7.35.json,
+verdicts-2026.8.2.json and verdicts-2026.9.6.json what 2026.7.35, 8.2 and 9.6 said, all recorded from
+the released packages (record_verdicts.py, "how" in each file). Each config is run through
+`memwarm --openclaw <release> config check --json`, so the profile of that release (P0 for 6.35, P1 for
+7.35, P2 for 8.2, P3 for 9.6) judges it by the schema its `config_schema` names; validity and the error
+paths must be the release's:
 
 - memwarm's paths `a.list[0].b` are the release's `a.list.0.b`, the document itself is `<root>`;
 - the release reports an unknown key at the object that holds it, memwarm at the key (with "did you
@@ -32,6 +33,7 @@ DATA = Path(__file__).parent / "release_validate"
 RELEASES = {
     "2026.6.35": json.loads((DATA / "verdicts.json").read_text()),  # P0
     "2026.7.35": json.loads((DATA / "verdicts-2026.7.35.json").read_text()),  # P1
+    "2026.8.2": json.loads((DATA / "verdicts-2026.8.2.json").read_text()),  # P2
     "2026.9.6": json.loads((DATA / "verdicts-2026.9.6.json").read_text()),  # P3
 }
 VERDICTS = RELEASES["2026.6.35"]
