@@ -8,6 +8,10 @@ init-backends makes, with its reasons), the embed backoff, and one verdict.
 Nothing is written: no state file, no version cache, no lock taken (a running init-backends is seen in
 /proc/locks, locks.py), no qmd command but `qmd --version`, once per distinct qmd, when the version
 cache does not know the executable. The core never prints and never exits; the CLI renders the report.
+
+The module is longer than 400 lines because one agent's status is one pass: the reads done in the
+forked workers (_inspect), the view built from them and the verdict are the same record's stages, and
+splitting them would put the fields' meaning in one file and their reading in another.
 """
 
 from __future__ import annotations

@@ -239,9 +239,10 @@ def process_alive(pid: int) -> bool:
         return False
 
 
-def wait_for_marker(proc: subprocess.Popen[Any], marker: Path, what: str, timeout: float = 30) -> None:
+def wait_for_marker(proc: subprocess.Popen[Any], marker: Path, what: str, timeout: float = 300) -> None:
     """Wait until the fake qmd has touched `marker`; fail, with memwarm's output, if memwarm ended first
-    or `what` has not started within `timeout` seconds."""
+    or `what` has not started within `timeout` seconds (a hang guard, not a timing: a loaded
+    machine may take long to start it)."""
     deadline = time.monotonic() + timeout
     while not marker.exists():
         assert proc.poll() is None, proc.communicate()

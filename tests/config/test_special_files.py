@@ -16,8 +16,8 @@ import pytest
 
 from memwarm_cli.config.dotenv import load_dotenv_file
 from memwarm_cli.config.includes import IncludeError, IncludeProcessor
-from memwarm_cli.safe_files import NotRegularFileError, read_available, read_bounded
 from memwarm_cli.exitcodes import ExitCode
+from memwarm_cli.safe_files import NotRegularFileError, read_available, read_bounded
 from tests.conftest import RunCli
 
 PROC_FILE = "/proc/self/status"  # S_ISREG, st_size 0, yet it has content
