@@ -147,13 +147,15 @@ def has_encoded_or_invisible_key(key: str) -> bool:
 
 
 # --------------------------------------------------------------------------------------------------------
-# The regexes (possessive where giving back can never lead to a match, see the module docstring)
+# The regexes (possessive where giving back can never lead to a match, see the module docstring). A
+# repeated group is made atomic, `(?>(?:…)*)`, never `(?:…)*+`: CPython before 3.11.5 (Debian 12 has
+# 3.11.2) ignores a lookahead inside a possessive group, and INV holds one (tests/test_regex_forms.py).
 
-FORM_BODY_KEY = rf"{INV}*+(?:[A-Za-z_]|%[0-9A-Fa-f]{{2}})(?:[A-Za-z0-9_.-]|%[0-9A-Fa-f]{{2}}|{INV})*+"
+FORM_BODY_KEY = rf"(?>{INV}*)(?:[A-Za-z_]|%[0-9A-Fa-f]{{2}})(?>(?:[A-Za-z0-9_.-]|%[0-9A-Fa-f]{{2}}|{INV})*)"
 FORM_BODY_VALUE = rf"[^&{WS}<>]*+"
 URL_QUERY_VALUE = rf"[^&#{WS}<>]*+"
 FORM_BODY_PAIR = f"{FORM_BODY_KEY}={FORM_BODY_VALUE}"
-_FORM_BODY = re.compile(f"{FORM_BODY_PAIR}(?:&{FORM_BODY_PAIR})++")  # fullmatch: `^…$`
+_FORM_BODY = re.compile(f"{FORM_BODY_PAIR}(?>(?:&{FORM_BODY_PAIR})+)")  # fullmatch: `^…$`
 _KEY_EQUALS = re.compile(f"{FORM_BODY_KEY}=")
 _PAIR_STOP = re.compile(f"[&{WS}<>]")
 _SUBSTRING_PREFIX = re.compile(f"[{WS}:({{\\[,=\"'`]")
@@ -343,14 +345,14 @@ _PREFILTER = tuple(
 # repetitions Python (and V8) would take quadratic time on. Each holds iff some maximal run of their
 # characters that ends at `=` contains a `%XX` (the first), or an invisible character (or `+`) directly
 # followed by a key character (the second: a run with one before a key character has such a pair). Both
-# are matched from the run's start with possessive steps only.
+# are matched from the run's start with possessive (atomic) steps only.
 _KEYISH = "A-Za-z0-9_%.\\-\u017f\u212a"
 _KEYISH_NOT_PERCENT = "A-Za-z0-9_.\\-\u017f\u212a"
 _PERCENT_KEY = re.compile(
-    f"(?<![{_KEYISH}])(?:[{_KEYISH_NOT_PERCENT}]|%(?![0-9A-Fa-f]{{2}}))*+%[0-9A-Fa-f]{{2}}[{_KEYISH}]*+="
+    f"(?<![{_KEYISH}])(?>(?:[{_KEYISH_NOT_PERCENT}]|%(?![0-9A-Fa-f]{{2}}))*)%[0-9A-Fa-f]{{2}}[{_KEYISH}]*+="
 )
 _OBFUSCATED_KEY = re.compile(
-    f"(?<![{_KEYISH}])(?<!{INV})[{_KEYISH}]*+(?:{INV})++[{_KEYISH}](?:[{_KEYISH}]|{INV})*+="
+    f"(?<![{_KEYISH}])(?<!{INV})[{_KEYISH}]*+(?>(?:{INV})+)[{_KEYISH}](?>(?:[{_KEYISH}]|{INV})*)="
 )
 _ASCII_FOLD = {0x17F: "s"}  # `.lower()` already maps K (U+212A) to k
 
