@@ -95,7 +95,7 @@ def agent_dir_findings(
     `agents.list` when two share one."""
     from memwarm_cli.agents import normalize_agent_id
     from memwarm_cli.config import resolve_user_path
-    from memwarm_cli.jsstring import js_trim, js_truthy
+    from memwarm_cli.jsstring import js_truthy
 
     agents = data.get("agents")
     raw_list = agents.get("list") if isinstance(agents, dict) else None
@@ -107,12 +107,7 @@ def agent_dir_findings(
         default_id = entries[0].get("id") if entries else None
     referenced = [normalize_agent_id("main" if default_id is None else default_id)]
     referenced += [normalize_agent_id(e["id"]) for e in entries if js_truthy(e.get("id"))]
-    bindings = data.get("bindings")
-    if isinstance(bindings, list):
-        for binding in bindings:
-            agent_id = binding.get("agentId") if isinstance(binding, dict) else None
-            if isinstance(agent_id, str) and js_trim(agent_id):
-                referenced.append(normalize_agent_id(agent_id))
+    referenced += [normalize_agent_id(agent_id) for agent_id in bound_agent_ids(data)]
     first_entry: dict[str, dict[str, Any]] = {}
     for entry in entries:
         first_entry.setdefault(normalize_agent_id(entry.get("id")), entry)
@@ -125,23 +120,50 @@ def agent_dir_findings(
             str(resolved) if resolved is not None else os.path.join(state_dir, "agents", agent_id, "agent")
         )
         by_dir.setdefault(_canonical(os.path.abspath(agent_dir)), (agent_dir, []))[1].append(agent_id)
+    message = duplicate_agent_dir_message(by_dir, _AGENT_DIR_FIX)
+    if message is None:
+        return []
+    node = positions.child("agents") if positions is not None else None
+    at = node.child("list") if node is not None else None
+    return [Issue("error", "agents.list", message, at or node)]
+
+
+_AGENT_DIR_FIX = (
+    "Fix: remove the shared agents.list[].agentDir override (or give each agent its own directory).",
+    "If you want to share credentials, copy auth-profiles.json instead of sharing the entire agentDir.",
+)
+
+
+def bound_agent_ids(data: Mapping[str, Any]) -> list[str]:
+    """Each `bindings[].agentId` that is a string with more than whitespace, as written."""
+    from memwarm_cli.jsstring import js_trim
+
+    bindings = data.get("bindings")
+    if not isinstance(bindings, list):
+        return []
+    found = (binding.get("agentId") if isinstance(binding, dict) else None for binding in bindings)
+    return [agent_id for agent_id in found if isinstance(agent_id, str) and js_trim(agent_id)]
+
+
+def duplicate_agent_dir_message(
+    by_dir: Mapping[str, tuple[str, list[str]]], fix: tuple[str, ...]
+) -> str | None:
+    """`findDuplicateAgentDirs`' message for the agentDirs two or more agents share (each resolved dir:
+    the dir as shown and its agents), with the release's fix lines; None when no dir is shared."""
     conflicts = [(shown, users) for shown, users in by_dir.values() if len(users) > 1]
     if not conflicts:
-        return []
+        return None
     lines = [
         "Duplicate agentDir detected (multi-agent config).",
         "Each agent must have a unique agentDir; sharing it causes auth/session state collisions and "
         "token invalidation.",
         "",
         "Conflicts:",
-        *(f"- {shown}: {', '.join(f'{chr(34)}{u}{chr(34)}' for u in users)}" for shown, users in conflicts),
+        *(f"- {shown}: {', '.join(chr(34) + u + chr(34) for u in users)}" for shown, users in conflicts),
         "",
-        "Fix: remove the shared agents.list[].agentDir override (or give each agent its own directory).",
-        "If you want to share credentials, copy auth-profiles.json instead of sharing the entire agentDir.",
+        *fix,
     ]
-    node = positions.child("agents") if positions is not None else None
-    at = node.child("list") if node is not None else None
-    return [Issue("error", "agents.list", "\n".join(lines), at or node)]
+    return "\n".join(lines)
 
 
 def duplicate_defaults(

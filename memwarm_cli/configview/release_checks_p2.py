@@ -227,6 +227,7 @@ def _agent_dir_findings(moved: _Moved, env: Mapping[str, str], state_dir: Path) 
     import os
 
     from memwarm_cli.config import resolve_user_path
+    from memwarm_cli.configview.release_checks import bound_agent_ids, duplicate_agent_dir_message
     from memwarm_cli.jsstring import js_trim
 
     agents = moved.data.get("agents")
@@ -238,12 +239,7 @@ def _agent_dir_findings(moved: _Moved, env: Mapping[str, str], state_dir: Path) 
         _normalize(key) for key, entry in entries.items() if isinstance(entry, dict) and entry.get("default")
     ]
     referenced += list(by_id)
-    bindings = moved.data.get("bindings")
-    if isinstance(bindings, list):
-        for binding in bindings:
-            agent_id = binding.get("agentId") if isinstance(binding, dict) else None
-            if isinstance(agent_id, str) and js_trim(agent_id):
-                referenced.append(_normalize(agent_id))
+    referenced += [_normalize(agent_id) for agent_id in bound_agent_ids(moved.data)]
     ids = list(dict.fromkeys(referenced))
     if len(ids) < 2:
         return []
@@ -256,21 +252,11 @@ def _agent_dir_findings(moved: _Moved, env: Mapping[str, str], state_dir: Path) 
             str(resolved) if resolved is not None else os.path.join(state_dir, "agents", agent_id, "agent")
         )
         by_dir.setdefault(os.path.realpath(agent_dir), (agent_dir, []))[1].append(agent_id)
-    conflicts = [(shown, users) for shown, users in by_dir.values() if len(users) > 1]
-    if not conflicts:
+    message = duplicate_agent_dir_message(by_dir, AGENT_DIR_FIX)
+    if message is None:
         return []
-    lines = [
-        "Duplicate agentDir detected (multi-agent config).",
-        "Each agent must have a unique agentDir; sharing it causes auth/session state collisions and "
-        "token invalidation.",
-        "",
-        "Conflicts:",
-        *(f"- {shown}: {', '.join(chr(34) + u + chr(34) for u in users)}" for shown, users in conflicts),
-        "",
-        *AGENT_DIR_FIX,
-    ]
     node = _child(moved.positions, "agents")
-    return [Issue("error", "agents.entries", "\n".join(lines), _child(node, "entries") or node)]
+    return [Issue("error", "agents.entries", message, _child(node, "entries") or node)]
 
 
 def _context_tokens(moved: _Moved) -> list[Issue]:

@@ -89,3 +89,24 @@ def test_every_recorded_variant_has_its_config(release: str) -> None:
     assert on_disk == files - {MISSING}
     assert len(files) == 164
     assert RELEASES[release]["release"].startswith(f"openclaw@{release} ")
+
+
+SHARED_AGENT_DIR = [
+    (release, case, message)
+    for release, case in CASES
+    for message in case["messages"]
+    if "Duplicate agentDir detected" in message
+]
+
+
+@pytest.mark.parametrize(
+    ("release", "case", "message"), SHARED_AGENT_DIR, ids=[f"{r}-{c['file']}" for r, c, _ in SHARED_AGENT_DIR]
+)
+def test_a_shared_agent_dir_is_refused_in_the_releases_words(
+    release: str, case: dict[str, Any], message: str, run_cli: RunCli, tmp_path: Path
+) -> None:
+    """`findDuplicateAgentDirs` writes its message itself (not the schema): memwarm gives its words whole."""
+    env = {**RELEASES[release]["env"], "OPENCLAW_STATE_DIR": str(tmp_path / "state")}
+    _, _, data = memwarm_verdict(run_cli, DATA / "configs" / case["file"], env, release)
+    path, _, words = message.partition(": ")
+    assert [f["message"] for f in data["findings"] if f["path"] == path] == [words]
