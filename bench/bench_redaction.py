@@ -69,7 +69,7 @@ _CHILD = textwrap.dedent(
     from memwarm_cli.backends.sessions.session_export import apply_session_export, plan_session_export
     sessions, export = Path(sys.argv[1]), Path(sys.argv[2])
     start = time.perf_counter()
-    plan = plan_session_export(sessions, export, retention_days=None, now_ms=0)
+    plan = plan_session_export(sessions, export, retention_days=None, now_ms=0, agent_qmd_dir=None)
     result = apply_session_export(plan)
     elapsed = time.perf_counter() - start
     peak_kb = next(int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmHWM:"))

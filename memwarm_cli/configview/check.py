@@ -389,6 +389,6 @@ def check_config(
         _agent_findings(scope, out, find_executable, token)
         from memwarm_cli.backends.init.session_export_step import session_export_findings
 
-        for path, message in session_export_findings(loaded):  # refused export dirs, secrets left in clear
-            out.add("warning", path, message, _loc_at(scope.pos, *_keys_of(path)))
+        for severity, path, message in session_export_findings(loaded):  # export dirs, secrets in clear
+            out.add(severity, path, message, _loc_at(scope.pos, *_keys_of(path)))
     return CheckReport(loaded.source, out.sorted())

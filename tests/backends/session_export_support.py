@@ -35,6 +35,7 @@ class Layout:
     def plan(self, **kwargs: Any) -> SessionExportPlan:
         kwargs.setdefault("retention_days", None)
         kwargs.setdefault("now_ms", NOW_MS)
+        kwargs.setdefault("agent_qmd_dir", self.export.parent)  # the default export dir: the agent's own
         return plan_session_export(self.sessions, self.export, **kwargs)
 
     def export_names(self) -> list[str]:

@@ -78,6 +78,7 @@ def _pass(tree: SessionsCaseTree, case: dict[str, Any]) -> tuple[SessionExportPl
         settings.export_dir,
         retention_days=settings.retention_days,
         now_ms=case["nowMs"],
+        agent_qmd_dir=settings.agent_qmd_dir,
         config_error=sessions_config_error(block),
     )
     try:

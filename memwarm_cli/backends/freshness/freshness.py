@@ -333,6 +333,7 @@ class _Judgement:
                 sessions.export_dir,
                 retention_days=sessions.retention_days,
                 now_ms=job.now_ms,
+                agent_qmd_dir=sessions.agent_qmd_dir,
                 protected_dirs=protected_dirs(job.qmd, job.workspace),
                 cache=self._export_cache(),
             )

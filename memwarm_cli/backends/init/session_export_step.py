@@ -25,7 +25,7 @@ import os
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from memwarm_cli.backends.freshness.file_walk import snapshot_collection
 from memwarm_cli.backends.init.agent_job import AgentFailed, AgentJob
@@ -46,6 +46,9 @@ if TYPE_CHECKING:
         SessionExportResult,
     )
     from memwarm_cli.config import LoadedConfig
+
+
+Severity = Literal["error", "warning"]
 
 
 def sessions_collection(job: AgentJob) -> CollectionSpec:
@@ -196,6 +199,7 @@ class ExportSessions(_WhenExporting):
             SessionExportRefused,
             apply_session_export,
         )
+        from memwarm_cli.backends.sessions.stale_exports import NOT_MEMWARMS
 
         job.step("session export")
         check = _stopper(job)
@@ -217,9 +221,18 @@ class ExportSessions(_WhenExporting):
         job.sessions = _outcome(job, plan, result, None)
         if result.cache is not None:
             _write_cache(job, result.cache)
+        not_ours = [note.name for note in plan.left_alone if note.reason == NOT_MEMWARMS]
         for note in (*plan.unreadable, *plan.left_alone, *plan.skipped_lines):
             # Raw, as every core message: the CLI escapes the line it prints (textsafe's one policy).
-            job.warn(f"qmd session export skipped {note.name}: {note.reason}")
+            if note.reason != NOT_MEMWARMS:
+                job.warn(f"qmd session export skipped {note.name}: {note.reason}")
+        if not_ours:  # one line, however many of the user's files the export dir holds
+            shown = ", ".join(not_ours[:3]) + (", ..." if len(not_ours) > 3 else "")
+            job.warn(
+                f"qmd session export left {len(not_ours)} *.md in {plan.export_dir} alone that it did not "
+                f"write ({shown}); the gateway's own stale cleanup deletes them (give exportDir a directory "
+                "of its own)"
+            )
         # The collections holding the exports (the sessions one, and any other whose directory contains
         # the export dir) are taken again as the export left them: the next run compares against that.
         snapshot = job.snapshot
@@ -255,6 +268,7 @@ def _plan(job: AgentJob, check: Callable[[], None]) -> SessionExportPlan:
             sessions.export_dir,
             retention_days=sessions.retention_days,
             now_ms=job.now_ms,
+            agent_qmd_dir=sessions.agent_qmd_dir,
             config_error=sessions_config_error(job.settings.choice.qmd_block.get("sessions")),
             cache=_read_cache(job),
             check=check,
@@ -299,11 +313,14 @@ def _outcome(
 # config check
 
 
-def session_export_findings(loaded: LoadedConfig) -> list[tuple[str, str]]:
-    """(config path, warning) for `config check`: each agent's export dir that memwarm refuses, and, when
-    any agent exports sessions, the secret formats the release's redaction leaves in clear."""
+def session_export_findings(loaded: LoadedConfig) -> list[tuple[Severity, str, str]]:
+    """(severity, config path, message) for `config check`: an export dir that agents share (an error:
+    init-backends refuses each of them), each agent's export dir that memwarm refuses, one outside the
+    agent's qmd state (the gateway's stale cleanup deletes every *.md in it), and, when any agent exports
+    sessions, the secret formats the release's redaction leaves in clear."""
     from memwarm_cli.agents import resolve_agents
     from memwarm_cli.backends.sessions.session_config import CLEAR_TEXT_NOTICE, export_dir_refusal
+    from memwarm_cli.backends.sessions.stale_exports import is_within
     from memwarm_cli.backends.settings.agent_backend import resolve_agent_backend
     from memwarm_cli.backends.settings.backend_choice import resolve_backend_choice
     from memwarm_cli.jsstring import js_truthy
@@ -312,7 +329,9 @@ def session_export_findings(loaded: LoadedConfig) -> list[tuple[str, str]]:
     sessions = choice.qmd_block.get("sessions")
     if choice.backend != "qmd" or not isinstance(sessions, dict) or not js_truthy(sessions.get("enabled")):
         return []
-    findings: list[tuple[str, str]] = []
+    where = "memory.qmd.sessions.exportDir"
+    findings: list[tuple[Severity, str, str]] = []
+    owners: dict[str, list[str]] = {}
     exporting = False
     for agent in resolve_agents(loaded.data, loaded.env):
         try:
@@ -325,21 +344,42 @@ def session_export_findings(loaded: LoadedConfig) -> list[tuple[str, str]]:
         if qmd is None or not qmd.sessions.enabled:
             continue
         exporting = True
+        export_dir = qmd.sessions.export_dir
+        if "\0" not in str(export_dir):
+            owners.setdefault(os.path.realpath(export_dir), []).append(agent.id)
         others = [spec.path for spec in qmd.collections if spec.kind != "sessions"]
         refusal = export_dir_refusal(
-            qmd.sessions.export_dir,
+            export_dir,
             sessions_dir=qmd.sessions.sessions_dir,
             protected_dirs=[agent.workspace, agent.workspace / "memory", *others],
             notes_dirs=[agent.workspace / "memory"],
             homes=_homes(loaded.env),
         )
         if refusal is not None:
+            findings.append(("warning", where, f'agent "{agent.id}": init-backends refuses this: {refusal}'))
+        elif "\0" not in str(export_dir) and not is_within(export_dir, qmd.sessions.agent_qmd_dir):
             findings.append(
                 (
-                    "memory.qmd.sessions.exportDir",
-                    f'agent "{agent.id}": init-backends refuses this: {refusal}',
+                    "warning",
+                    where,
+                    f'agent "{agent.id}": export dir {export_dir} is outside the agent\'s own state '
+                    f"({qmd.sessions.agent_qmd_dir}): the gateway's stale-export cleanup deletes every *.md "
+                    "directly in it, the user's too (memwarm's deletes only the exports it wrote); leave "
+                    "exportDir unset or give it a directory of its own",
+                )
+            )
+    for shared, agent_ids in owners.items():
+        if len(agent_ids) > 1:
+            names = ", ".join(f'"{agent_id}"' for agent_id in agent_ids)
+            findings.append(
+                (
+                    "error",
+                    where,
+                    f"agents {names} share the export dir {shared}: init-backends refuses each of them "
+                    "(each agent's stale-export cleanup would delete the others' exports; give each agent "
+                    "its own exportDir)",
                 )
             )
     if exporting:
-        findings.append(("memory.qmd.sessions", CLEAR_TEXT_NOTICE))
+        findings.append(("warning", "memory.qmd.sessions", CLEAR_TEXT_NOTICE))
     return findings

@@ -14,14 +14,16 @@ Two steps, so that `--dry-run` and a real run cannot disagree:
 
 As the release: a config the release rejects (session_config.py) fails the pass with `INVALID_CONFIG`
 before anything is read, written or deleted; a transcript older than `retentionDays` (by its mtime,
-strictly older than `now - days`) is left out and its export deleted as stale; stale cleanup removes
-every `*.md` entry directly in the export dir that no kept transcript exports, as the release's
-`remove_path` does (an empty directory too, a symlink itself) and never fails the pass (a non-empty
-directory stays); a directory at a target's name fails the pass before any cleanup.
+strictly older than `now - days`) is left out and its export deleted as stale; in the agent's qmd state
+(the default export dir) stale cleanup removes every `*.md` entry directly in the export dir that no kept
+transcript exports, as the release's `remove_path` does (an empty directory too, a symlink itself) and
+never fails the pass (a non-empty directory stays); a directory at a target's name fails the pass before
+any cleanup.
 
 Where memwarm deviates on purpose (the user's files and memory come first):
 - it refuses export dirs whose cleanup could delete the user's notes (session_config.py), or that are a
-  symlink or a file, before touching anything;
+  symlink or a file, before touching anything; in an export dir outside the agent's qmd state it deletes
+  only the exports its cache proves it wrote itself (stale_exports.py), never another `*.md`;
 - it reads no file from outside the agent's sessions dir: a symlinked sessions dir is not read (and then
   nothing is deleted either), nor a hard-linked transcript (the release reads both; a symlinked
   transcript neither reads);
@@ -55,8 +57,8 @@ from memwarm_cli.backends.sessions.session_export_files import (
     error_code,
     export_dir_digest,
 )
+from memwarm_cli.backends.sessions.stale_exports import is_fs_decodable, is_within, stale_entries
 from memwarm_cli.backends.sessions.transcript_names import (
-    EXPORT_SUFFIX,
     export_name,
     header_name,
     is_counted_archive,
@@ -122,6 +124,8 @@ class SessionExportPlan:
     config_error: str | None = None  # the pass fails with INVALID_CONFIG before touching anything
     skipped_lines: tuple[PlanNote, ...] = ()  # transcript lines too long to read
     cache: Mapping[str, CachedExport] | None = None  # what the next pass may reuse, by transcript name
+    # Deletes outside the agent's qmd state: the identity each file must still have when it is removed.
+    delete_identities: Mapping[str, FileIdentity] | None = None
 
     @property
     def files(self) -> dict[str, str]:
@@ -131,15 +135,6 @@ class SessionExportPlan:
     @property
     def fails(self) -> bool:
         return bool(self.blocked) or self.config_error is not None
-
-
-def _is_fs_decodable(name: str) -> bool:
-    """False for a name with undecodable bytes (surrogate escapes): Node sees U+FFFD and cannot open it."""
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _retention_cutoff_ms(retention_days: int | None, now_ms: float) -> float | None:
@@ -200,7 +195,7 @@ def _scan(sessions: SessionsDir | None, cutoff: float | None) -> _Scan:
     for listed in sessions.regular_files() if sessions is not None else []:
         if not is_session_transcript(listed.name):
             continue
-        if not _is_fs_decodable(listed.name):
+        if not is_fs_decodable(listed.name):
             unreadable.append(PlanNote(listed.name, "the name is not valid UTF-8"))
         elif listed.info.st_nlink != 1:
             unreadable.append(
@@ -280,6 +275,7 @@ def plan_session_export(
     *,
     retention_days: int | None,
     now_ms: float,
+    agent_qmd_dir: Path | None,
     protected_dirs: Sequence[Path] = (),
     notes_dirs: Sequence[Path] = (),
     homes: Sequence[Path] = (),
@@ -291,7 +287,9 @@ def plan_session_export(
 
     Raises SessionExportRefused for an export dir memwarm will not use. Transcripts are read in name
     order; when two map to one target, the later name wins. `cache` is the previous pass's
-    (export_cache.py); `check` may raise to stop the pass (cancellation, a deadline).
+    (export_cache.py); `check` may raise to stop the pass (cancellation, a deadline). Stale cleanup is the
+    release's inside `agent_qmd_dir` (the agent's qmd state); elsewhere (or with None) it deletes only the
+    exports the cache proves memwarm wrote (stale_exports.py).
     """
     exists = check_export_dir(export_dir, sessions_dir, protected_dirs, notes_dirs=notes_dirs, homes=homes)
     if config_error is not None:
@@ -328,7 +326,14 @@ def plan_session_export(
         if exists and path.is_dir() and not path.is_symlink():
             blocked.append(PlanNote(target.name, "a directory has this name: the export cannot be written"))
 
-    deletes, left_alone = ([], []) if scan.refused or not exists else _stale_entries(export_dir, targets)
+    own_state = agent_qmd_dir is not None and is_within(export_dir, agent_qmd_dir)
+    stale = (
+        []
+        if scan.refused or not exists
+        else stale_entries(export_dir, targets, previous, own_state=own_state)
+    )
+    deletes = [entry.name for entry in stale if entry.reason is None]
+    left_alone = [PlanNote(entry.name, entry.reason) for entry in stale if entry.reason is not None]
     ordered = tuple(sorted(targets.values(), key=lambda t: t.name))
     return SessionExportPlan(
         sessions_dir=sessions_dir,
@@ -347,6 +352,7 @@ def plan_session_export(
             for n in t.oversized_lines
         ),
         cache={t.source: _cache_entry(t, None) for t in ordered},
+        delete_identities={entry.name: entry.expect for entry in stale if entry.expect is not None},
     )
 
 
@@ -365,37 +371,6 @@ def _export_is_current(export_dir: Path, target: ExportTarget, cached: CachedExp
     if cached is not None and cached.digest == target.digest and cached.export == FileIdentity.of(info):
         return True
     return export_dir_digest(export_dir, target.name, target.size) == target.digest
-
-
-def _stale_entries(export_dir: Path, targets: Mapping[str, ExportTarget]) -> tuple[list[str], list[PlanNote]]:
-    """Top-level `*.md` names that are not kept targets -> (deletes, left alone)."""
-    deletes: list[str] = []
-    left_alone: list[PlanNote] = []
-    try:
-        with os.scandir(export_dir) as listing:
-            entries = sorted(listing, key=lambda entry: entry.name)
-    except OSError:
-        return deletes, left_alone  # upstream: a listing error counts as empty
-    for entry in entries:
-        if not entry.name.endswith(EXPORT_SUFFIX) or entry.name in targets:
-            continue
-        if not _is_fs_decodable(entry.name):
-            left_alone.append(PlanNote(entry.name, "the name is not valid UTF-8"))
-        elif entry.is_dir(follow_symlinks=False) and _has_entries(Path(entry.path)):
-            left_alone.append(
-                PlanNote(entry.name, "a directory that is not empty: stale cleanup removes no tree")
-            )
-        else:
-            deletes.append(entry.name)
-    return deletes, left_alone
-
-
-def _has_entries(path: Path) -> bool:
-    try:
-        with os.scandir(path) as listing:
-            return next(listing, None) is not None
-    except OSError:
-        return True
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -458,8 +433,9 @@ def apply_session_export(plan: SessionExportPlan, check: Check | None = None) ->
                 info = export.lstat(target.name)
                 if info is not None and stat.S_ISREG(info.st_mode):
                     exports[target.source] = FileIdentity.of(info)
+            expected = plan.delete_identities or {}
             for name in plan.deletes:
-                if export.remove_stale(name):
+                if export.remove_stale(name, expected.get(name)):
                     deleted.append(name)
     except OSError as error:
         partial = SessionExportResult(plan.export_dir, created, tuple(written), tuple(deleted))

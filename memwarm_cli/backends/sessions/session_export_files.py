@@ -22,7 +22,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import BinaryIO
 
-from memwarm_cli.backends.sessions.export_cache import CachedExport
+from memwarm_cli.backends.sessions.export_cache import CachedExport, FileIdentity
 from memwarm_cli.errors import MemwarmError
 from memwarm_cli.frozen_records import record
 from memwarm_cli.safe_files import (
@@ -229,13 +229,16 @@ class ExportDir:
         except NotRegularFileError as refused:
             raise not_replaced(refused, name) from None
 
-    def remove_stale(self, name: str) -> bool:
+    def remove_stale(self, name: str, expect: FileIdentity | None = None) -> bool:
         """The release's `remove_path` without `recursive`: an empty directory is removed, anything else
         that is no directory is unlinked (a symlink itself, never what it points to); a failure (a
-        non-empty directory, a vanished entry, a permission) is ignored. True when removed."""
+        non-empty directory, a vanished entry, a permission) is ignored. True when removed. With
+        `expect`, only that very file is removed (one changed since planning stays)."""
         check_entry_name(name)
         try:
             info = os.stat(name, dir_fd=self.fd, follow_symlinks=False)
+            if expect is not None and FileIdentity.of(info) != expect:
+                return False
             if stat.S_ISDIR(info.st_mode):
                 os.rmdir(name, dir_fd=self.fd)
             else:

@@ -112,6 +112,9 @@ class QmdSessionSettings:
     export_dir: Path  # exportDir, else <stateDir>/agents/<id as given>/qmd/sessions
     export_dir_configured: bool
     retention_days: int | None  # None: keep every transcript
+    # <stateDir>/agents/<id as given>/qmd: the agent's own qmd state, where the default export dir lives.
+    # Only an export dir inside it gets the release's whole stale cleanup (session_export.py).
+    agent_qmd_dir: Path
 
 
 def resolve_retention_days(value: Any) -> int | None:
@@ -138,12 +141,14 @@ def resolve_session_settings(
     sessions = as_object(qmd_block.get("sessions"))
     export_raw = sessions.get("exportDir")
     configured = resolve_collection_path(export_raw, workspace, env) if isinstance(export_raw, str) else None
+    own = agent_qmd_paths(state_dir, agent_id)
     return QmdSessionSettings(
         enabled=js_truthy(sessions.get("enabled")),
         sessions_dir=state_dir / "agents" / normalize_agent_id(agent_id) / "sessions",
-        export_dir=configured or agent_qmd_paths(state_dir, agent_id).sessions_dir,
+        export_dir=configured or own.sessions_dir,
         export_dir_configured=configured is not None,
         retention_days=resolve_retention_days(sessions.get("retentionDays")),
+        agent_qmd_dir=own.qmd_dir,
     )
 
 

@@ -51,7 +51,11 @@ class Agent:
         cache_path = export_cache_path(self.state, self.qmd, self.paths.qmd_dir)
         assert cache_path is not None
         plan = plan_session_export(
-            self.sessions.sessions_dir, self.sessions.export_dir, retention_days=None, now_ms=NOW_MS
+            self.sessions.sessions_dir,
+            self.sessions.export_dir,
+            retention_days=None,
+            now_ms=NOW_MS,
+            agent_qmd_dir=self.paths.qmd_dir,
         )
         result = apply_session_export(plan)
         assert result.cache is not None and len(result.cache) == 3

@@ -294,7 +294,7 @@ def test_a_50_mb_line_is_skipped_without_being_held_whole(layout: Layout) -> Non
         from pathlib import Path
         from memwarm_cli.backends.sessions.session_export import apply_session_export, plan_session_export
         plan = plan_session_export(Path({str(layout.sessions)!r}), Path({str(layout.export)!r}),
-                                   retention_days=None, now_ms=0)
+                                   retention_days=None, now_ms=0, agent_qmd_dir=None)
         apply_session_export(plan)
         print([note.reason for note in plan.skipped_lines])
         print(next(int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmHWM:")) // 1024)

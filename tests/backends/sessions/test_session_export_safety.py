@@ -220,7 +220,12 @@ def test_an_export_dir_holding_user_notes_is_refused(layout: Layout) -> None:
     ]:
         with pytest.raises(SessionExportRefused, match="is or contains"):
             plan_session_export(
-                layout.sessions, export_dir, retention_days=None, now_ms=NOW_MS, protected_dirs=protected
+                layout.sessions,
+                export_dir,
+                retention_days=None,
+                now_ms=NOW_MS,
+                agent_qmd_dir=None,
+                protected_dirs=protected,
             )
     # Inside the workspace but not over anything protected is fine (a relative exportDir lands there).
     plan_session_export(
@@ -228,6 +233,7 @@ def test_an_export_dir_holding_user_notes_is_refused(layout: Layout) -> None:
         workspace / "exports",
         retention_days=None,
         now_ms=NOW_MS,
+        agent_qmd_dir=None,
         protected_dirs=[workspace / "memory"],
     )
 
@@ -279,6 +285,7 @@ def test_export_dirs_whose_cleanup_would_delete_notes_are_refused_in_every_spell
             settings.export_dir,
             retention_days=None,
             now_ms=NOW_MS,
+            agent_qmd_dir=None,
             protected_dirs=[workspace, workspace / "memory"],
             notes_dirs=[workspace / "memory"],
             homes=[home],
@@ -342,7 +349,7 @@ def test_a_write_that_fails_half_way_leaves_no_temp_file_and_the_old_export(layo
         from memwarm_cli.backends.sessions.session_export import apply_session_export, plan_session_export
         from memwarm_cli.backends.sessions.session_export import SessionExportFailed
         plan = plan_session_export(Path({str(layout.sessions)!r}), Path({str(layout.export)!r}),
-                                   retention_days=None, now_ms={NOW_MS})
+                                   retention_days=None, now_ms={NOW_MS}, agent_qmd_dir=None)
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
         try:

@@ -1,0 +1,107 @@
+"""Stale-export cleanup deletes only memwarm's own exports outside the agent's qmd state, and `config check`
+says so about such an export dir and about one that agents share (issue 31, classes 1 and 11)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from memwarm_cli.exitcodes import ExitCode
+from tests.backends.init.test_init_sessions import SessionsScenario, _config_check
+from tests.backends.session_export_support import record, snapshot
+from tests.backends.support import install_fake_qmd, make_scenario
+from tests.conftest import run_memwarm
+
+
+def test_an_export_dir_in_the_workspace_keeps_the_users_markdown(tmp_path: Path) -> None:
+    env = SessionsScenario(tmp_path, exportDir="docs")
+    docs = env.scenario.workspace("main") / "docs"
+    docs.mkdir()
+    (docs / "plan.md").write_text("# Plan\nthe user's own note\n", encoding="utf-8")
+    # Shaped like an export, but memwarm never wrote it: it stays too.
+    (docs / "notes.md").write_text("# Session notes\n\nUser: a meeting\n", encoding="utf-8")
+    env.transcript("a.jsonl", "hello")
+    env.transcript("b.jsonl", "goodbye")
+    result, agent = env.run()
+    assert result.returncode == 0, result.stderr
+    assert agent["sessions"]["written"] == ["a.md", "b.md"]
+    assert agent["sessions"]["deleted"] == []
+    assert sorted(note["name"] for note in agent["sessions"]["leftAlone"]) == ["notes.md", "plan.md"]
+    assert (docs / "plan.md").read_text(encoding="utf-8") == "# Plan\nthe user's own note\n"
+    warned = [line for line in result.stderr.splitlines() if "alone that it did not write" in line]
+    assert len(warned) == 1 and "left 2 *.md" in warned[0], result.stderr
+
+    # The transcript of b.md goes: memwarm's own export goes with it; the user's files stay.
+    (env.sessions / "b.jsonl").unlink()
+    before = snapshot(docs)
+    result, agent = env.run()
+    assert result.returncode == 0, result.stderr
+    assert agent["sessions"]["deleted"] == ["b.md"]
+    assert sorted(os.listdir(docs)) == ["a.md", "notes.md", "plan.md"]
+    assert {name: before[name] for name in ("notes.md", "plan.md")} == {
+        name: snapshot(docs)[name] for name in ("notes.md", "plan.md")
+    }
+
+
+def test_an_export_memwarm_wrote_and_the_user_edited_since_stays(tmp_path: Path) -> None:
+    outside = tmp_path / "exports"
+    env = SessionsScenario(tmp_path, exportDir=str(outside))
+    env.transcript("a.jsonl", "hello")
+    assert env.run()[0].returncode == 0
+    (outside / "a.md").write_text("# Session a\n\nUser: hello\n\nmy own remark\n", encoding="utf-8")
+    (env.sessions / "a.jsonl").unlink()
+    result, agent = env.run()
+    assert result.returncode == 0, result.stderr
+    assert agent["sessions"]["deleted"] == []
+    assert (outside / "a.md").read_text(encoding="utf-8").endswith("my own remark\n")
+
+
+def test_the_default_export_dir_keeps_the_releases_cleanup(tmp_path: Path) -> None:
+    env = SessionsScenario(tmp_path)
+    env.export.mkdir(parents=True)
+    (env.export / "orphan.md").write_text(
+        "written by the gateway for a session since deleted", encoding="utf-8"
+    )
+    env.transcript("a.jsonl", "hello")
+    result, agent = env.run()
+    assert result.returncode == 0, result.stderr
+    assert agent["sessions"]["deleted"] == ["orphan.md"]
+
+
+def test_config_check_warns_about_an_export_dir_outside_the_agents_state(tmp_path: Path) -> None:
+    env = SessionsScenario(tmp_path, exportDir="docs")
+    result = _config_check(env)
+    assert result.returncode == 0, result.stderr
+    lines = [line for line in result.stdout.splitlines() if "outside the agent's own state" in line]
+    assert len(lines) == 1 and "memory.qmd.sessions.exportDir" in lines[0]
+    assert "deletes every *.md" in lines[0]
+    default = SessionsScenario(tmp_path / "default")
+    assert "outside the agent's own state" not in _config_check(default).stdout
+
+
+def test_config_check_reports_an_export_dir_two_agents_share_as_an_error_at_the_key(tmp_path: Path) -> None:
+    shared = tmp_path / "exports"
+    scenario = make_scenario(tmp_path, {"main": {}, "ops": {}}, {})
+    scenario.config["memory"] = {
+        "backend": "qmd",
+        "qmd": {"sessions": {"enabled": True, "exportDir": str(shared)}},
+    }
+    scenario.write_config()
+    fake = install_fake_qmd(tmp_path / "fakebin", {"version": 'echo "qmd 2.8.3"; exit 0\n'})
+    scenario.path_dirs = [tmp_path / "fakebin"]
+    for agent_id in ("main", "ops"):
+        transcripts = scenario.state / "agents" / agent_id / "sessions"
+        transcripts.mkdir(parents=True)
+        (transcripts / f"{agent_id}.jsonl").write_text(record("hello"), encoding="utf-8")
+    args = ["--config", str(scenario.config_path), "config", "check", "--json"]
+    result = run_memwarm(args, scenario.env({"FAKE_QMD_DIR": str(fake)}))
+    assert result.returncode == ExitCode.FINDINGS, result.stdout + result.stderr
+    findings = json.loads(result.stdout)["findings"]
+    shared_errors = [
+        f for f in findings if f["severity"] == "error" and "share the export dir" in f["message"]
+    ]
+    assert len(shared_errors) == 1, findings
+    assert shared_errors[0]["path"] == "memory.qmd.sessions.exportDir"
+    assert shared_errors[0]["line"] is not None
+    assert '"main", "ops"' in shared_errors[0]["message"]
