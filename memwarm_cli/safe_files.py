@@ -13,7 +13,7 @@ relative to an open directory. The kernel's own tables (`/proc/self/mountinfo`, 
 read with `read_kernel_table`, the one exception to the pseudo-file-system rule.
 
 Writing (`write_atomically`): the bytes go to a fresh temp file beside the target (O_CREAT|O_EXCL|
-O_NOFOLLOW, a random name `.<name>.<16 hex>.tmp`, never an existing file), which is renamed over the
+O_NOFOLLOW, a name `.<name>.memwarm-<16 hex>.tmp`, never an existing file), which is renamed over the
 target, so a reader never sees half a file; the temp file is removed on every failure path (ENOSPC, an
 exception from a signal handler). What stands at the target's name must be absent or a regular file:
 a symlink, device, FIFO, socket or directory there is the user's and is refused before anything is
@@ -22,7 +22,10 @@ own: its state files, its exports) anything but a directory is replaced by the r
 nor written through. `durable` adds an fsync before the rename (the crash-safe choice for files
 others read: exports, the textfile); memwarm's own cache records are validated on read and skip it.
 Temp files older than STALE_TEMP_SECONDS that a killed run left beside the target are swept after a
-successful write.
+successful write, and only those provably this writer's: the 16 hex digits are 4 random bytes and 4 of a
+SHA-256 over the mark, the name and those bytes, so a file of the user's that merely looks like a temp
+(`.notes.0123456789abcdef.tmp`, or an older memwarm's `.<name>.<pid>.<thread>.tmp`) is never taken for one;
+it must also be a regular file of this user with one link.
 """
 
 from __future__ import annotations
@@ -30,8 +33,8 @@ from __future__ import annotations
 import contextlib
 import errno
 import functools
+import hashlib
 import os
-import re
 import stat
 import time
 from collections.abc import Callable
@@ -268,10 +271,36 @@ class FileWriter:
         os.lseek(self._fd, 0, os.SEEK_SET)
 
 
+_TEMP_MARK = "memwarm"
+
+
+def _temp_stem(name: str) -> str:
+    """The name cut to its first 200 bytes, so a legal name gives a legal temp name."""
+    return os.fsencode(name)[:_TEMP_STEM_BYTES].decode("utf-8", "ignore")
+
+
+def _temp_tag(stem: str, nonce: bytes) -> str:
+    """16 hex digits: the 4-byte nonce, then 4 bytes that tie it to this writer's mark and the name."""
+    check = hashlib.sha256(f"{_TEMP_MARK}-temp\0{stem}\0".encode("utf-8", "surrogateescape") + nonce)
+    return (nonce + check.digest()[:4]).hex()
+
+
 def temp_name(name: str) -> str:
-    """`.<name>.<16 hex>.tmp`, the name cut to its first 200 bytes so a legal name gives a legal temp."""
-    stem = os.fsencode(name)[:_TEMP_STEM_BYTES].decode("utf-8", "ignore")
-    return f".{stem}.{os.urandom(8).hex()}.tmp"
+    """`.<name>.memwarm-<16 hex>.tmp` (see the module's docstring for the digits)."""
+    stem = _temp_stem(name)
+    return f".{stem}.{_TEMP_MARK}-{_temp_tag(stem, os.urandom(4))}.tmp"
+
+
+def is_own_temp_name(entry_name: str, name: str) -> bool:
+    """Whether `entry_name` is a temp name this writer makes for the target `name` (its check digits too)."""
+    stem = _temp_stem(name)
+    prefix, suffix = f".{stem}.{_TEMP_MARK}-", ".tmp"
+    if not (entry_name.startswith(prefix) and entry_name.endswith(suffix)):
+        return False
+    tag = entry_name[len(prefix) : -len(suffix)]
+    if len(tag) != 16 or tag.strip("0123456789abcdef"):
+        return False
+    return _temp_tag(stem, bytes.fromhex(tag[:8])) == tag
 
 
 def _refuse_target(name: str, dir_fd: int | None, replace_any_file: bool) -> os.stat_result | None:
@@ -353,18 +382,25 @@ def write_atomically(
 
 
 def _sweep_stale_temps(directory: str | None, dir_fd: int | None, name: str) -> None:
-    """Remove temp files of `name` that a killed run (SIGKILL, OOM, power loss) could not: this
-    writer's names, and the `.<name>.<pid>.<thread>.tmp` of memwarm versions before it. Only old ones:
-    a concurrent writer's temp file lives for milliseconds."""
-    stem = os.fsencode(name)[:_TEMP_STEM_BYTES].decode("utf-8", "ignore")
-    pattern = re.compile(rf"\.{re.escape(stem)}\.(?:[0-9a-f]{{16}}|\d+\.\d+)\.tmp\Z")
+    """Remove temp files of `name` that a killed run (SIGKILL, OOM, power loss) could not: only names this
+    writer makes (`is_own_temp_name`), regular files of this user with one link, and old ones: a
+    concurrent writer's temp file lives for milliseconds."""
     cutoff = time.time() - STALE_TEMP_SECONDS
     where: int | str = dir_fd if dir_fd is not None else (directory or ".")
+    uid = os.getuid()
     stale: list[str] = []
     with contextlib.suppress(OSError), os.scandir(where) as entries:
         for entry in entries:
+            if not is_own_temp_name(entry.name, name):
+                continue
             with contextlib.suppress(OSError):  # vanished meanwhile: nothing to sweep
-                if pattern.match(entry.name) and entry.stat(follow_symlinks=False).st_mtime < cutoff:
+                info = entry.stat(follow_symlinks=False)
+                if (
+                    stat.S_ISREG(info.st_mode)
+                    and info.st_uid == uid
+                    and info.st_nlink == 1
+                    and info.st_mtime < cutoff
+                ):
                     stale.append(entry.name)
     for entry_name in stale:
         with contextlib.suppress(OSError):

@@ -266,12 +266,41 @@ def test_a_file_planted_at_the_temp_name_is_never_opened(
 
 def test_old_temps_of_a_killed_run_are_swept_and_recent_ones_kept(tmp_path: Path) -> None:
     old = time.time() - safe_files.STALE_TEMP_SECONDS - 60
-    for name in (".f.0123456789abcdef.tmp", ".f.fedcba9876543210.tmp", ".g.0123456789abcdef.tmp"):
+    mine_old, mine_new, other_old = (
+        safe_files.temp_name("f"),
+        safe_files.temp_name("f"),
+        safe_files.temp_name("g"),
+    )
+    for name in (mine_old, mine_new, other_old):
         (tmp_path / name).write_bytes(b"partial")
-        if name != ".f.fedcba9876543210.tmp":
+        if name != mine_new:
             os.utime(tmp_path / name, (old, old))
     write_atomically(tmp_path / "f", b"x", durable=False)
-    assert _temps(tmp_path) == [".f.fedcba9876543210.tmp", ".g.0123456789abcdef.tmp"]
+    assert _temps(tmp_path) == sorted([mine_new, other_old])
+
+
+def test_the_sweep_leaves_the_users_files_that_only_look_like_temps(tmp_path: Path) -> None:
+    """Round 5, class 2: any `.<name>.<16 hex>.tmp` or `.<name>.<n>.<n>.tmp` older than 10 minutes next to
+    a written file was deleted, whoever's it was."""
+    old = time.time() - safe_files.STALE_TEMP_SECONDS - 3600
+    mine = safe_files.temp_name("notes")
+    forged = mine[: -len(".tmp") - 1] + ("0" if mine[-5] != "0" else "1") + ".tmp"  # check digits wrong
+    lookalikes = [
+        ".notes.0123456789abcdef.tmp",
+        ".notes.4242.139872.tmp",
+        ".notes.memwarm-0123456789abcdef.tmp",
+    ]
+    for name in (*lookalikes, forged, mine):
+        (tmp_path / name).write_bytes(b"the user's")
+        os.utime(tmp_path / name, (old, old))
+    hard_linked = safe_files.temp_name("notes")
+    (tmp_path / hard_linked).write_bytes(b"linked")
+    os.link(tmp_path / hard_linked, tmp_path / "elsewhere")
+    os.utime(tmp_path / hard_linked, (old, old))
+    write_atomically(tmp_path / "notes", b"x", durable=False)
+    assert _temps(tmp_path) == sorted([*lookalikes, forged, hard_linked])  # only `mine` went
+    assert all(safe_files.is_own_temp_name(safe_files.temp_name("notes"), "notes") for _ in range(20))
+    assert not safe_files.is_own_temp_name(forged, "notes")
 
 
 # --- the package reads and writes through safe_files only ------------------------------------------------

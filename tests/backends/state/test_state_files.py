@@ -230,14 +230,16 @@ def test_a_write_sweeps_temp_files_that_a_killed_run_left(state: Path) -> None:
     """SIGKILL mid-write cannot clean up: the next successful write removes old temp files of its name."""
     target = StatePath.of(state, state / "f.json")
     old_time = time.time() - safe_files.STALE_TEMP_SECONDS - 60
-    leftovers = [".f.json.0123456789abcdef.tmp", ".f.json.4242.139872.tmp"]  # this format, the one before
-    for name in [*leftovers, ".f.json.fedcba9876543210.tmp", ".other.json.0123456789abcdef.tmp"]:
+    leftover, recent, other = (safe_files.temp_name(n) for n in ("f.json", "f.json", "other.json"))
+    for name in [leftover, recent, other]:
         (state / name).write_text("partial")
-        if name in leftovers or name.startswith(".other"):
+        if name != recent:
             os.utime(state / name, (old_time, old_time))
     state_files.write_atomically(target, b"{}")
-    assert sorted(p.name for p in state.iterdir()) == [
-        ".f.json.fedcba9876543210.tmp",  # recent: it may be a live writer's
-        ".other.json.0123456789abcdef.tmp",  # another file's
-        "f.json",
-    ]
+    assert sorted(p.name for p in state.iterdir()) == sorted(
+        [
+            recent,  # recent: it may be a live writer's
+            other,  # another file's
+            "f.json",
+        ]
+    )
