@@ -2,7 +2,7 @@
 
 Two measures:
 - in process: `resolve_openclaw` per call, for each way the release is found (the flag; nothing
-  installed, so down to the config's shape; an npm global link; the official installer's wrapper; the
+  installed, so down to the config's shape; a 64 KiB wrapper of slashes, which is no openclaw; an npm global link; the official installer's wrapper; the
   released 2026.9.6 package through a linked bin, when it is installed at /tmp/oc796);
 - whole processes: `memwarm prelude` on the sample workspace with no `openclaw` on PATH, with a fake npm
   install on PATH (found and read at every start), and with `--openclaw 2026.9.6` (no search), timed in
@@ -65,7 +65,14 @@ def layouts(work: Path) -> dict[str, str]:
         f'#!/usr/bin/env bash\nset -euo pipefail\nexec "/x/node" "{package}/dist/entry.js" "$@"\n'
     )
     wrapper.chmod(0o755)
+    # A 64 KiB "wrapper" of slashes (issue 31, class 3): a quadratic read of it stalled every command
+    # for over a minute; the linear scan reads it like any other wrapper.
+    slashes = work / "slashes"
+    slashes.mkdir()
+    (slashes / "openclaw").write_text("#!/bin/sh\nexec node " + "/" * (64 * 1024 - 64) + "\n")
+    (slashes / "openclaw").chmod(0o755)
     paths = {
+        "64 KiB wrapper of slashes": os.pathsep.join([*decoys, str(slashes)]),
         "nothing installed": os.pathsep.join(decoys),
         "npm global link": os.pathsep.join([*decoys, str(npm / "bin")]),
         "installer wrapper": os.pathsep.join([*decoys, str(installer / "bin")]),

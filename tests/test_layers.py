@@ -30,6 +30,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "frozen_records",
         "cwd",
         "cancel",
+        "exec_search",
     ),
     ("profiles",),  # OpenClaw releases: what each behaviour group does, and the run's choice
     ("config",),  # reading a config: discovery, formats, includes, ${VAR}, positions

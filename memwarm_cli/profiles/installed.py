@@ -15,10 +15,10 @@ from __future__ import annotations
 import json
 import os
 import re
-import stat
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
+from memwarm_cli.exec_search import find_on_path, search_path, working_directory
 from memwarm_cli.frozen_records import record
 from memwarm_cli.safe_files import FileTooLargeError, NotRegularFileError, read_bounded
 
@@ -27,11 +27,11 @@ PACKAGE_NAME = "openclaw"
 MAX_WRAPPER_BYTES = 64 * 1024  # a wrapper is a few lines; a bigger file is no wrapper
 MAX_JSON_BYTES = 1024 * 1024  # package.json is a few KiB
 _ENTRY_SUFFIXES = ("/openclaw.mjs", "/dist/entry.js", "/dist/entry.mjs")
-# A quoted or bare path in a wrapper ending in one of the entry files; `$basedir`/`${basedir}` (pnpm,
-# yarn and npm's cmd-shim) stands for the wrapper's own directory.
-_WRAPPER_PATH = re.compile(
-    r"""["']?((?:\$\{?basedir\}?|/)[^"'\s]*?(?:/openclaw\.mjs|/dist/entry\.m?js))["']?(?=[\s"']|$)"""
-)
+# A wrapper's words: runs of characters that are neither whitespace nor a quote. One pass, no
+# backtracking: the path a wrapper runs is a word ending in an entry file (see _entry_paths).
+_WORD = re.compile(r"""[^\s"']+""")
+# `$basedir`/`${basedir}` (pnpm, yarn and npm's cmd-shim) stands for the wrapper's own directory.
+_BASEDIR = re.compile(r"\$\{?basedir\}?")
 
 
 @record
@@ -45,19 +45,9 @@ class InstalledOpenClaw:
 
 def which(env: Mapping[str, str]) -> str | None:
     """The first `openclaw` on the environment's PATH that is an executable regular file (or a link to
-    one), as a shell's lookup finds it; None without one. An empty PATH entry means the working dir."""
-    search = env.get("PATH")
-    if search is None:
-        search = os.defpath
-    for directory in search.split(os.pathsep):
-        candidate = os.path.join(directory or ".", EXECUTABLE)
-        try:
-            st = os.stat(candidate)
-        except (OSError, ValueError):
-            continue
-        if stat.S_ISREG(st.st_mode) and os.access(candidate, os.X_OK):
-            return candidate
-    return None
+    one), as the user's shell finds it from memwarm's working directory (exec_search.py: an empty PATH
+    entry or `.` is that directory); an absolute path, or None without one."""
+    return find_on_path(EXECUTABLE, search_path(env), working_directory())
 
 
 def _read_small(path: str, limit: int) -> bytes | None:
@@ -84,14 +74,31 @@ def _package_of_entry(entry: str) -> str:
     return os.path.dirname(directory) if os.path.basename(directory) == "dist" else directory
 
 
+def _entry_paths(text: str) -> Iterator[str]:
+    """The paths a wrapper names that end in an entry file, in order: each word (see _WORD) ending in
+    one, from its first `/` or `$basedir`. Linear in the text: a word is looked at once."""
+    for word in _WORD.finditer(text):
+        path = word.group()
+        suffix = next((s for s in _ENTRY_SUFFIXES if path.endswith(s)), None)
+        if suffix is None:
+            continue
+        slash = path.find("/", 0, len(path) - len(suffix))  # a `/` before the entry's own
+        basedir = _BASEDIR.search(path, 0, slash if slash >= 0 else len(path) - len(suffix))
+        if basedir is not None:
+            yield path[basedir.start() :]
+        elif slash >= 0:
+            yield path[slash:]
+
+
 def _entry_in_wrapper(wrapper: str) -> str | None:
-    """The entry file a small shell wrapper runs, resolved; None when it names none."""
+    """The entry file a small shell wrapper runs, resolved; None when it names none (or is no wrapper:
+    not a `#!` script, or over MAX_WRAPPER_BYTES, which is all that is ever read of it)."""
     data = _read_small(wrapper, MAX_WRAPPER_BYTES)
     if data is None or not data.startswith(b"#!") or b"\0" in data:
         return None
     base = os.path.dirname(os.path.abspath(wrapper))
-    for match in _WRAPPER_PATH.finditer(data.decode("utf-8", "replace")):
-        path = re.sub(r"^\$\{?basedir\}?", lambda _: base, match.group(1))
+    for found in _entry_paths(data.decode("utf-8", "replace")):
+        path = _BASEDIR.sub(lambda _: base, found, count=1) if found.startswith("$") else found
         if os.path.isfile(path):
             return os.path.realpath(path)
     return None

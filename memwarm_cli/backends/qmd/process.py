@@ -30,6 +30,7 @@ from pathlib import Path
 from memwarm_cli.backends.qmd.child_watch import MAX_OUTPUT_CHARS, ChildWatch, reap
 from memwarm_cli.backends.qmd.qmd_diagnosis import command_path, killed_message, lookup_path
 from memwarm_cli.cancel import CancelToken, kill_group
+from memwarm_cli.exec_search import find_on_path
 from memwarm_cli.frozen_records import record
 
 # The longest timeout Node's setTimeout honours (2**31-1 ms, about 24.8 days); poll() refuses more too.
@@ -95,13 +96,13 @@ def spawn_error_message(command: str, exc: OSError) -> str:
 
 
 def resolve_executable(command: str, env: Mapping[str, str], cwd: Path) -> str | None:
-    """Where exec would find `command`: relative paths against cwd, bare names on the child's PATH."""
+    """Where exec would find `command`: relative paths against cwd, bare names on the child's PATH by
+    execvp's rules (exec_search.py), whose empty and relative entries are relative to the child's cwd
+    too, as they are for the exec that memwarm (and OpenClaw's spawn) makes there."""
     if "/" in command:
         path = command_path(command, cwd)
         return path if os.path.isfile(path) and os.access(path, os.X_OK) else None
-    import shutil  # here: shutil imports bz2, lzma and zlib, a cost every fresh run would pay at start
-
-    return shutil.which(command, path=lookup_path(env))
+    return find_on_path(command, lookup_path(env), str(cwd))
 
 
 def unavailable_error(command: str, env: Mapping[str, str], cwd: Path) -> str | None:

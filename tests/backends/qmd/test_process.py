@@ -156,3 +156,25 @@ def test_discarded_stdout_goes_to_dev_null_and_stderr_keeps_its_tail(tmp_path: P
     assert result.ok and not result.too_much_output
     assert result.stdout == ""
     assert len(result.stderr) == MAX_OUTPUT_CHARS and result.stderr.endswith("eeeEND\n")
+
+
+@pytest.mark.parametrize("path", ["", ":", "/nonexistent:", "."])
+def test_an_empty_path_entry_finds_qmd_in_the_workspace_where_it_is_execed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, path: str
+) -> None:
+    # qmd starts with the workspace as its cwd: exec (memwarm's, and OpenClaw's spawn) resolves an empty
+    # PATH entry there, not in memwarm's own working directory; PATH="" is one empty entry, as in execvp.
+    workspace, elsewhere = tmp_path / "ws", tmp_path / "elsewhere"
+    for directory in (workspace, elsewhere):
+        directory.mkdir()
+    qmd = workspace / "qmd"
+    qmd.write_text("#!/bin/sh\necho ran\n", encoding="utf-8")
+    qmd.chmod(0o755)
+    monkeypatch.chdir(elsewhere)
+    assert process.resolve_executable("qmd", {"PATH": path}, workspace) == str(qmd)
+    result = process.run_command(
+        "qmd", [], env={"PATH": path}, cwd=workspace, timeout_ms=60_000, token=CancelToken()
+    )
+    assert result.stdout == "ran\n"
+    monkeypatch.chdir(workspace)  # a qmd in memwarm's own directory is not the one exec would run
+    assert process.resolve_executable("qmd", {"PATH": path}, elsewhere) is None
