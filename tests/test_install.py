@@ -165,7 +165,8 @@ def test_the_sdist_is_the_whole_project_and_its_wheel_installs(tmp_path: Path) -
         text=True,
         timeout=60,
     )
-    assert (version.returncode, version.stdout, version.stderr) == (0, "memwarm 0.1.0\n", "")
+    assert (version.returncode, version.stderr) == (0, "")
+    assert version.stdout.startswith("memwarm 0.1.0\nreproduces these OpenClaw releases")
 
 
 # --- the documented crontab line and systemd units -------------------------------------------------

@@ -15,6 +15,7 @@ import pytest
 
 from memwarm_cli.backends.agent_status import Verdict
 from memwarm_cli.backends.init.init_report import Status as InitStatus
+from memwarm_cli.backends.qmd.qmd_diagnosis import QMD_INSTALL
 from memwarm_cli.bootstrap.context_plan import BootstrapStatus
 from memwarm_cli.cli.app import build_command
 from memwarm_cli.startup.plan import Status as ScanStatus
@@ -268,9 +269,23 @@ def test_the_first_runs_installs_are_the_install_sections_commands() -> None:
     documented = [words for block in install_blocks for words in _commands(block)]
     assert [words[0] for words in installs] == ["pipx", "node", "npm"]
     assert all(words in documented for words in installs), installs
-    assert ["npm", "install", "-g", "@tobilu/qmd@2.8.3"] in installs  # pinned
+    assert shlex.split(QMD_INSTALL) in installs  # pinned, the command memwarm's own hints name
     (crontab,) = re.findall(r"^```cron\n(.*?)^```", FIRST_RUN, flags=re.M | re.S)
     assert crontab in re.findall(r"^```cron\n(.*?)^```", DOCS["install.md"], flags=re.M | re.S)
+
+
+def test_every_qmd_install_named_is_the_pinned_one() -> None:
+    """README, docs and memwarm's own hints name one qmd install command, pinned (an unpinned install on
+    Node.js < 22 gets the bun-only 0.9.0): `QMD_INSTALL`, the constant the hints are built from."""
+    assert QMD_INSTALL == "npm install -g @tobilu/qmd@2.8.3"
+    texts = {"README.md": README, **{f"docs/{name}": text for name, text in DOCS.items()}}
+    named = {
+        (where, match.group())
+        for where, text in texts.items()
+        for match in re.finditer(r"npm install -g @tobilu/qmd[@\w.]*", text.replace("\n  ", " "))
+    }
+    assert named and all(command.startswith(QMD_INSTALL) for _, command in named), named
+    assert any(where == "README.md" for where, _ in named)
 
 
 # --- Layout -----------------------------------------------------------------------------------------

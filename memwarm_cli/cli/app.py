@@ -37,9 +37,19 @@ app = typer.Typer(
 
 def _version(ctx: typer.Context, value: bool) -> None:
     if value and not ctx.resilient_parsing:  # not while the shell asks for completions
+        from memwarm_cli.backends.qmd.qmd_diagnosis import TARGET_QMD_VERSION
         from memwarm_cli.cli.terminal.output import write_stdout
+        from memwarm_cli.profiles.releases import PROFILES, REFERENCE
 
-        write_stdout(f"memwarm {__version__}\n")
+        # The first line stays `memwarm VERSION` (scripts read it); then what this memwarm reproduces.
+        lines = [f"memwarm {__version__}", "reproduces these OpenClaw releases, by behaviour profile:"]
+        lines += [f"  {profile.name}  {', '.join(profile.releases)}" for profile in PROFILES]
+        lines += [
+            "a run describes one: --openclaw VERSION, else MEMWARM_OPENCLAW, else the",
+            f"openclaw on PATH, else the config's shape, else {REFERENCE.reference} (docs/releases.md)",
+            f"qmd {TARGET_QMD_VERSION} for init-backends, status and search",
+        ]
+        write_stdout("\n".join(lines) + "\n")
         ctx.exit()  # an eager option ends the run here, as --help does (its code: 0)
 
 

@@ -198,16 +198,22 @@ def _id_findings(scope: _Scope, out: _Collector) -> None:
 
 
 def _timezone_findings(scope: _Scope, out: _Collector, host_zone: str | None) -> None:
-    from memwarm_cli.startup.prelude_settings import host_timezone_name, resolve_startup_settings
+    from memwarm_cli.startup.prelude_settings import (
+        host_timezone_name,
+        resolve_startup_settings,
+        unknown_zone_warning,
+    )
 
     host = host_zone if host_zone is not None else host_timezone_name(scope.loaded.env)
     zone = resolve_startup_settings(scope.data, host).timezone
-    if zone.fell_back and isinstance(zone.configured, str):
+    message = unknown_zone_warning(zone)
+    if message is not None:
+        # The finding names the key itself; the message without it.
+        text = message.removeprefix("agents.defaults.userTimezone ")
         out.add(
             "warning",
             "agents.defaults.userTimezone",
-            f'"{zone.configured}" is not a time zone OpenClaw knows; it falls back to the host zone '
-            f"({zone.used})",
+            text,
             _loc_at(scope.pos, "agents", "defaults", "userTimezone"),
         )
 

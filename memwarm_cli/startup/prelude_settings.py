@@ -178,6 +178,38 @@ def lookup_zone(name: str) -> tzinfo | None:
         return None
 
 
+def closest_zone_name(name: str) -> str | None:
+    """The known zone name nearest to a misspelt one (`America/Los_Angles` -> `America/Los_Angeles`), or
+    None. For error messages only: it lists every zone of the system and compares them (difflib)."""
+    import difflib
+
+    by_folded = _zone_names_by_folded_name()
+    wanted = js_trim(name).casefold()
+    close = difflib.get_close_matches(wanted, list(by_folded), n=1, cutoff=0.75)
+    if close:
+        return by_folded[close[0]]
+    # A city alone (`Los_Angeles`, `berlin`): against the last part of each name, canonical zones first.
+    by_city: dict[str, str] = {}
+    for folded, canonical in sorted(by_folded.items(), key=lambda item: ("/" not in item[0], item[0])):
+        by_city.setdefault(folded.rsplit("/", 1)[-1], canonical)
+    close = difflib.get_close_matches(wanted.rsplit("/", 1)[-1], list(by_city), n=1, cutoff=0.75)
+    return by_city[close[0]] if close else None
+
+
+def unknown_zone_warning(zone: TimezoneChoice) -> str | None:
+    """What to tell a user whose userTimezone is a string that names no zone (None otherwise): OpenClaw
+    falls back silently, so the wrong day's notes would be picked with nothing said."""
+    if not zone.fell_back or not isinstance(zone.configured, str):
+        return None
+    configured = js_trim(zone.configured)
+    guess = closest_zone_name(configured)
+    hint = f' (did you mean "{guess}"?)' if guess is not None else ""
+    return (
+        f'agents.defaults.userTimezone "{configured}" is not a time zone OpenClaw knows{hint}; '
+        f"it falls back to the host zone ({zone.used})"
+    )
+
+
 def host_timezone_name(env: Mapping[str, str] | None = None) -> str:
     """The host zone, as `Intl.DateTimeFormat().resolvedOptions().timeZone` would report it."""
     environ = os.environ if env is None else env

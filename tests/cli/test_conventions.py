@@ -79,7 +79,9 @@ def test_version_has_a_short_spelling(run_cli: RunCli, flag: str) -> None:
     from memwarm_cli import __version__
 
     result = run_cli([flag])
-    assert (result.returncode, result.stdout, result.stderr) == (0, f"memwarm {__version__}\n", "")
+    assert (result.returncode, result.stderr) == (0, "")
+    assert result.stdout.splitlines()[0] == f"memwarm {__version__}"
+    assert result.stdout == run_cli(["--version"]).stdout
 
 
 # --- examples -------------------------------------------------------------------------------------

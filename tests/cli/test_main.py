@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from memwarm_cli import __version__
 from memwarm_cli.exitcodes import ExitCode
 from tests.conftest import MEMWARM, RunCli, isolated_env
 
@@ -107,6 +108,22 @@ def test_help_and_version_still_exit_0_on_stdout(run_cli: RunCli) -> None:
     assert sub.returncode == ExitCode.OK and "--concurrency" in sub.stdout
     version = run_cli(["--version"])
     assert version.returncode == ExitCode.OK and version.stdout.strip()
+
+
+def test_version_names_the_openclaw_releases_memwarm_reproduces(run_cli: RunCli) -> None:
+    """`--version`: `memwarm VERSION` first (scripts read that line), then every measured release of
+    every profile, how a run picks one, and the qmd it drives."""
+    from memwarm_cli.profiles.releases import PROFILES
+
+    result = run_cli(["--version"])
+    assert result.returncode == ExitCode.OK and result.stderr == ""
+    lines = result.stdout.splitlines()
+    assert lines[0] == f"memwarm {__version__}"
+    for profile in PROFILES:
+        assert f"  {profile.name}  {', '.join(profile.releases)}" in lines
+    assert "2026.6.35" in lines[2] and "2026.9.6" in lines[5]
+    assert "--openclaw VERSION" in result.stdout and "qmd 2.8.3" in result.stdout
+    assert max(map(len, lines)) <= 80
 
 
 def test_a_command_exit_code_survives_non_standalone_mode(run_cli: RunCli, tmp_path: Path) -> None:

@@ -45,7 +45,7 @@ def test_missing_binary_fails_without_running_anything(tmp_path: Path) -> None:
     # OpenClaw's reason, then where memwarm looked (the PATH qmd would get) and the two ways out.
     reason = (
         f'qmd binary unavailable (qmd): spawn qmd ENOENT; looked for "qmd" on PATH={empty}; install qmd '
-        "(npm install -g @tobilu/qmd, which needs Node.js 22 or later), or set memory.qmd.command to its "
+        "(npm install -g @tobilu/qmd@2.8.3, on Node.js 22 or later), or set memory.qmd.command to its "
         "absolute path"
     )
     for agent in report["agents"]:
@@ -81,7 +81,7 @@ def test_unrunnable_command_path_is_reported_alike_by_run_and_dry_run(tmp_path: 
     scenario, state = fake_scenario(tmp_path, command=str(command))
     code = "ENOENT" if kind == "missing" else "EACCES"
     if kind == "missing":
-        hint = f"{command} does not exist; install qmd (npm install -g @tobilu/qmd, which needs Node.js 22"
+        hint = f"{command} does not exist; install qmd (npm install -g @tobilu/qmd@2.8.3, on Node.js 22"
         hint += " or later), or set memory.qmd.command to its absolute path"
     else:
         hint = f"{command} is not an executable file; make it one, or set memory.qmd.command to qmd's"

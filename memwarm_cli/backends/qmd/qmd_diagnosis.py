@@ -27,13 +27,16 @@ if TYPE_CHECKING:
     from memwarm_cli.cancel import CancelToken
 
 MIN_NODE_MAJOR = 22
-INSTALL_HINT = "npm install -g @tobilu/qmd, which needs Node.js 22 or later"
 # memwarm is built and tested against qmd 2.8.3. 2.0.0 is the oldest it can work with: its index is the
 # first to register its collections (`store_collections`, which memwarm's freshness reads); 0.9.0 runs on
 # bun only, 1.x keeps the collections in index.yml alone. (2.0-2.8.2 do not split comma masks.)
 TARGET_QMD_VERSION = "2.8.3"
 MIN_QMD_VERSION = (2, 0, 0)
-QMD_UPGRADE = f"npm install -g @tobilu/qmd@{TARGET_QMD_VERSION} (on Node.js {MIN_NODE_MAJOR} or later)"
+# The one install command memwarm names (README, docs and every hint): pinned, because an unpinned
+# `npm install -g @tobilu/qmd` on a Node.js older than 22 installs the bun-only 0.9.0.
+QMD_INSTALL = f"npm install -g @tobilu/qmd@{TARGET_QMD_VERSION}"
+INSTALL_HINT = f"{QMD_INSTALL}, on Node.js {MIN_NODE_MAJOR} or later"
+QMD_UPGRADE = f"{QMD_INSTALL} (on Node.js {MIN_NODE_MAJOR} or later)"
 BUN_NOT_FOUND = "bun not found"  # qmd 0.9.0's launcher, on a machine without bun
 NODE_VERSION_TIMEOUT_SECONDS = 5.0
 # Signals a program raises on itself when it breaks (a bad native module, an abort); anything else that

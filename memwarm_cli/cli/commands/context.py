@@ -74,6 +74,9 @@ def run_context(
 
             REFUSED_VIEW.show(refused)
         raise
+    from memwarm_cli.cli.commands.prelude import warn_unknown_zone
+
+    warn_unknown_zone(context.startup.plan, quiet)
     if not quiet:
         for line in context.notes:
             warn(line)

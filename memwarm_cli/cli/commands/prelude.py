@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from memwarm_cli.exitcodes import ExitCode
+    from memwarm_cli.startup.plan import StartupPlan
     from memwarm_cli.startup.prelude_settings import GateDecision
     from memwarm_cli.startup.session import AgentPlan
 
@@ -52,5 +53,18 @@ def run_prelude(
     chosen = select_agent(loaded.data, loaded.env, agent, profile)
     result = plan_for_agent(loaded, chosen, at_ms, workspace_override=workspace, profile=profile)
     gate = should_apply_startup_context(loaded.data, "new" if action == "new" else "reset")
+    warn_unknown_zone(result.plan, quiet)
     view.show(PreludeResult(result, action, gate, quiet, raw))
     return ExitCode.OK
+
+
+def warn_unknown_zone(plan: StartupPlan, quiet: bool) -> None:
+    """One stderr warning when userTimezone names no zone (with the nearest name): OpenClaw itself falls
+    back to the host zone without a word, and the window of days then silently moves."""
+    from memwarm_cli.startup.prelude_settings import unknown_zone_warning
+
+    message = None if quiet else unknown_zone_warning(plan.settings.timezone)
+    if message is not None:
+        from memwarm_cli.cli.terminal.output import warn
+
+        warn(message)

@@ -62,5 +62,8 @@ def run_scan(
         )
         for chosen in agents
     ]
+    from memwarm_cli.cli.commands.prelude import warn_unknown_zone
+
+    warn_unknown_zone(plans[0].plan, quiet)  # agents.defaults: the same zone for every agent
     view.show(ScanResult(plans, loaded.data, all_agents, quiet))
     return ExitCode.OK

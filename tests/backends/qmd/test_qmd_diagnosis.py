@@ -134,7 +134,7 @@ def test_the_crash_signals(signum: int) -> None:
 
 def _hint(path: Path) -> str:
     return (
-        f'looked for "qmd" on PATH={path}; install qmd (npm install -g @tobilu/qmd, which needs Node.js 22 '
+        f'looked for "qmd" on PATH={path}; install qmd (npm install -g @tobilu/qmd@2.8.3, on Node.js 22 '
         "or later), or set memory.qmd.command to its absolute path"
     )
 
