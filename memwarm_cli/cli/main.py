@@ -52,9 +52,18 @@ def run(
     return run_invocation(argv, invocation, cwd=cwd)
 
 
-def run_invocation(argv: Sequence[str], invocation: Invocation, *, cwd: str | Path | None = None) -> int:
-    """`run`, for a caller that wants the invocation back (which of its streams failed)."""
-    with active(invocation), _working_directory(cwd), _signal_handlers_restored():
+def run_invocation(
+    argv: Sequence[str],
+    invocation: Invocation,
+    *,
+    cwd: str | Path | None = None,
+    restore_signals: bool = True,
+) -> int:
+    """`run`, for a caller that wants the invocation back (which of its streams failed). A process that
+    exits next (`main`) keeps the handlers a command left: an interrupted init-backends leaves ones that
+    drop a second signal, which the default action would turn into that signal's exit code."""
+    handlers = _signal_handlers_restored() if restore_signals else contextlib.nullcontext()
+    with active(invocation), _working_directory(cwd), handlers:
         return int(_dispatch(list(argv), invocation))  # a plain int, as a process's exit status is
 
 
@@ -69,7 +78,7 @@ def main() -> NoReturn:
     # `config show`). mypy tunes its collector the same way.
     gc.set_threshold(100_000, 50, 100)
     invocation = process_invocation()
-    code = run_invocation(sys.argv[1:], invocation)
+    code = run_invocation(sys.argv[1:], invocation, restore_signals=False)
     if invocation.stdout_failed:
         _discard(sys.stdout)
     if invocation.stderr_failed:

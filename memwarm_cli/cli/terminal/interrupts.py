@@ -22,8 +22,8 @@ from memwarm_cli.cancel import CancelToken
 @contextmanager
 def signals_cancel(token: CancelToken) -> Iterator[CancelToken]:
     """SIGINT/SIGTERM/SIGHUP → `token.cancel(signum)` for the duration, unless ignored; the previous
-    handlers restored after. SIGHUP too: a dropped terminal or SSH session must not leave qmd running in
-    its own group."""
+    handlers restored after, unless a signal came (then later ones are dropped until the process ends).
+    SIGHUP too: a dropped terminal or SSH session must not leave qmd running in its own group."""
 
     def handler(signum: int, _frame: FrameType | None) -> None:
         token.cancel(signum)
@@ -37,5 +37,17 @@ def signals_cancel(token: CancelToken) -> Iterator[CancelToken]:
     try:
         yield token
     finally:
-        for signum, old in previous.items():
-            signal.signal(signum, old)
+        if token.signum is None:
+            for signum, old in previous.items():
+                signal.signal(signum, old)
+        else:
+            # The first signal decided how the run ends, its exit code and its report alike: a second one
+            # during the rest (the summary, the report, the exit) must not end the process with its own
+            # code (TERM then HUP ended with 129 under "interrupted by SIGTERM"). So the handlers are not
+            # given back: later signals are taken and change nothing.
+            for signum in previous:
+                signal.signal(signum, _after_the_first)
+
+
+def _after_the_first(_signum: int, _frame: FrameType | None) -> None:
+    """A signal after the one that ended the run: that one decides; this one is taken and dropped."""
