@@ -122,31 +122,19 @@ $(INTEROP_STAMP): toolchain/openclaw/package.json toolchain/openclaw/package-loc
 # toolchain/openclaw-2026.9.6/. Node first: openclaw's preinstall checks the Node on PATH, so one
 # `npm install node@24 openclaw@2026.9.6` fails; with Node 24 first on PATH the check would pass, and
 # --ignore-scripts skips it anyway (the memory commands are bundled; node:sqlite is built into Node 24).
-# Neither target touches tools/bin, tools/node_modules or tools/openclaw (Node 22, qmd and 6.35 above).
+# toolchain/install-pinned stamps each tree by the content of its two files (not by mtime: worktrees share
+# tools/, and a checkout's mtimes would reinstall a right tree) and swaps a new tree in whole, under a lock.
+# Neither touches tools/bin, tools/node_modules or tools/openclaw (Node 22, qmd and 6.35 above).
 NODE24_DIR := tools/node24
-NODE24_STAMP := $(NODE24_DIR)/.installed
 OPENCLAW96_DIR := tools/openclaw-2026.9.6
-OPENCLAW96_STAMP := $(OPENCLAW96_DIR)/.installed
 
-interop-tools-main-line: $(NODE24_STAMP) $(OPENCLAW96_STAMP)
-
-$(NODE24_STAMP): toolchain/node24/package.json toolchain/node24/package-lock.json
+interop-tools-main-line:
 	@command -v npm >/dev/null || { echo "make interop: npm not found on PATH ($$PATH): install Node.js with npm (any version; npm fetches Node 24 itself)" >&2; exit 1; }
-	rm -rf $(NODE24_DIR)
-	mkdir -p $(NODE24_DIR)
-	cp toolchain/node24/package.json toolchain/node24/package-lock.json $(NODE24_DIR)/
-	cd $(NODE24_DIR) && npm ci --no-audit --no-fund --loglevel=error
-	@v=$$($(NODE24_DIR)/node_modules/.bin/node --version); case "$$v" in v24.*) echo "node24: $$v";; *) echo "tools/node24: expected Node 24, got $$v" >&2; exit 1;; esac
-	touch $@
-
-$(OPENCLAW96_STAMP): toolchain/openclaw-2026.9.6/package.json toolchain/openclaw-2026.9.6/package-lock.json $(NODE24_STAMP)
-	rm -rf $(OPENCLAW96_DIR)
-	mkdir -p $(OPENCLAW96_DIR)
-	cp toolchain/openclaw-2026.9.6/package.json toolchain/openclaw-2026.9.6/package-lock.json $(OPENCLAW96_DIR)/
-	cd $(OPENCLAW96_DIR) && PATH="$(CURDIR)/$(NODE24_DIR)/node_modules/.bin:$$PATH" npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
-	@v=$$($(NODE24_DIR)/node_modules/.bin/node $(OPENCLAW96_DIR)/node_modules/openclaw/openclaw.mjs --version 2>/dev/null | grep -E '^OpenClaw '); \
-	  case "$$v" in "OpenClaw 2026.9.6 "*) echo "openclaw-2026.9.6: $$v";; *) echo "tools/openclaw-2026.9.6: expected OpenClaw 2026.9.6, got '$$v'" >&2; exit 1;; esac
-	touch $@
+	@toolchain/install-pinned toolchain/node24 $(NODE24_DIR) \
+	  'v=$$("$$DIR/node_modules/.bin/node" --version); case "$$v" in v24.*) echo "tools/node24: Node $$v";; *) echo "tools/node24: expected Node 24, got $$v" >&2; exit 1;; esac'
+	@PATH="$(CURDIR)/$(NODE24_DIR)/node_modules/.bin:$$PATH" toolchain/install-pinned toolchain/openclaw-2026.9.6 $(OPENCLAW96_DIR) \
+	  'v=$$(node "$$DIR/node_modules/openclaw/openclaw.mjs" --version 2>/dev/null | grep -E "^OpenClaw "); case "$$v" in "OpenClaw 2026.9.6 "*) echo "tools/openclaw-2026.9.6: $$v";; *) echo "tools/openclaw-2026.9.6: expected OpenClaw 2026.9.6, got \"$$v\"" >&2; exit 1;; esac' \
+	  --ignore-scripts
 
 interop: venv interop-tools interop-tools-main-line
 	$(PY) -m pytest -n auto --dist loadgroup -m interop tests/interop
