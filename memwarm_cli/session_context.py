@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 
+from memwarm_cli.jsstring import js_length
+
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from pathlib import Path
@@ -22,6 +24,8 @@ if TYPE_CHECKING:
     from memwarm_cli.profiles.releases import Profile
     from memwarm_cli.startup.prelude_settings import Action, GateDecision
     from memwarm_cli.startup.session import AgentPlan
+
+CHARS_PER_TOKEN = 4  # the usual rough estimate of a token; labelled as one wherever it is shown
 
 
 class StartupContext(NamedTuple):
@@ -54,6 +58,13 @@ class StartupContext(NamedTuple):
         if not self.gate.applied or self.prelude_suppressed:
             return None
         return self.startup.plan.prelude
+
+    @property
+    def total_chars(self) -> tuple[int, int]:
+        """(bootstrap, prelude) UTF-16 units the session's context gains: the rendered blocks and the
+        prelude."""
+        prelude = self.prelude
+        return self.bootstrap.rendered_chars, js_length(prelude) if prelude is not None else 0
 
 
 def session_agent(

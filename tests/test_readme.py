@@ -18,7 +18,7 @@ from memwarm_cli.backends.init.init_report import Status as InitStatus
 from memwarm_cli.backends.qmd.qmd_diagnosis import QMD_INSTALL
 from memwarm_cli.bootstrap.context_plan import BootstrapStatus
 from memwarm_cli.cli.app import build_command
-from memwarm_cli.startup.plan import Status as ScanStatus
+from memwarm_cli.startup.file_rows import Status as ScanStatus
 from tests.conftest import REPO_ROOT
 
 README_PATH = REPO_ROOT / "README.md"

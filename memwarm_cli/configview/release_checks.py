@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from memwarm_cli.config.positions import PNode, join_path
+from memwarm_cli.configview.agent_dirs import bound_agent_ids, duplicate_agent_dir_message
 from memwarm_cli.configview.schema_types import Issue
 from memwarm_cli.errors import ConfigError
 from memwarm_cli.profiles.releases import REFERENCE, Profile
@@ -132,38 +133,6 @@ _AGENT_DIR_FIX = (
     "Fix: remove the shared agents.list[].agentDir override (or give each agent its own directory).",
     "If you want to share credentials, copy auth-profiles.json instead of sharing the entire agentDir.",
 )
-
-
-def bound_agent_ids(data: Mapping[str, Any]) -> list[str]:
-    """Each `bindings[].agentId` that is a string with more than whitespace, as written."""
-    from memwarm_cli.jsstring import js_trim
-
-    bindings = data.get("bindings")
-    if not isinstance(bindings, list):
-        return []
-    found = (binding.get("agentId") if isinstance(binding, dict) else None for binding in bindings)
-    return [agent_id for agent_id in found if isinstance(agent_id, str) and js_trim(agent_id)]
-
-
-def duplicate_agent_dir_message(
-    by_dir: Mapping[str, tuple[str, list[str]]], fix: tuple[str, ...]
-) -> str | None:
-    """`findDuplicateAgentDirs`' message for the agentDirs two or more agents share (each resolved dir:
-    the dir as shown and its agents), with the release's fix lines; None when no dir is shared."""
-    conflicts = [(shown, users) for shown, users in by_dir.values() if len(users) > 1]
-    if not conflicts:
-        return None
-    lines = [
-        "Duplicate agentDir detected (multi-agent config).",
-        "Each agent must have a unique agentDir; sharing it causes auth/session state collisions and "
-        "token invalidation.",
-        "",
-        "Conflicts:",
-        *(f"- {shown}: {', '.join(chr(34) + u + chr(34) for u in users)}" for shown, users in conflicts),
-        "",
-        *fix,
-    ]
-    return "\n".join(lines)
 
 
 def duplicate_defaults(

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from memwarm_cli.config.positions import PNode, join_path
+from memwarm_cli.configview.agent_dirs import bound_agent_ids, duplicate_agent_dir_message
 from memwarm_cli.configview.schema_types import UNKNOWN_KEY, Issue
 from memwarm_cli.profiles.releases import Profile
 
@@ -227,7 +228,6 @@ def _agent_dir_findings(moved: _Moved, env: Mapping[str, str], state_dir: Path) 
     import os
 
     from memwarm_cli.config import resolve_user_path
-    from memwarm_cli.configview.release_checks import bound_agent_ids, duplicate_agent_dir_message
     from memwarm_cli.jsstring import js_trim
 
     agents = moved.data.get("agents")

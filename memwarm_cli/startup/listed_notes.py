@@ -17,7 +17,7 @@ from collections.abc import Set
 from datetime import date
 from typing import NamedTuple
 
-from memwarm_cli.startup.plan import FileRow, Kind, Status
+from memwarm_cli.startup.file_rows import FileRow, Kind, Status
 
 
 class ListedRow(FileRow):

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from memwarm_cli.jsstring import js_length
 from memwarm_cli.startup.clock import iso_utc, local_time
-from memwarm_cli.startup.plan import FileRow, StartupPlan, Status
+from memwarm_cli.startup.file_rows import FileRow, Status
+from memwarm_cli.startup.plan import StartupPlan
 from memwarm_cli.startup.prelude_settings import (
     ACTIONS,
     Action,

@@ -12,7 +12,8 @@ import pytest
 
 from memwarm_cli.cli.commands.scan_views import PLAIN_COLUMNS
 from memwarm_cli.startup import plan as plan_module
-from memwarm_cli.startup.plan import STATUS_DESCRIPTIONS, Status, build_plan
+from memwarm_cli.startup.file_rows import STATUS_DESCRIPTIONS, Status
+from memwarm_cli.startup.plan import build_plan
 from tests.conftest import RunCli, isolated_env, run_in_terminal, strip_ansi, write_memory_note
 
 AT = "2026-04-11T18:00:00Z"

@@ -10,8 +10,8 @@ from itertools import pairwise
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from memwarm_cli.startup.file_rows import Status
 from memwarm_cli.startup.listed_notes import ListedRun, is_date_stamp, listed_runs
-from memwarm_cli.startup.plan import Status
 from memwarm_cli.startup.scan_record import file_record, listed_json_lines
 from tests.startup.test_scan_record import ZONE, stdlib_json
 

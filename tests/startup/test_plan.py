@@ -10,7 +10,8 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from memwarm_cli.jsstring import js_length
-from memwarm_cli.startup.plan import Status, build_plan, build_window
+from memwarm_cli.startup.file_rows import Status
+from memwarm_cli.startup.plan import build_plan, build_window
 from memwarm_cli.startup.text import HEADER_LINES, fit_block, format_block, sanitize_label
 from tests.conftest import write_memory_note
 

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from memwarm_cli.profiles.releases import P0, P1, P2, P3, Profile
-from memwarm_cli.startup.plan import Status, build_plan
+from memwarm_cli.startup.file_rows import Status
+from memwarm_cli.startup.plan import build_plan
 from memwarm_cli.startup.text import TRUNCATION_SUFFIX, fit_block, trim_content
 from tests.conftest import write_memory_note
 

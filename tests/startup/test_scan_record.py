@@ -11,7 +11,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from memwarm_cli.startup.plan import Status, build_plan
+from memwarm_cli.startup.file_rows import Status
+from memwarm_cli.startup.plan import build_plan
 from memwarm_cli.startup.scan_record import file_record, file_record_json, file_record_lines
 from memwarm_cli.textsafe import json_safe
 from tests.conftest import write_memory_note

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from memwarm_cli.cli.commands.context_views import CHARS_PER_TOKEN, total_chars
 from memwarm_cli.cli.terminal.view_format import JsonView
 from memwarm_cli.jsstring import js_length
+from memwarm_cli.session_context import CHARS_PER_TOKEN
 
 if TYPE_CHECKING:
     from memwarm_cli.bootstrap.context_plan import BootstrapPlan, BootstrapRow
@@ -117,7 +117,7 @@ def context_record(context: StartupContext) -> dict[str, Any]:
     from memwarm_cli.startup.clock import iso_utc
     from memwarm_cli.startup.scan_record import scan_record
 
-    boot_chars, prelude_chars = total_chars(context)
+    boot_chars, prelude_chars = context.total_chars
     session = context.bootstrap.session
     grand = boot_chars + prelude_chars
     return {

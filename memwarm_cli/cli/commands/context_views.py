@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from memwarm_cli.cli.terminal.view_format import JsonView, View, Views
-from memwarm_cli.jsstring import js_length
+from memwarm_cli.session_context import CHARS_PER_TOKEN
 from memwarm_cli.textsafe import escape_text, escape_unsafe
 
 if TYPE_CHECKING:
@@ -22,7 +22,6 @@ if TYPE_CHECKING:
     from memwarm_cli.session_context import StartupContext
 
 NARROW_TABLE = 80  # below this, the table leaves out the raw characters and the limit
-CHARS_PER_TOKEN = 4  # the usual rough estimate; labelled as one wherever it is shown
 TERMINAL_SEPARATOR = "---- memwarm: the startup prelude follows (this line is shown on a terminal only) ----"
 PLAIN_COLUMNS = (
     "part",
@@ -44,12 +43,6 @@ def bootstrap_text(plan: BootstrapPlan) -> str | None:
     blocks = [plan.blocks.project_context, plan.blocks.dynamic_project_context]
     present = [block for block in blocks if block is not None]
     return "\n\n".join(present) if present else None
-
-
-def total_chars(context: StartupContext) -> tuple[int, int]:
-    """(bootstrap, prelude) units the session's context gains: the rendered blocks and the prelude."""
-    prelude = context.prelude
-    return context.bootstrap.rendered_chars, js_length(prelude) if prelude is not None else 0
 
 
 class ContextRow(NamedTuple):
@@ -140,7 +133,7 @@ def share(chars: int | None, total: int) -> str | None:
 def summary_lines(context: StartupContext, only: str | None = None) -> list[str]:
     plan = context.bootstrap
     startup = context.startup.plan
-    boot_chars, prelude_chars = total_chars(context)
+    boot_chars, prelude_chars = context.total_chars
     session = plan.session
     lines = [
         f"agent {escape_text(context.agent_id)}, session {escape_text(context.session_key)} "
@@ -276,7 +269,7 @@ class ContextPlain(View["ContextResult"]):
 
 
 def _grand_total(context: StartupContext, only: str | None) -> int:
-    boot, prelude = total_chars(context)
+    boot, prelude = context.total_chars
     return (0 if only == "prelude" else boot) + (0 if only == "bootstrap" else prelude)
 
 
