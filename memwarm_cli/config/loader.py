@@ -38,6 +38,7 @@ class LoadedConfig:
     warnings: list[ConfigWarning]  # missing ${VAR}s, a non-object top level; duplicate keys with track=True
     positions: PNode | None = None  # only when loaded with track=True
     env_applied: list[str] = field(default_factory=list)  # names the config's `env` section set
+    unsubstituted: Any = None  # `data` before ${VAR} substitution (config show names a credential's ${VAR})
 
 
 def read_config_bytes(path: Path) -> bytes:
@@ -211,4 +212,4 @@ def load_config(
             warnings = _note_warnings(pos, pos.notes) + warnings
     except RecursionError:
         raise ConfigError(file, "the config is nested too deeply") from None
-    return LoadedConfig(source, data, env_map, state_dir, warnings, pos, applied)
+    return LoadedConfig(source, data, env_map, state_dir, warnings, pos, applied, raw)

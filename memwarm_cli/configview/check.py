@@ -23,6 +23,7 @@ from memwarm_cli.config.includes import IncludeError
 from memwarm_cli.config.loader import LoadedConfig, TopLevelArrayError, load_config
 from memwarm_cli.config.paths import ConfigSource, is_directory, resolve_config_source, stat_problem
 from memwarm_cli.config.positions import Loc, PNode
+from memwarm_cli.configview.credentials import mask_text
 from memwarm_cli.configview.release_checks import release_name
 from memwarm_cli.errors import ConfigError
 from memwarm_cli.frozen_records import record
@@ -266,9 +267,10 @@ def _agent_findings(
         where = "memory.qmd.command" if "command" in choice.qmd_block else choice.backend_source
         dropped = dropped_words(raw)
         if dropped:
+            shown, first, rest = mask_text(raw), mask_text(command), mask_text(dropped)  # no token quoted
             message = (
-                f'"{raw}": OpenClaw runs only its first word, "{command}", and silently drops the rest '
-                f'("{dropped}"); for arguments, point memory.qmd.command at a wrapper script'
+                f'"{shown}": OpenClaw runs only its first word, "{first}", and silently drops the rest '
+                f'("{rest}"); for arguments, point memory.qmd.command at a wrapper script'
             )
             qmd_problems.setdefault((where, message), []).append(agent.id)
         # Found as init-backends would find it: on the env's PATH, or relative to the workspace.

@@ -11,6 +11,7 @@ from memwarm_cli.backends.settings.agent_backend import resolve_agent_backend
 from memwarm_cli.backends.settings.setting_use import setting_use_table
 from memwarm_cli.config.loader import LoadedConfig
 from memwarm_cli.config.paths import is_directory
+from memwarm_cli.configview.credentials import mask_show_data
 from memwarm_cli.configview.path_view import source_data
 from memwarm_cli.startup.prelude_settings import (
     host_timezone_name,
@@ -111,12 +112,13 @@ SHOW_SCHEMA_VERSION = 1  # `config show` (JSON, YAML and TOML alike)
 def show_data(
     loaded: LoadedConfig, agent_id: str | None = None, host_zone: str | None = None
 ) -> dict[str, Any]:
-    """The effective settings per agent (one agent with `agent_id`; UnknownAgentError if unknown)."""
+    """The effective settings per agent (one agent with `agent_id`; UnknownAgentError if unknown), every
+    credential-like value hidden."""
     if agent_id is not None:
         agents = [select_agent(loaded.data, loaded.env, agent_id)]
     else:
         agents = resolve_agents(loaded.data, loaded.env)
-    return {
+    shown = {
         "schema": SHOW_SCHEMA_VERSION,
         "config": source_data(loaded),
         "stateDir": str(loaded.state_dir),
@@ -125,6 +127,8 @@ def show_data(
         # search time only, or by the builtin backend only (memwarm_cli/backends/settings/setting_use.py).
         "settingsUse": setting_use_table(),
     }
+    # Credentials hidden once, here, for every format (credentials.py): output like this is pasted.
+    return mask_show_data(shown, loaded.unsubstituted, loaded.data)
 
 
 def drop_nulls(value: Any) -> Any:
