@@ -271,36 +271,29 @@ class FileWriter:
         os.lseek(self._fd, 0, os.SEEK_SET)
 
 
-_TEMP_MARK = "memwarm"
+def _temp_prefix(name: str) -> str:
+    """`.<name>.memwarm-`, the name cut to its first 200 bytes so a legal name gives a legal temp name."""
+    return f".{os.fsencode(name)[:_TEMP_STEM_BYTES].decode('utf-8', 'ignore')}.memwarm-"
 
 
-def _temp_stem(name: str) -> str:
-    """The name cut to its first 200 bytes, so a legal name gives a legal temp name."""
-    return os.fsencode(name)[:_TEMP_STEM_BYTES].decode("utf-8", "ignore")
-
-
-def _temp_tag(stem: str, nonce: bytes) -> str:
+def _temp_tag(prefix: str, nonce: bytes) -> str:
     """16 hex digits: the 4-byte nonce, then 4 bytes that tie it to this writer's mark and the name."""
-    check = hashlib.sha256(f"{_TEMP_MARK}-temp\0{stem}\0".encode("utf-8", "surrogateescape") + nonce)
-    return (nonce + check.digest()[:4]).hex()
+    return (nonce + hashlib.sha256(prefix.encode() + b"\0" + nonce).digest()[:4]).hex()
 
 
 def temp_name(name: str) -> str:
     """`.<name>.memwarm-<16 hex>.tmp` (see the module's docstring for the digits)."""
-    stem = _temp_stem(name)
-    return f".{stem}.{_TEMP_MARK}-{_temp_tag(stem, os.urandom(4))}.tmp"
+    prefix = _temp_prefix(name)
+    return f"{prefix}{_temp_tag(prefix, os.urandom(4))}.tmp"
 
 
 def is_own_temp_name(entry_name: str, name: str) -> bool:
-    """Whether `entry_name` is a temp name this writer makes for the target `name` (its check digits too)."""
-    stem = _temp_stem(name)
-    prefix, suffix = f".{stem}.{_TEMP_MARK}-", ".tmp"
-    if not (entry_name.startswith(prefix) and entry_name.endswith(suffix)):
+    """Whether `entry_name` is a temp name this writer makes for the target `name` (check digits too)."""
+    prefix = _temp_prefix(name)
+    tag = entry_name[len(prefix) : -len(".tmp")]
+    if not entry_name.startswith(prefix) or not entry_name.endswith(".tmp") or len(tag) != 16:
         return False
-    tag = entry_name[len(prefix) : -len(suffix)]
-    if len(tag) != 16 or tag.strip("0123456789abcdef"):
-        return False
-    return _temp_tag(stem, bytes.fromhex(tag[:8])) == tag
+    return not tag.strip("0123456789abcdef") and _temp_tag(prefix, bytes.fromhex(tag[:8])) == tag
 
 
 def _refuse_target(name: str, dir_fd: int | None, replace_any_file: bool) -> os.stat_result | None:
@@ -395,12 +388,8 @@ def _sweep_stale_temps(directory: str | None, dir_fd: int | None, name: str) -> 
                 continue
             with contextlib.suppress(OSError):  # vanished meanwhile: nothing to sweep
                 info = entry.stat(follow_symlinks=False)
-                if (
-                    stat.S_ISREG(info.st_mode)
-                    and info.st_uid == uid
-                    and info.st_nlink == 1
-                    and info.st_mtime < cutoff
-                ):
+                own = stat.S_ISREG(info.st_mode) and (info.st_uid, info.st_nlink) == (uid, 1)
+                if own and info.st_mtime < cutoff:
                     stale.append(entry.name)
     for entry_name in stale:
         with contextlib.suppress(OSError):

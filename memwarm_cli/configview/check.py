@@ -254,9 +254,8 @@ def _agent_findings(
             )
             out.add("warning", ws_path, message, ws_loc)
 
-        # Only the qmd command, not the agent's whole resolved backend (its collections and paths made
-        # most of the cost of 10,000 agents); init-backends uses qmd when memory search is enabled and
-        # the backend is qmd, and runs the command's first word.
+        # Only the qmd command, not the agent's whole resolved backend (its collections and paths made most
+        # of the cost of 10,000 agents); init-backends uses qmd when search is on and the backend is qmd.
         if not scope.profile.qmd_available:  # 2026.8.1+ has no qmd backend: its keys are retired errors
             continue
         if choice.backend != "qmd" or not memory_search_enabled(scope.data, agent.entry):
@@ -267,10 +266,9 @@ def _agent_findings(
         where = "memory.qmd.command" if "command" in choice.qmd_block else choice.backend_source
         dropped = dropped_words(raw)
         if dropped:
-            shown, first, rest = mask_text(raw), mask_text(command), mask_text(dropped)  # no token quoted
-            message = (
-                f'"{shown}": OpenClaw runs only its first word, "{first}", and silently drops the rest '
-                f'("{rest}"); for arguments, point memory.qmd.command at a wrapper script'
+            message = (  # mask_text: a token given on the command is not quoted
+                f'"{mask_text(raw)}": OpenClaw runs only its first word, "{command}", and silently drops the '
+                f'rest ("{mask_text(dropped)}"); for arguments, point memory.qmd.command at a wrapper script'
             )
             qmd_problems.setdefault((where, message), []).append(agent.id)
         # Found as init-backends would find it: on the env's PATH, or relative to the workspace.
