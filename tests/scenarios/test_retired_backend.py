@@ -227,7 +227,9 @@ def test_an_index_already_there_is_reported_and_left_unchanged(tmp_path: Path) -
     assert _calls(tmp_path) == []
 
 
-def test_a_2026_9_shaped_config_lists_its_keyed_agents(tmp_path: Path) -> None:
+def test_a_2026_9_shaped_config_gets_the_builtin_index_not_retired(tmp_path: Path) -> None:
+    """Without qmd keys there is nothing retired: 2026.9's only memory engine is its builtin index, which
+    init-backends judges (cold: never built) and leaves unbuilt here, with no openclaw on the PATH."""
     scenario = _scenario(tmp_path)
     workspaces = {agent: str(scenario.workspace(agent)) for agent in AGENTS}
     scenario.config = {
@@ -241,15 +243,13 @@ def test_a_2026_9_shaped_config_lists_its_keyed_agents(tmp_path: Path) -> None:
     scenario.write_config()
     env = _env(scenario, tmp_path)
     # No --openclaw: the config's shape chooses the newest profile.
-    report = json.loads(run_memwarm(["init-backends", "--json"], env).stdout)
+    run = run_memwarm(["init-backends", "--json"], env)
+    report = json.loads(run.stdout)
     assert report["openclaw"]["profile"] == "P3" and report["openclaw"]["source"] == "config-shape"
-    assert [(a["agentId"], a["status"]) for a in report["agents"]] == [
-        ("alpha", "retired"),
-        ("beta", "retired"),
-    ]
+    assert [(a["agentId"], a["status"]) for a in report["agents"]] == [("alpha", "cold"), ("beta", "cold")]
     assert report["agents"][0]["workspace"] == workspaces["alpha"]
-    assert report["retired"]["refusedConfigKeys"] == []
-    assert "refuses this config" not in report["agents"][0]["reason"]
+    assert report["backend"]["name"] == "builtin" and "retired" not in report
+    assert run.returncode == 1 and "OpenClaw is not installed" in run.stderr
     search = run_memwarm(["search", "heron"], env)
     assert search.returncode == RETIRED_EXIT and 'agent "beta"' in search.stderr  # the system agent
     for argv in (

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from memwarm_cli.backends.retired import RetiredBackends
+    from memwarm_cli.config import LoadedConfig
     from memwarm_cli.exitcodes import ExitCode
 
 
@@ -32,6 +33,8 @@ def run_init_backends_command(
     at: str | None = None,
     json_output: bool = False,
     quiet: bool = False,
+    *,
+    include_stale: bool = False,
 ) -> ExitCode:
     """Prepare each agent's qmd index where the gateway looks for it; returns the exit code."""
     from memwarm_cli.backends.init.init_report import InitOptions
@@ -61,9 +64,11 @@ def run_init_backends_command(
     # Before the release's config checks: a release without the qmd backend refuses a qmd config, and
     # what to say then is that there is nothing to prepare (exit 6), with that refusal in the line.
     retired = retired_backends(loaded, run_openclaw(), tuple(agent or ()))
-    if retired is not None:
+    if retired is not None and retired.refused_keys:
         return _show_retired(retired, dry_run=dry_run, json_output=json_output, quiet=quiet)
     refuse_rejected_config(loaded, run_profile())  # the gateway would not start on it (exit 3)
+    if retired is not None:  # no qmd config on a release without qmd: its builtin index
+        return _builtin(loaded, agent, dry_run, force, include_stale, timeout, json_output, quiet)
 
     options = InitOptions(
         agents=tuple(agent or ()),
@@ -85,6 +90,31 @@ def run_init_backends_command(
     renderer.finish(report)  # the summary line first: it still reaches stderr if stdout cannot be written
     view.show(report)
     return report.exit_code
+
+
+def _builtin(
+    loaded: LoadedConfig,
+    agent: Sequence[str] | None,
+    dry_run: bool,
+    force: bool,
+    include_stale: bool,
+    timeout: float | None,
+    json_output: bool,
+    quiet: bool,
+) -> ExitCode:
+    """2026.8.1+: build the cold agents' builtin index with the release's own CLI (backends/builtin/)."""
+    from memwarm_cli.backends.builtin.builtin_init import BuiltinInitOptions
+    from memwarm_cli.backends.qmd.process import timeout_ms_from_seconds
+    from memwarm_cli.cli.commands.init_backends_builtin import run_builtin_init_command
+
+    options = BuiltinInitOptions(
+        agents=tuple(agent or ()),
+        dry_run=dry_run,
+        force=force,
+        include_stale=include_stale,
+        timeout_ms=timeout_ms_from_seconds(timeout) if timeout is not None else None,
+    )
+    return run_builtin_init_command(loaded, options, json_output=json_output, quiet=quiet)
 
 
 def _show_retired(retired: RetiredBackends, *, dry_run: bool, json_output: bool, quiet: bool) -> ExitCode:

@@ -21,6 +21,14 @@ def init_backends_command(
     force: Annotated[
         bool, typer.Option("--force", help="Run qmd update even when nothing changed since the last run.")
     ] = False,
+    include_stale: Annotated[
+        bool,
+        typer.Option(
+            "--include-stale",
+            help="2026.8.1+: also index agents whose builtin index is stale or built for other settings "
+            "(default: only cold ones; OpenClaw catches up stale ones itself).",
+        ),
+    ] = False,
     embed: Annotated[
         bool | None,
         typer.Option(
@@ -65,7 +73,8 @@ def init_backends_command(
             "--timeout",
             metavar="SECONDS",
             min=0.001,
-            help="Timeout for every qmd command (default: memory.qmd.update.*TimeoutMs; at most 2**31-1 ms).",
+            help="Timeout for every qmd command (default: memory.qmd.update.*TimeoutMs; at most 2**31-1 ms); "
+            "2026.8.1+: for each agent's openclaw memory index (default 1800).",
         ),
     ] = None,
     at: AtOption = None,
@@ -92,4 +101,5 @@ def init_backends_command(
         at,
         json_output,
         quiet,
+        include_stale=include_stale,
     )

@@ -16,8 +16,10 @@ from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from memwarm_cli.backends.agent_status import StatusReport
+    from memwarm_cli.backends.builtin.builtin_status import BuiltinStatusReport
     from memwarm_cli.backends.retired import RetiredBackends
     from memwarm_cli.cli.terminal.view_format import View
+    from memwarm_cli.config import LoadedConfig
     from memwarm_cli.exitcodes import ExitCode
 
 
@@ -57,10 +59,16 @@ def run_status(
                 from memwarm_cli.cli.terminal.release_choice import run_openclaw, run_profile
                 from memwarm_cli.configview.release_checks import refuse_rejected_config
 
-                # Before the config checks, as init-backends: no qmd at all on such a release (exit 6).
+                # Before the config checks, as init-backends: a qmd config on a release without qmd is
+                # `retired` (exit 6); any other config there has the builtin index (backends/builtin/).
                 retired = retired_backends(loaded, run_openclaw(), tuple(agent or ()))
                 report = None
-                if retired is None:
+                builtin = None
+                if retired is not None and not retired.refused_keys:
+                    retired = None
+                    refuse_rejected_config(loaded, run_profile())
+                    builtin = _builtin_status(loaded, tuple(agent or ()), max_age_seconds, quiet)
+                elif retired is None:
                     # No index is "warm" for a config the release refuses.
                     refuse_rejected_config(loaded, run_profile())
                     report = collect_status(
@@ -82,11 +90,48 @@ def run_status(
         return signal_exit(token.signum)
     if retired is not None:
         return _show_retired(retired, view, textfile, max_age_seconds, quiet)
+    if builtin is not None:
+        return _show_builtin(builtin, view, textfile, quiet)
     assert report is not None
     if textfile is not None:
         write_textfile(textfile, prometheus_text(report))
     if view is not None:
         view.show(StatusResult(report, quiet))
+    return report.exit_code
+
+
+def _builtin_status(
+    loaded: LoadedConfig, agents: tuple[str, ...], max_age_seconds: float | None, quiet: bool
+) -> BuiltinStatusReport:
+    """Every agent's builtin index on a 2026.8.1+ release, judged read-only (backends/builtin/)."""
+    from memwarm_cli.backends.builtin.builtin_status import collect_builtin_status
+    from memwarm_cli.backends.retired import release_label
+    from memwarm_cli.cli.terminal.output import warn
+    from memwarm_cli.cli.terminal.release_choice import run_openclaw
+
+    choice = run_openclaw()
+    if max_age_seconds is not None and not quiet:
+        warn("--max-age is not used on the builtin index: memwarm keeps no run record of OpenClaw's builds")
+    return collect_builtin_status(
+        loaded, agents, choice=choice, release=release_label(choice), max_age_seconds=max_age_seconds
+    )
+
+
+def _show_builtin(
+    report: BuiltinStatusReport, view: View[StatusResult] | None, textfile: str | None, quiet: bool
+) -> ExitCode:
+    from memwarm_cli.cli.commands.status_builtin import (
+        BUILTIN_STATUS_VIEWS,
+        BuiltinStatus,
+        builtin_prometheus_text,
+    )
+    from memwarm_cli.cli.commands.status_prometheus import write_textfile
+    from memwarm_cli.cli.terminal.release_choice import run_openclaw
+
+    if textfile is not None:
+        write_textfile(textfile, builtin_prometheus_text(report))
+    if view is not None:
+        BUILTIN_STATUS_VIEWS.by_name[view.name].show(BuiltinStatus(report, quiet, run_openclaw().summary))
     return report.exit_code
 
 
