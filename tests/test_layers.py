@@ -52,6 +52,7 @@ SUBLAYERS: dict[str, tuple[tuple[str, ...], ...]] = {
         ("freshness",),  # walks, fingerprints, the one freshness judgement
         ("init",),  # init-backends: its steps, orchestrator and report
         ("agent_status", "agent_search", "retired"),  # status and search; where a release has no qmd
+        ("builtin",),  # 2026.8.1+: the builtin index judged read-only, built by the release's own CLI
     ),
     "cli": (
         ("",),
