@@ -2,8 +2,9 @@
 
 Two measures:
 - in process: `resolve_openclaw` per call, for each way the release is found (the flag; nothing
-  installed, so down to the config's shape; a 64 KiB wrapper of slashes, which is no openclaw; an npm global link; the official installer's wrapper; the
-  released 2026.9.6 package through a linked bin, when it is installed at /tmp/oc796);
+  installed, so down to the config's shape; a 64 KiB wrapper of slashes, which is no openclaw; an npm
+  global link; the official installer's wrapper; the released 2026.9.6 package through a linked bin,
+  when it is installed at /tmp/oc796);
 - whole processes: `memwarm prelude` on the sample workspace with no `openclaw` on PATH, with a fake npm
   install on PATH (found and read at every start), and with `--openclaw 2026.9.6` (no search), timed in
   alternation.
