@@ -13,10 +13,10 @@ verdict but `warm`; builtin-memory.md):
   memory file while memory files exist. The first `memory_search` would build the whole index inside the
   call (21 s at 1,000 notes; at 10,000 it times out at 30 s).
 - `invalid`: the identity does not match the config (`indexIdentity.status` "mismatched": another
-  provider, model, sources, extra paths, tokenizer, or an older/newer index format). The release pauses
-  vector search until `openclaw memory index --force`; memwarm compares what the release compares at
-  `memory status`, from the config, without starting a provider (the provider's own settings key, which
-  needs its runtime, is not compared).
+  provider, model, sources, extra paths, tokenizer, or an older/newer index format). The release reports
+  it dirty and its vector search waits for `openclaw memory index --force` (keyword search still
+  answers). memwarm compares what the release compares at `memory status`, from the config, without
+  starting a provider (the provider's own settings key, which needs its runtime, is not compared).
 - `stale`: memory files are new, changed (sha256 of the text differs from `memory_index_sources.hash`)
   or gone. mtime and size equal to the stored ones vouch for a file without reading it. OpenClaw
   answers from the old rows at once and catches up by itself.
@@ -349,8 +349,8 @@ def judge_index(search: BuiltinSearch) -> IndexJudgement:
     base.update(new=tuple(new), changed=tuple(changed), gone=tuple(gone))
     if identity.status != "valid":
         why = (
-            f"the index was built for other settings: {identity.reason} (search is paused until "
-            "`openclaw memory index --force` rebuilds it)",
+            f"the index was built for other settings: {identity.reason} (OpenClaw reports it dirty, its "
+            "vector search waits, until `openclaw memory index --force` rebuilds it)",
         )
         return IndexJudgement(verdict="invalid", why=why, identity=identity, **base)
     if new or changed or gone:
