@@ -30,6 +30,7 @@ from memwarm_cli.errors import UnknownAgentError, UsageError
 from memwarm_cli.frozen_records import record
 from memwarm_cli.jsstring import js_trim, js_trimmed_string, js_truthy
 from memwarm_cli.profiles.releases import REFERENCE, Profile
+from memwarm_cli.textsafe import clip
 
 DEFAULT_AGENT_ID = "main"
 MAX_AGENT_ID_LENGTH = 64
@@ -272,7 +273,7 @@ def _state_dir_workspace(env: Mapping[str, str]) -> Path:
     name = js_trim(env.get("OPENCLAW_PROFILE") or "")
     if name and name.lower() != "default":
         if not _PROFILE_NAME.fullmatch(name):
-            raise UsageError(f"OPENCLAW_PROFILE: invalid profile name {name!r} (OpenClaw refuses it)")
+            raise UsageError(f"OPENCLAW_PROFILE: invalid profile name {clip(name)!r} (OpenClaw refuses it)")
         return home / f".openclaw-{name}" / "workspace"
     return home / ".openclaw" / "workspace"
 

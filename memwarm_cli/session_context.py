@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, NamedTuple
 
 from memwarm_cli.jsstring import js_length
+from memwarm_cli.textsafe import clip
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -96,8 +97,8 @@ def session_agent(
         chosen = select_agent(cfg, env, agent, profile)
         if chosen.id != session.agent_id:
             raise UsageError(
-                f"--session-key {session_key!r} belongs to agent {session.agent_id!r}, "
-                f"not {normalize_agent_id(agent)!r}"
+                f"--session-key {clip(session_key)!r} belongs to agent {clip(session.agent_id)!r}, "
+                f"not {clip(normalize_agent_id(agent))!r}"
             )
         return chosen, session_key, []
     if session.agent_id in list_agent_ids(cfg, profile):

@@ -19,6 +19,9 @@ So `\\xNN` is always a byte and `\\u` a character, as in bash's `$'...'` and Pyt
 named `2026-04-11<U+200B>.md` must not look like the daily note it is not. The price is that text
 which needs joiners (emoji sequences, ZWNJ in Persian) shows them as `\\u200d`/`\\u200c`.
 
+A message echoes a piece of outside text (a version, a config value, an argument) through `clip`: at
+most OUTSIDE_TEXT_CHARS characters, then an ellipsis. Paths are echoed whole (the OS bounds them).
+
 JSON keeps the raw text: `json_text` (cli/terminal/output.py) writes the same characters as `\\uNNNN` JSON
 escapes, which a JSON reader turns back into exactly the original string.
 
@@ -151,6 +154,22 @@ def json_safe(json_text: str) -> str:
 def json_string(text: str) -> str:
     """`text` as a JSON string literal, as json.dumps(text, ensure_ascii=False) and then json_safe."""
     return json_safe(_encode_json_string(text))
+
+
+OUTSIDE_TEXT_CHARS = 200  # of one piece of outside text in a message: a version, a value, a name
+ELLIPSIS = "\u2026"
+
+
+def clip(text: str, limit: int = OUTSIDE_TEXT_CHARS) -> str:
+    """Outside text as a message echoes it: whole up to `limit` characters, else its first ones and an
+    ellipsis (a 900 KB version string in a package.json was printed whole on every command). A
+    surrogate pair is never split; the text is escaped afterwards as any other (escape_text)."""
+    if len(text) <= limit:
+        return text
+    end = limit - 1
+    if "\ud800" <= text[end - 1] <= "\udbff":  # a high surrogate whose low half would be cut off
+        end -= 1
+    return text[:end] + ELLIPSIS
 
 
 def shell_quote(word: str) -> str:

@@ -140,3 +140,16 @@ def test_visible_text_leaves_only_tabs_line_feeds_and_crlf(text: str) -> None:
     left = [ch for ch in shown.replace("\r\n", "\n") if unicodedata.category(ch) in UNSAFE_CATEGORIES]
     assert set(left) <= {"\t", "\n"}
     assert shown.count("\n") == text.count("\n")  # the lines stay the lines
+
+
+def test_clip_keeps_short_text_and_cuts_long_text_with_an_ellipsis() -> None:
+    from memwarm_cli.textsafe import ELLIPSIS, OUTSIDE_TEXT_CHARS, clip
+
+    assert clip("2026.9.6") == "2026.9.6"
+    exact = "a" * OUTSIDE_TEXT_CHARS
+    assert clip(exact) == exact
+    cut = clip("b" * 900_000)
+    assert cut == "b" * (OUTSIDE_TEXT_CHARS - 1) + ELLIPSIS and len(cut) == OUTSIDE_TEXT_CHARS
+    assert clip("abcdef", 4) == "abc" + ELLIPSIS
+    # Never half of a surrogate pair (lone surrogates: a JSON file's "\ud83d\ude00" kept apart).
+    assert ascii(clip("ab\ud83d\ude00x", 4)) == ascii("ab" + ELLIPSIS)

@@ -25,6 +25,7 @@ from memwarm_cli.exitcodes import ExitCode
 from memwarm_cli.frozen_records import record
 from memwarm_cli.profiles.choice import OpenClawChoice
 from memwarm_cli.profiles.releases import PROFILES, Profile
+from memwarm_cli.textsafe import clip
 
 # The keys of the qmd backend that `openclaw doctor --fix` removes (§4.3); a release refuses them when
 # its profile's retired_keys name them.
@@ -78,7 +79,7 @@ class RetiredBackends:
 
 def release_label(choice: OpenClawChoice) -> str:
     """`OpenClaw 2026.9.6 (P3)`; the profile's span when only the config's shape chose it."""
-    named = choice.version if choice.version is not None else choice.profile.span
+    named = clip(choice.version) if choice.version is not None else choice.profile.span
     return f"OpenClaw {named} ({choice.profile.name})"
 
 

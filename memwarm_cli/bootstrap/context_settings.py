@@ -14,6 +14,7 @@ from memwarm_cli.agents import find_agent_entry, list_agent_entries, normalize_a
 from memwarm_cli.config.lookup import as_object, lookup
 from memwarm_cli.jsstring import js_is_finite_number, js_number_text, js_trim, js_truthy
 from memwarm_cli.profiles.releases import REFERENCE, Profile
+from memwarm_cli.textsafe import clip
 
 DEFAULT_MAX_CHARS = 20_000
 DEFAULT_TOTAL_MAX_CHARS = 60_000
@@ -39,7 +40,7 @@ def agents_defaults(cfg: Mapping[str, Any] | None) -> Mapping[str, Any]:
 def _shown(value: Any) -> str:
     if isinstance(value, float):
         return js_number_text(value)
-    return repr(value)
+    return clip(repr(value))
 
 
 def resolve_limit(
@@ -158,7 +159,7 @@ def heartbeat_decision(
         return HeartbeatDecision(False, f"heartbeat.every {_shown(every)} is not a duration")
     every_ms = heartbeat_every_ms(every)
     if every_ms is None:
-        return HeartbeatDecision(False, f"heartbeat.every {every!r} is not a duration")
+        return HeartbeatDecision(False, f"heartbeat.every {clip(every)!r} is not a duration")
     if every_ms <= 0:
-        return HeartbeatDecision(False, f"heartbeat.every {every!r} disables heartbeats")
+        return HeartbeatDecision(False, f"heartbeat.every {clip(every)!r} disables heartbeats")
     return HeartbeatDecision(True, f"heartbeat guidance is on (every {js_trim(every)})")

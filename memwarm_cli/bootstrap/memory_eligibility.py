@@ -29,6 +29,7 @@ from typing import Any
 from memwarm_cli.bootstrap.candidates import MEMORY_MD, USER_MD, BootstrapFile
 from memwarm_cli.config.lookup import as_object, lookup
 from memwarm_cli.jsstring import js_trim
+from memwarm_cli.textsafe import clip
 
 CURATED_ROOT = ("MEMORY.md", "memory.md", "USER.md")
 MEMORY_CORE = "memory-core"
@@ -133,7 +134,7 @@ def memory_plugin_reasons(
     if plugin is None:
         return {}
     if plugin != MEMORY_CORE:
-        why = f"memory plugin {plugin!r} classifies no workspace files for memwarm"
+        why = f"memory plugin {clip(plugin)!r} classifies no workspace files for memwarm"
         return {f.path: why for f in candidates}
     reasons = {}
     for file in candidates:

@@ -27,6 +27,7 @@ from memwarm_cli.agents import (
 from memwarm_cli.errors import UsageError
 from memwarm_cli.jsstring import js_trim
 from memwarm_cli.profiles.releases import REFERENCE, Profile
+from memwarm_cli.textsafe import clip
 
 SessionClass = Literal["main", "subagent", "cron", "acp"]
 MALFORMED_KEY = "Malformed agent session key; refusing default-agent resolution."
@@ -42,7 +43,7 @@ class SessionKeyError(UsageError):
     def __init__(self, key: str, reason: str) -> None:
         self.key = key
         self.reason = reason
-        super().__init__(f"session key {key!r}: {reason}")
+        super().__init__(f"session key {clip(key)!r}: {reason}")
 
 
 class SessionKey(NamedTuple):

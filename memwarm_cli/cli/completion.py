@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from memwarm_cli.exitcodes import ExitCode  # the return annotation: Typer evaluates it
+from memwarm_cli.textsafe import clip
 
 if TYPE_CHECKING:
     from memwarm_cli.cli.typer_private import Command, CompletionItem, Context, Parameter
@@ -236,6 +237,6 @@ def completion_command(
     from memwarm_cli.errors import UsageError
 
     if shell not in SHELLS:
-        raise UsageError(f"completion: the shell must be one of {', '.join(SHELLS)}, not {shell!r}")
+        raise UsageError(f"completion: the shell must be one of {', '.join(SHELLS)}, not {clip(shell)!r}")
     write_stdout(completion_script(shell))
     return ExitCode.OK

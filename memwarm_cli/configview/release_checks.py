@@ -28,6 +28,7 @@ from memwarm_cli.configview.agent_dirs import bound_agent_ids, duplicate_agent_d
 from memwarm_cli.configview.schema_types import Issue
 from memwarm_cli.errors import ConfigError
 from memwarm_cli.profiles.releases import REFERENCE, Profile
+from memwarm_cli.textsafe import clip
 
 RELEASE = "OpenClaw 2026.6.35"
 
@@ -35,7 +36,7 @@ RELEASE = "OpenClaw 2026.6.35"
 def release_name(profile: Profile = REFERENCE, version: str | None = None) -> str:
     """`OpenClaw 2026.9.6`: the release a refusal is said of (the run's version, else the profile's
     reference release)."""
-    return f"OpenClaw {version.strip() if version else profile.reference}"
+    return f"OpenClaw {clip(version.strip()) if version else profile.reference}"
 
 
 class ConfigRejectedError(ConfigError):

@@ -23,6 +23,7 @@ from typing import Any, Literal
 from memwarm_cli.errors import UsageError
 from memwarm_cli.frozen_records import record
 from memwarm_cli.profiles.releases import NEWEST, REFERENCE, Profile, match_release
+from memwarm_cli.textsafe import clip
 
 ENV_VAR = "MEMWARM_OPENCLAW"
 FLAG = "--openclaw"
@@ -53,14 +54,14 @@ class OpenClawChoice:
     @property
     def summary(self) -> str:
         """One line: `OpenClaw 2026.9.6, profile P3 (2026.9.4-2026.9.6), from --openclaw`."""
-        named = f"OpenClaw {self.version}, profile" if self.version is not None else "OpenClaw profile"
+        named = f"OpenClaw {clip(self.version)}, profile" if self.version is not None else "OpenClaw profile"
         return f"{named} {self.profile.name} ({self.profile.span}), {self.detail}"
 
 
 def _named(text: str, source: Source, detail: str, origin: str) -> OpenClawChoice:
     match = match_release(text)
     if match is None:
-        raise UsageError(f"{origin}: {text!r} is not an OpenClaw version (like 2026.9.6)")
+        raise UsageError(f"{origin}: {clip(text)!r} is not an OpenClaw version (like 2026.9.6)")
     return OpenClawChoice(match.profile, text.strip(), source, None, detail, match.measured, match.note)
 
 
@@ -73,7 +74,7 @@ def _installed(env: Mapping[str, str]) -> OpenClawChoice | None:
     detail = f"installed at {found.package_dir}"
     match = match_release(found.version) if found.version is not None else None
     if match is None:
-        shown = "no version" if found.version is None else f"version {found.version!r}"
+        shown = "no version" if found.version is None else f"version {clip(found.version)!r}"
         note = f"the openclaw package at {found.package_dir} has {shown}: its files do not say its release"
         return OpenClawChoice(REFERENCE, found.version, "installed", found.package_dir, detail, False, note)
     return OpenClawChoice(
@@ -125,7 +126,7 @@ def _from_config(cfg: Mapping[str, Any] | None) -> OpenClawChoice:
     stamp = _object(_object(cfg).get("meta")).get("lastTouchedVersion")
     match = match_release(stamp) if isinstance(stamp, str) else None
     if match is not None and isinstance(stamp, str):
-        detail = f"config stamp meta.lastTouchedVersion {stamp.strip()}"
+        detail = f"config stamp meta.lastTouchedVersion {clip(stamp.strip())}"
         return OpenClawChoice(
             match.profile, stamp.strip(), "config-stamp", None, detail, match.measured, match.note
         )

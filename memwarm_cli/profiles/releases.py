@@ -17,6 +17,7 @@ from dataclasses import replace
 from typing import Literal
 
 from memwarm_cli.frozen_records import record
+from memwarm_cli.textsafe import clip
 
 MemoryEligibility = Literal["none", "artifact-path", "memory-plugin"]
 PolicyDigest = Literal["lines", "with-prose"]
@@ -293,9 +294,11 @@ def match_release(text: str) -> ReleaseMatch | None:
     profile, why = _line_profile(version)
     shown = f"{profile.name} ({profile.span})"
     if version > NEWEST_MEASURED:
-        note = f"OpenClaw {text.strip()} is {why}: using the newest profile, {shown}"
+        note = f"OpenClaw {clip(text.strip())} is {why}: using the newest profile, {shown}"
     else:
-        note = f"OpenClaw {text.strip()} was not measured: using {shown}, the profile of its line ({why})"
+        note = (
+            f"OpenClaw {clip(text.strip())} was not measured: using {shown}, the profile of its line ({why})"
+        )
     return ReleaseMatch(profile, False, note)
 
 

@@ -17,6 +17,7 @@ from typing import Any, Literal
 from memwarm_cli.config.lookup import MISSING, lookup
 from memwarm_cli.frozen_records import record
 from memwarm_cli.jsstring import js_int, js_is_finite_number, js_number_text, js_trim
+from memwarm_cli.textsafe import clip
 
 Action = Literal["new", "reset"]
 ACTIONS: tuple[Action, ...] = ("new", "reset")
@@ -205,7 +206,7 @@ def unknown_zone_warning(zone: TimezoneChoice) -> str | None:
     guess = closest_zone_name(configured)
     hint = f' (did you mean "{guess}"?)' if guess is not None else ""
     return (
-        f'agents.defaults.userTimezone "{configured}" is not a time zone OpenClaw knows{hint}; '
+        f'agents.defaults.userTimezone "{clip(configured)}" is not a time zone OpenClaw knows{hint}; '
         f"it falls back to the host zone ({zone.used})"
     )
 
@@ -233,7 +234,7 @@ def resolve_user_timezone(configured: Any, host_zone: str) -> TimezoneChoice:
     if configured is MISSING or configured is None:
         reason: str | None = "userTimezone is not set"
     elif not isinstance(configured, str):
-        reason = f"userTimezone is not a string ({configured!r})"
+        reason = f"userTimezone is not a string ({clip(repr(configured))})"
     else:
         trimmed = js_trim(configured)
         if not trimmed:

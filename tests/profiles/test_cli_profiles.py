@@ -178,3 +178,42 @@ def test_legacy_setup_state_fails_context_from_2026_8(run_cli: RunCli, tmp_path:
     assert (error["type"], error["message"], error["code"]) == ("Error", message, None)
     # 2026.6.35 reads the file: setup completed hides BOOTSTRAP.md, no error.
     assert run_cli(["--openclaw", "2026.6.35", "context", "--workspace", str(ws), "--at", AT]).returncode == 0
+
+
+# ---- issue 31, class 10: outside text in a message is cut with an ellipsis -------------------------------
+
+ELLIPSIS = "\u2026"
+
+
+def _longest_word(text: str) -> int:
+    return max((len(word) for word in text.split()), default=0)
+
+
+@pytest.mark.parametrize("value", ["x" * 5000, "2026.9.6-" + "a" * 5000, "2026.10.2+" + "b" * 5000])
+def test_a_long_openclaw_value_is_cut_in_every_message(run_cli: RunCli, tmp_path: Path, value: str) -> None:
+    ws = _workspace(tmp_path)
+    for args, env in (
+        (["--openclaw", value, "prelude", "-w", str(ws), "--at", AT], {}),
+        (["prelude", "-w", str(ws), "--at", AT], {"MEMWARM_OPENCLAW": value}),
+    ):
+        result = run_cli(args, env)
+        assert ELLIPSIS in result.stderr and _longest_word(result.stderr) <= 210, result.stderr[:400]
+
+
+def test_a_900_kb_installed_version_is_cut_in_every_message_and_kept_whole_in_json(
+    run_cli: RunCli, tmp_path: Path
+) -> None:
+    ws = _workspace(tmp_path)
+    config = str(_config(tmp_path, {"agents": {"list": [{"id": "main", "workspace": str(ws)}]}}))
+    for version in ("2026.9.6-" + "c" * 900_000, "z" * 900_000):
+        prefix = tmp_path / f"prefix-{version[0]}"
+        bin_dir = npm_global(prefix, version)
+        path = f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"
+        for args in (["prelude", "--at", AT], ["status"], ["config", "show", "--format", "json"]):
+            result = run_cli(["--config", config, *args], {"PATH": path})
+            assert len(result.stderr) < 2000, (args, result.stderr[:300])
+            assert ELLIPSIS in result.stderr, (args, result.stderr[:300])
+        human = run_cli(["--config", config, "status"], {"PATH": path})
+        assert _longest_word(human.stdout + human.stderr) <= 210
+        data = run_cli(["--config", config, "prelude", "--at", AT, "--json", "-q"], {"PATH": path})
+        assert json.loads(data.stdout)["openclaw"]["version"] == version  # data, not a message

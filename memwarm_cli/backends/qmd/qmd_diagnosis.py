@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memwarm_cli.safe_files import FileTooLargeError, NotRegularFileError, read_bounded
+from memwarm_cli.textsafe import clip
 
 if TYPE_CHECKING:
     from memwarm_cli.cancel import CancelToken
@@ -278,7 +279,7 @@ def installed_version(executable: str) -> str | None:
             data = None
         if isinstance(data, dict) and data.get("name") == "@tobilu/qmd":
             version = data.get("version")
-            return f"qmd {version}" if isinstance(version, str) else None
+            return f"qmd {clip(version)}" if isinstance(version, str) else None
         directory = os.path.dirname(directory)
     return None
 
