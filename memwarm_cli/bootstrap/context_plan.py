@@ -45,6 +45,7 @@ from memwarm_cli.bootstrap.rendering import (
     render_blocks,
 )
 from memwarm_cli.bootstrap.session_keys import SessionKey, parse_session_key
+from memwarm_cli.bootstrap.setup_state_db import read_setup_state_from_env
 from memwarm_cli.bootstrap.trimming import Trimmed
 from memwarm_cli.bootstrap.workspace_state import SetupState, check_legacy_state, read_setup_state
 from memwarm_cli.boundary_read import ReadFailure
@@ -300,7 +301,8 @@ def build_bootstrap_plan(
     total = resolve_limit(cfg, session.agent_id, "bootstrapTotalMaxChars", DEFAULT_TOTAL_MAX_CHARS, profile)
     if profile.legacy_state_refused:
         check_legacy_state(root, env or {}, legacy_state_error_name(version, profile))
-        setup = SetupState(False, None, None)  # completion lives in OpenClaw's SQLite store: not read
+    if profile.setup_state == "state-database":
+        setup = read_setup_state_from_env(root, env or {})  # OpenClaw's SQLite state store, read only
     else:
         setup = read_setup_state(root)
     heartbeat = None
