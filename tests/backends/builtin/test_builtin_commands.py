@@ -18,7 +18,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from tests.backends.builtin.fake_openclaw import NODE_RANGE, calls, install_fake_openclaw
 from tests.backends.builtin.index_support import NONE_META, agent_db, build_index, row_for
 from tests.backends.support import Scenario, make_scenario, process_alive, wait_for_marker
-from tests.conftest import MEMWARM, run_memwarm
+from tests.conftest import MEMWARM, run_in_terminal, run_memwarm, strip_ansi
 from tests.signal_defaults import DEFAULT_SIGNALS
 
 NOTES = {"MEMORY.md": "# Memory\nThe heron ships on Fridays.\n", "memory/2026-04-11.md": "# Heron\n"}
@@ -252,3 +252,24 @@ def test_a_dry_run_shows_the_plan_and_runs_nothing(tmp_path: Path) -> None:
     assert f"OPENCLAW_STATE_DIR={scenario.state}" in result.stdout
     assert 'agent "beta": warm: ' in result.stdout
     assert not agent_db(scenario.state, "alpha").exists()
+
+
+def test_status_on_a_terminal_shows_the_builtin_table(tmp_path: Path) -> None:
+    scenario = _scenario(tmp_path)
+    _warm(scenario, "beta")
+    screen = " ".join(strip_ansi(run_in_terminal([*P3, "status"], _env(scenario), 100)).split())
+    assert "memwarm status" in screen and "provider" in screen
+    assert "alpha │ cold │ none" in screen and "beta │ warm │ none │ 2 │ 0" in screen
+    assert "2 agents: 1 warm, 1 cold (builtin memory index)" in screen
+
+
+def test_init_backends_on_a_terminal_shows_the_build_in_progress(tmp_path: Path) -> None:
+    scenario = _scenario(tmp_path, agents=("alpha",))
+    log = _fake(scenario, tmp_path)
+    screen = strip_ansi(
+        run_in_terminal(
+            [*P3, "init-backends", "--timeout", "1"], _env(scenario, log, FAKE_OPENCLAW_MODE="hang"), 100
+        )
+    )
+    assert "openclaw memory index" in screen and "(timeout 1.0s)" in screen  # the live display
+    assert 'builtin memory index failed for agent "alpha"' in screen
