@@ -205,6 +205,20 @@ def provider_notice(targets: Sequence[BuiltinSearch]) -> list[str]:
     return lines
 
 
+def _other_release(launcher: Launcher, choice: OpenClawChoice) -> str | None:
+    """A line when the openclaw that will build is of another profile than the run judged for (a
+    release named by --openclaw or MEMWARM_OPENCLAW that is not the installed one)."""
+    from memwarm_cli.profiles.releases import match_release
+
+    found = match_release(launcher.version) if launcher.version else None
+    if found is None or found.profile.name == choice.profile.name:
+        return None
+    return (
+        f"the openclaw that builds is OpenClaw {launcher.version} ({found.profile.name}), while this run "
+        f"judges the indexes for {choice.summary}"
+    )
+
+
 def run_builtin_init(
     loaded: LoadedConfig,
     options: BuiltinInitOptions,
@@ -222,7 +236,6 @@ def run_builtin_init(
     pairs = builtin_searches(loaded, selected_builtin_agents(loaded, options.agents, choice), choice)
     searches = [s for _, s in pairs if s is not None]
     judged = dict(zip((s.agent_id for s in searches), forked_map(judge_index, searches), strict=True))
-    on_event(RunStartEvent(len(pairs), tuple(a.id for a, _ in pairs), len(searches), 1))
     outcomes: dict[str, BuiltinOutcome] = {}
     targets: list[BuiltinSearch] = []
     for agent, search in pairs:
@@ -232,6 +245,8 @@ def run_builtin_init(
             targets.append(search)
         else:
             outcomes[agent.id] = _left(search, judged[agent.id], agent.workspace)
+    # The run's progress counts the agents it builds (the others are judged already).
+    on_event(RunStartEvent(len(pairs), tuple(s.agent_id for s in targets), len(targets), 1))
     env = child_env(loaded.env, loaded.state_dir, loaded.source.path)
     timeout_ms = options.timeout_ms or DEFAULT_AGENT_TIMEOUT_MS
     launcher = None
@@ -263,6 +278,9 @@ def run_builtin_init(
                     search.agent_id, status, reason, search.workspace, before, provider=search.provider
                 )
         else:
+            other = _other_release(launcher, choice)
+            if other is not None:
+                on_event(LogEvent(other))
             for line in provider_notice(targets):
                 on_event(LogEvent(line))
             for search in targets:

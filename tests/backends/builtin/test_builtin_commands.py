@@ -273,3 +273,21 @@ def test_init_backends_on_a_terminal_shows_the_build_in_progress(tmp_path: Path)
     )
     assert "openclaw memory index" in screen and "(timeout 1.0s)" in screen  # the live display
     assert 'builtin memory index failed for agent "alpha"' in screen
+
+
+def test_an_installed_qmd_release_is_not_started(tmp_path: Path) -> None:
+    scenario = _scenario(tmp_path, agents=("alpha",))
+    scenario.path_dirs = [install_fake_openclaw(tmp_path / "fake", version="2026.6.35")]
+    log = tmp_path / "openclaw-calls.log"
+    result = run_memwarm([*P3, "init-backends"], _env(scenario, log))
+    assert result.returncode == 1 and calls(log) == []
+    assert "is OpenClaw 2026.6.35, a release with qmd and no builtin memory index" in result.stderr
+
+
+def test_another_installed_release_is_named_before_it_builds(tmp_path: Path) -> None:
+    scenario = _scenario(tmp_path, agents=("alpha",))
+    scenario.path_dirs = [install_fake_openclaw(tmp_path / "fake", version="2026.8.2")]
+    log = tmp_path / "openclaw-calls.log"
+    result = run_memwarm([*P3, "init-backends"], _env(scenario, log))
+    assert len(calls(log)) == 1
+    assert "the openclaw that builds is OpenClaw 2026.8.2 (P2), while this run judges" in result.stderr
