@@ -393,7 +393,7 @@ def check_config(
             _id_findings(scope, out)
         _timezone_findings(scope, out, host_zone)
         _agent_findings(scope, out, find_executable, token)
-        from memwarm_cli.backends.init.session_export_step import session_export_findings
+        from memwarm_cli.backends.init.session_export_check import session_export_findings
 
         for severity, path, message in session_export_findings(loaded):  # export dirs, secrets in clear
             out.add(severity, path, message, _loc_at(scope.pos, *_keys_of(path)))

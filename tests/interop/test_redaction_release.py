@@ -12,6 +12,7 @@ import subprocess
 
 import pytest
 
+from memwarm_cli.backends.sessions.clear_secrets import CLEAR_FORMATS
 from memwarm_cli.backends.sessions.transcript_redaction import redact_sensitive_text
 from tests.backends.sessions.test_redaction_linear import PREFILTER_PIECES, RELEASE_ANSWERS
 from tests.conftest import TOOLS_BIN
@@ -84,3 +85,9 @@ def test_the_redaction_of_random_texts_is_the_releases() -> None:
     # Not vacuous: many of them are redacted, and many left as they are.
     changed = sum(t != e for t, e in zip(texts, expected, strict=True))
     assert len(texts) // 10 < changed < len(texts) * 9 // 10, changed
+
+
+def test_the_formats_memwarm_reports_in_clear_are_left_in_clear_by_the_release() -> None:
+    """clear_secrets.py's samples: openclaw@2026.6.35 itself leaves each as it is (issue 31, class 5)."""
+    samples = [fmt.sample for fmt in CLEAR_FORMATS]
+    assert _release_redact(samples) == samples

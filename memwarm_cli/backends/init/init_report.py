@@ -121,6 +121,9 @@ class SessionExportOutcome:
     left_alone: tuple[NamedNote, ...] = ()  # stale-looking *.md entries memwarm does not remove
     error: str | None = None  # why the pass failed (then `written`/`deleted` are what happened before)
     error_code: str | None = None  # Node's code, e.g. ERR_FS_EISDIR
+    # Secrets in clear in the kept exports (and so in the index), by format: the release's redaction
+    # leaves them, memwarm keeps its bytes (backends/sessions/clear_secrets.py).
+    in_clear: tuple[tuple[str, int], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -138,6 +141,7 @@ class SessionExportOutcome:
             "leftAlone": [note.to_json() for note in self.left_alone],
             "error": self.error,
             "errorCode": self.error_code,
+            "inClear": dict(self.in_clear),
         }
 
 
@@ -339,10 +343,12 @@ def probe_note(probe: ProbeOutcome) -> str:
 
 
 def sessions_note(sessions: SessionExportOutcome) -> str:
-    """`sessions: 12 exported, 2 written, 1 deleted` for the human log line."""
+    """`sessions: 12 exported, 2 written, 1 deleted[, 3 secrets in clear]` for the human log line."""
+    in_clear = sum(count for _, count in sessions.in_clear)
+    clear = f", {in_clear} secret{'s' if in_clear != 1 else ''} in clear" if in_clear else ""
     return (
         f"sessions: {len(sessions.exported)} exported, {len(sessions.written)} written, "
-        f"{len(sessions.deleted)} deleted"
+        f"{len(sessions.deleted)} deleted{clear}"
     )
 
 

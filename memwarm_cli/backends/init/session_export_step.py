@@ -1,4 +1,5 @@
-"""The session export's two places in an agent's steps (agent_steps.py), and its `config check` findings.
+"""The session export's two places in an agent's steps (agent_steps.py); its `config check` findings are
+session_export_check.py's.
 
 As the gateway does it: its initialisation creates the export dir (`PrepareExportDir`, before the
 collections, so `sessions-<agent>` can be added on the first run), and each update run first exports the
@@ -25,7 +26,7 @@ import os
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from memwarm_cli.backends.freshness.file_walk import snapshot_collection
 from memwarm_cli.backends.init.agent_job import AgentFailed, AgentJob
@@ -45,10 +46,6 @@ if TYPE_CHECKING:
         SessionExportRefused,
         SessionExportResult,
     )
-    from memwarm_cli.config import LoadedConfig
-
-
-Severity = Literal["error", "warning"]
 
 
 def sessions_collection(job: AgentJob) -> CollectionSpec:
@@ -62,7 +59,7 @@ def protected_dirs(job: AgentJob) -> list[Path]:
     return [job.workspace, job.workspace / "memory", *others]
 
 
-def _homes(env: Mapping[str, str]) -> list[Path]:
+def homes_of(env: Mapping[str, str]) -> list[Path]:
     """The home dirs the export dir may not be or contain: OpenClaw's (`~` in exportDir) and $HOME."""
     homes = [resolve_home_dir(env)]
     home = env.get("HOME")
@@ -75,7 +72,7 @@ def _refusal_checks(job: AgentJob) -> dict[str, Any]:
     return {
         "protected_dirs": protected_dirs(job),
         "notes_dirs": [job.workspace / "memory"],
-        "homes": _homes(job.context.loaded.env),
+        "homes": homes_of(job.context.loaded.env),
     }
 
 
@@ -221,6 +218,13 @@ class ExportSessions(_WhenExporting):
         job.sessions = _outcome(job, plan, result, None)
         if result.cache is not None:
             _write_cache(job, result.cache)
+        if job.sessions.in_clear:
+            total = sum(count for _, count in job.sessions.in_clear)
+            kinds = "; ".join(f"{label}: {count}" for label, count in job.sessions.in_clear)
+            job.warn(
+                f"qmd session export: {total} secret{'s' if total != 1 else ''} of formats OpenClaw "
+                f"2026.6.35's redaction leaves in clear are in the exports and the index ({kinds})"
+            )
         not_ours = [note.name for note in plan.left_alone if note.reason == NOT_MEMWARMS]
         for note in (*plan.unreadable, *plan.left_alone, *plan.skipped_lines):
             # Raw, as every core message: the CLI escapes the line it prints (textsafe's one policy).
@@ -285,7 +289,12 @@ def _outcome(
     failure: SessionExportFailed | None,
 ) -> SessionExportOutcome:
     """What the pass did (`result`), or with --dry-run (`result` None) what it would do."""
+    from memwarm_cli.backends.sessions.clear_secrets import add_counts, labelled
+
     sessions = job.qmd.sessions
+    counts: dict[int, int] = {}
+    for target in plan.targets:
+        add_counts(target.clear_secrets, counts)
     if result is None:
         written, deleted, created = plan.writes, plan.deletes, plan.create_export_dir
     else:
@@ -306,80 +315,5 @@ def _outcome(
         left_alone=tuple(NamedNote(n.name, n.reason) for n in plan.left_alone),
         error=str(failure) if failure is not None else None,
         error_code=failure.code if failure is not None else None,
+        in_clear=tuple(labelled(counts).items()),
     )
-
-
-# --------------------------------------------------------------------------------------------------------
-# config check
-
-
-def session_export_findings(loaded: LoadedConfig) -> list[tuple[Severity, str, str]]:
-    """(severity, config path, message) for `config check`: an export dir that agents share (an error:
-    init-backends refuses each of them), each agent's export dir that memwarm refuses, one outside the
-    agent's qmd state (the gateway's stale cleanup deletes every *.md in it), and, when any agent exports
-    sessions, the secret formats the release's redaction leaves in clear."""
-    from memwarm_cli.agents import resolve_agents
-    from memwarm_cli.backends.sessions.session_config import CLEAR_TEXT_NOTICE, export_dir_refusal
-    from memwarm_cli.backends.sessions.stale_exports import is_within
-    from memwarm_cli.backends.settings.agent_backend import resolve_agent_backend
-    from memwarm_cli.backends.settings.backend_choice import resolve_backend_choice
-    from memwarm_cli.jsstring import js_truthy
-
-    choice = resolve_backend_choice(loaded.data)  # memory.qmd is global: one look decides for every agent
-    sessions = choice.qmd_block.get("sessions")
-    if choice.backend != "qmd" or not isinstance(sessions, dict) or not js_truthy(sessions.get("enabled")):
-        return []
-    where = "memory.qmd.sessions.exportDir"
-    findings: list[tuple[Severity, str, str]] = []
-    owners: dict[str, list[str]] = {}
-    exporting = False
-    for agent in resolve_agents(loaded.data, loaded.env):
-        try:
-            backend = resolve_agent_backend(
-                loaded.data, agent.id, agent.entry, agent.workspace, loaded.state_dir, loaded.env
-            )
-        except (OSError, ValueError):
-            continue
-        qmd = backend.qmd
-        if qmd is None or not qmd.sessions.enabled:
-            continue
-        exporting = True
-        export_dir = qmd.sessions.export_dir
-        if "\0" not in str(export_dir):
-            owners.setdefault(os.path.realpath(export_dir), []).append(agent.id)
-        others = [spec.path for spec in qmd.collections if spec.kind != "sessions"]
-        refusal = export_dir_refusal(
-            export_dir,
-            sessions_dir=qmd.sessions.sessions_dir,
-            protected_dirs=[agent.workspace, agent.workspace / "memory", *others],
-            notes_dirs=[agent.workspace / "memory"],
-            homes=_homes(loaded.env),
-        )
-        if refusal is not None:
-            findings.append(("warning", where, f'agent "{agent.id}": init-backends refuses this: {refusal}'))
-        elif "\0" not in str(export_dir) and not is_within(export_dir, qmd.sessions.agent_qmd_dir):
-            findings.append(
-                (
-                    "warning",
-                    where,
-                    f'agent "{agent.id}": export dir {export_dir} is outside the agent\'s own state '
-                    f"({qmd.sessions.agent_qmd_dir}): the gateway's stale-export cleanup deletes every *.md "
-                    "directly in it, the user's too (memwarm's deletes only the exports it wrote); leave "
-                    "exportDir unset or give it a directory of its own",
-                )
-            )
-    for shared, agent_ids in owners.items():
-        if len(agent_ids) > 1:
-            names = ", ".join(f'"{agent_id}"' for agent_id in agent_ids)
-            findings.append(
-                (
-                    "error",
-                    where,
-                    f"agents {names} share the export dir {shared}: init-backends refuses each of them "
-                    "(each agent's stale-export cleanup would delete the others' exports; give each agent "
-                    "its own exportDir)",
-                )
-            )
-    if exporting:
-        findings.append(("warning", "memory.qmd.sessions", CLEAR_TEXT_NOTICE))
-    return findings

@@ -42,9 +42,10 @@ def renderer() -> str:
     """The renderer the cache's entries are valid for. The transcript reader is imported here, not at
     the top: its redaction rules compile ~200 regexes (100 ms), and every init-backends run imports
     this module (search_probe, session_export_files) while most never export."""
+    from memwarm_cli.backends.sessions.clear_secrets import formats_digest
     from memwarm_cli.backends.sessions.transcript_text import MAX_RECORD_BYTES
 
-    return f"openclaw-2026.6.35/export-1/cap-{MAX_RECORD_BYTES}"
+    return f"openclaw-2026.6.35/export-1/cap-{MAX_RECORD_BYTES}/clear-{formats_digest()}"
 
 
 @record
@@ -54,6 +55,9 @@ class CachedExport:
     size: int
     oversized_lines: tuple[int, ...]
     export: FileIdentity | None  # the export file as the last pass left it (None: not known)
+    clear_secrets: tuple[
+        tuple[int, int], ...
+    ] = ()  # (clear_secrets.CLEAR_FORMATS index, count) in the export
 
 
 def _identity(data: Any) -> FileIdentity | None:
@@ -80,7 +84,13 @@ def _entry(data: Any) -> CachedExport | None:
     if not all(isinstance(n, int) and not isinstance(n, bool) and 0 < n < math.inf for n in lines):
         return None
     export = _identity(data["export"]) if data.get("export") is not None else None
-    return CachedExport(transcript, digest, size, tuple(lines), export)
+    clear = data.get("inClear", {})
+    if not isinstance(clear, dict) or not all(
+        isinstance(k, str) and k.isdigit() and type(v) is int and v > 0 for k, v in clear.items()
+    ):
+        return None
+    counts = tuple(sorted((int(k), v) for k, v in clear.items()))
+    return CachedExport(transcript, digest, size, tuple(lines), export, counts)
 
 
 def parse_cache(data: Any, export_dir: str) -> dict[str, CachedExport]:
@@ -99,7 +109,14 @@ def parse_cache(data: Any, export_dir: str) -> dict[str, CachedExport]:
             parsed[name] = (
                 entry
                 if same_dir
-                else CachedExport(entry.transcript, entry.digest, entry.size, entry.oversized_lines, None)
+                else CachedExport(
+                    entry.transcript,
+                    entry.digest,
+                    entry.size,
+                    entry.oversized_lines,
+                    None,
+                    entry.clear_secrets,
+                )
             )
     return parsed
 
@@ -116,6 +133,7 @@ def cache_json(entries: Mapping[str, CachedExport], export_dir: str) -> dict[str
                 "size": entry.size,
                 "oversizedLines": list(entry.oversized_lines),
                 "export": _identity_json(entry.export) if entry.export is not None else None,
+                "inClear": {str(index): count for index, count in entry.clear_secrets},
             }
             for name, entry in sorted(entries.items())
         },

@@ -11,7 +11,8 @@
   workspace), anything inside `memory/` (`memory/projects` holds the user's notes), and the home dir or
   an ancestor of it. Paths are compared as real paths, so `~`, relative paths, trailing slashes and
   symlinks on the way all land on what they name.
-- `CLEAR_TEXT_SECRET_FORMATS`: common secret formats the release's redaction leaves in clear.
+- `CLEAR_TEXT_SECRET_FORMATS`: the secret formats memwarm recognises that the release's redaction leaves
+  in clear (clear_secrets.py counts them in each export).
 """
 
 from __future__ import annotations
@@ -22,20 +23,17 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from memwarm_cli.backends.sessions.clear_secrets import CLEAR_FORMATS, UNCOUNTED_FORMATS
+
 INVALID_CONFIG = "INVALID_CONFIG"
 MAX_SAFE_INTEGER = 2**53 - 1
 _SESSION_KEYS = ("enabled", "exportDir", "retentionDays")
 
 # The release's redaction (2026.6.35) masks none of these; memwarm keeps its output (parity) and says so.
-CLEAR_TEXT_SECRET_FORMATS = (
-    "Twilio API keys (SK + 32 hex)",
-    "Mailgun keys (key-...)",
-    "bare Heroku API keys (a UUID)",
-    "Azure storage connection strings (AccountKey=...)",
-)
+CLEAR_TEXT_SECRET_FORMATS = (*(fmt.label for fmt in CLEAR_FORMATS), *UNCOUNTED_FORMATS)
 CLEAR_TEXT_NOTICE = (
     "session export keeps OpenClaw 2026.6.35's redaction, which leaves these in clear in the exports "
-    f"and the index: {', '.join(CLEAR_TEXT_SECRET_FORMATS)}"
+    f"and the index: {'; '.join(CLEAR_TEXT_SECRET_FORMATS)}"
 )
 
 

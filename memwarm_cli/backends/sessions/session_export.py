@@ -95,6 +95,7 @@ class ExportTarget:
     data: bytes | None  # the bytes, unless larger than KEEP_RENDERED_BYTES (rendered again to write)
     transcript: FileIdentity
     oversized_lines: tuple[int, ...] = ()  # transcript lines longer than MAX_RECORD_BYTES: skipped
+    clear_secrets: tuple[tuple[int, int], ...] = ()  # (clear_secrets.CLEAR_FORMATS index, count)
 
     @property
     def text(self) -> str | None:
@@ -262,11 +263,27 @@ def _target(
     name = export_name(listed.name)
     if cached is not None and cached.transcript == identity:
         return ExportTarget(
-            name, listed.name, cached.digest, cached.size, None, identity, cached.oversized_lines
+            name,
+            listed.name,
+            cached.digest,
+            cached.size,
+            None,
+            identity,
+            cached.oversized_lines,
+            cached.clear_secrets,
         )
     writer = ExportWriter(header_name(listed.name), keep_bytes=KEEP_RENDERED_BYTES)
     oversized = _render(sessions, listed, writer, check)
-    return ExportTarget(name, listed.name, writer.digest, writer.size, writer.data, identity, oversized)
+    return ExportTarget(
+        name,
+        listed.name,
+        writer.digest,
+        writer.size,
+        writer.data,
+        identity,
+        oversized,
+        writer.clear.as_pairs(),
+    )
 
 
 def plan_session_export(
@@ -357,7 +374,9 @@ def plan_session_export(
 
 
 def _cache_entry(target: ExportTarget, export: FileIdentity | None) -> CachedExport:
-    return CachedExport(target.transcript, target.digest, target.size, target.oversized_lines, export)
+    return CachedExport(
+        target.transcript, target.digest, target.size, target.oversized_lines, export, target.clear_secrets
+    )
 
 
 def _export_is_current(export_dir: Path, target: ExportTarget, cached: CachedExport | None) -> bool:

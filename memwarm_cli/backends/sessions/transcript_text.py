@@ -29,6 +29,7 @@ import hashlib
 from collections.abc import Callable
 from typing import Any, BinaryIO, Protocol
 
+from memwarm_cli.backends.sessions.clear_secrets import ClearSecretCounter
 from memwarm_cli.backends.sessions.transcript_cleaning import (
     strip_inbound_metadata,
     strip_internal_runtime_context,
@@ -307,8 +308,8 @@ def read_transcript_lines(
 
 
 class ExportWriter:
-    """Renders an export as bytes into `write`, as it is made; keeps its SHA-256 and size, and its bytes
-    too while they stay under `keep_bytes` (`data`, else None)."""
+    """Renders an export as bytes into `write`, as it is made; keeps its SHA-256 and size, its bytes too
+    while they stay under `keep_bytes` (`data`, else None), and the secrets left in clear (`clear`)."""
 
     def __init__(
         self,
@@ -330,6 +331,7 @@ class ExportWriter:
         self._size = 0
         self._kept: list[bytes] | None = [] if self._keep > 0 else None
         self._lines = 0
+        self.clear = ClearSecretCounter()
         self._emit(self._head)
 
     def _emit(self, data: bytes) -> None:
@@ -345,6 +347,7 @@ class ExportWriter:
 
     def line(self, units: str) -> None:
         text = units.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+        self.clear.scan(text)
         self._emit(("\n" if self._lines else "").encode() + text.encode("utf-8"))
         self._lines += 1
 

@@ -70,6 +70,7 @@ def _session_lines(sessions: SessionExportOutcome) -> list[str]:
     lines += [f"  sessions: delete {escape_text(name)}" for name in sessions.deleted]
     for note in (*sessions.unreadable, *sessions.left_alone):
         lines.append(f"  sessions: skip {escape_text(note.name)}: {escape_text(note.reason)}")
+    lines += [f"  sessions: in clear: {label}: {count}" for label, count in sessions.in_clear]
     return lines
 
 

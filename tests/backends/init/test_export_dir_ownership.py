@@ -105,3 +105,39 @@ def test_config_check_reports_an_export_dir_two_agents_share_as_an_error_at_the_
     assert shared_errors[0]["path"] == "memory.qmd.sessions.exportDir"
     assert shared_errors[0]["line"] is not None
     assert '"main", "ops"' in shared_errors[0]["message"]
+
+
+# --------------------------------------------------------------------------------------------------------
+# Secrets the release's redaction leaves in clear (issue 31, class 5)
+
+CLEAR_TEXTS = (
+    "the webhook is whsec_abcdefghijklmnopqrstuvwxyz012345 and vault hvs.CAESIabcdefghijklmnopqrstuvwxyz0123",
+    "run sshpass -p Hunter2Secret ssh host",
+    "masked by the release: API_KEY=abcdefghijklmnopqrstuvwxyz",
+)
+
+
+def test_init_backends_counts_the_secrets_left_in_clear_per_agent(tmp_path: Path) -> None:
+    env = SessionsScenario(tmp_path)
+    env.transcript("a.jsonl", *CLEAR_TEXTS)
+    result, agent = env.run()
+    assert result.returncode == 0, result.stderr
+    assert "whsec_abcdefghijklmnopqrstuvwxyz012345" in (env.export / "a.md").read_text(encoding="utf-8")
+    in_clear = agent["sessions"]["inClear"]
+    assert sum(in_clear.values()) == 3 and len(in_clear) == 3
+    assert in_clear["Stripe webhook secrets (`whsec_`)"] == 1
+    assert in_clear["`sshpass -p X`"] == 1
+    line = "(sessions: 1 exported, 1 written, 0 deleted, 3 secrets in clear)"
+    assert any(line in text for text in result.stderr.splitlines()), result.stderr
+    # A new transcript makes the next run export again: a.jsonl comes from the export cache, unread, and
+    # its secrets are still counted.
+    env.transcript("b.jsonl", "nothing secret here")
+    again = env.run()[1]
+    assert again["sessions"]["written"] == ["b.md"]
+    assert again["sessions"]["inClear"] == in_clear
+    check = _config_check(env)
+    counted = [
+        text for text in check.stdout.splitlines() if "secrets in clear in its session exports" in text
+    ]
+    assert len(counted) == 1 and 'agent "main": 3 secrets' in counted[0], check.stdout
+    assert "Stripe webhook secrets" in counted[0]

@@ -253,6 +253,7 @@ def test_json_report_of_a_sessions_run(tmp_path: Path) -> None:
         "leftAlone",
         "error",
         "errorCode",
+        "inClear",
     }
     assert agent["sessions"]["sessionsDir"] == str(env.sessions)
     assert agent["sessions"]["retentionDays"] == 7
