@@ -35,8 +35,8 @@ from pathlib import Path
 from typing import Any
 
 from memwarm_cli.agents import select_agent
-from memwarm_cli.backends.qmd import qmd_commands
-from memwarm_cli.backends.qmd.index_stats import IndexUnreadable, read_index_stats
+from memwarm_cli.backends.qmd import model_cache, qmd_commands
+from memwarm_cli.backends.qmd.index_stats import IndexStats, IndexUnreadable, read_index_stats
 from memwarm_cli.backends.qmd.process import CommandResult, run_command
 from memwarm_cli.backends.qmd.qmd_diagnosis import unavailable_hint
 from memwarm_cli.backends.qmd.search_hits import (
@@ -85,6 +85,10 @@ class SearchResult:
     qmd_hits: int  # what qmd answered (merged across calls), before the docid lookup and the limits
     calls: tuple[tuple[str, ...], ...]  # the argv of each qmd call
     duration_ms: int
+    # vsearch/query only (None for BM25): searched documents without vectors, which those modes cannot
+    # find (qmd 2.8.3 answers `[]` for them, with a warning memwarm does not pass on), of how many.
+    without_vectors: tuple[int, int] | None = None
+    models_missing: tuple[str, ...] = ()  # models the mode loads that are not in the agent's qmd cache
 
     @property
     def argv(self) -> tuple[str, ...]:
@@ -109,6 +113,8 @@ class SearchResult:
             "argv": list(self.argv),
             "calls": [list(call) for call in self.calls],
             "durationMs": self.duration_ms,
+            "documentsWithoutVectors": None if self.without_vectors is None else self.without_vectors[0],
+            "modelsMissing": list(self.models_missing),
             "results": [hit.to_json() for hit in self.hits],
         }
 
@@ -135,13 +141,24 @@ def search_agent_memory(
     if qmd is None:
         raise SearchFailed(f'agent "{chosen.id}" uses the builtin memory backend, not qmd')
     index_path = settings.paths.index_path
-    specs = _searchable(settings, qmd, index_path)
     search_mode = mode or qmd.search_mode
+    vector_mode = search_mode in ("vsearch", "query")
+    specs, stats = _searchable(settings, qmd, index_path, pending=vector_mode)
     wanted = min(qmd.limits.max_results, limit) if limit is not None else qmd.limits.max_results
     no_rerank = qmd.search_mode == "query" and qmd.rerank is False
     groups = _source_groups(specs)
     env = qmd_child_env(loaded.env, settings.paths)
     cwd = settings.workspace if is_directory(settings.workspace) else loaded.state_dir
+    without_vectors: tuple[int, int] | None = None
+    models_missing: tuple[str, ...] = ()
+    if vector_mode:
+        searched = {spec.name for spec in specs}
+        total = sum(count for name, count in stats.documents.items() if name in searched)
+        pending = sum(count for name, count in stats.pending_embeddings.items() if name in searched)
+        without_vectors = (pending, total)
+        roles = model_cache.mode_roles(search_mode, rerank=not no_rerank)
+        missing = model_cache.missing_models(roles, env, settings.paths.models_dir)
+        models_missing = tuple(model_cache.model_name(uri) for uri in missing)
     calls: list[tuple[str, ...]] = []
     entries: list[dict[str, Any]] = []
     duration = 0
@@ -158,7 +175,7 @@ def search_agent_memory(
         )
         calls.append(result.argv)
         duration += result.duration_ms
-        found = _answer(result, search_mode, qmd, env, cwd)
+        found = _answer(result, search_mode, qmd, env, cwd, models_missing)
         if len(groups) > 1:
             default = names[0] if len(names) == 1 else None
             found = [with_hints(entry, default) for entry in found]
@@ -178,15 +195,20 @@ def search_agent_memory(
         qmd_hits=len(entries),
         calls=tuple(calls),
         duration_ms=duration,
+        without_vectors=without_vectors,
+        models_missing=models_missing,
     )
 
 
-def _searchable(settings: AgentBackendSettings, qmd: QmdSettings, index_path: Path) -> list[CollectionSpec]:
+def _searchable(
+    settings: AgentBackendSettings, qmd: QmdSettings, index_path: Path, *, pending: bool
+) -> tuple[list[CollectionSpec], IndexStats]:
     """Every managed collection, in config order, names deduplicated; those the index lacks only when
-    their directory is not there (SearchFailed for the others, and for no index at all)."""
+    their directory is not there (SearchFailed for the others, and for no index at all); and the index's
+    stats (with `pending`, the documents without vectors)."""
     first_run = "run memwarm init-backends first"
     try:
-        stats = read_index_stats(index_path, pending=False)
+        stats = read_index_stats(index_path, pending=pending)
     except FileNotFoundError:
         raise SearchFailed(
             f'no qmd index for agent "{settings.agent_id}" ({index_path}): {first_run}'
@@ -213,7 +235,7 @@ def _searchable(settings: AgentBackendSettings, qmd: QmdSettings, index_path: Pa
         raise SearchFailed(
             f'the qmd index of agent "{settings.agent_id}" holds none of its collections: {first_run}'
         )
-    return specs
+    return specs, stats
 
 
 def _source_groups(specs: list[CollectionSpec]) -> list[list[CollectionSpec]]:
@@ -225,11 +247,23 @@ def _source_groups(specs: list[CollectionSpec]) -> list[list[CollectionSpec]]:
 
 
 def _answer(
-    result: CommandResult, mode: str, qmd: QmdSettings, env: dict[str, str], cwd: Path
+    result: CommandResult,
+    mode: str,
+    qmd: QmdSettings,
+    env: dict[str, str],
+    cwd: Path,
+    models_missing: tuple[str, ...] = (),
 ) -> list[dict[str, Any]]:
     if result.timed_out:
+        why = ""
+        if models_missing:
+            noun = "model" if len(models_missing) == 1 else "models"
+            why = (
+                f" (it first downloads the {noun} {', '.join(models_missing)}, not in the agent's qmd cache: "
+                "memwarm init-backends --probe gets them)"
+            )
         raise SearchFailed(
-            f"qmd {mode} timed out after {qmd.limits.timeout_ms}ms (memory.qmd.limits.timeoutMs): "
+            f"qmd {mode} timed out after {qmd.limits.timeout_ms}ms (memory.qmd.limits.timeoutMs){why}: "
             "the agent's memory search would fail the same way and fall back to the builtin index"
         )
     if result.spawn_error is not None:

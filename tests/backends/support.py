@@ -34,6 +34,8 @@ from tests.conftest import (
 from tests.signal_defaults import DEFAULT_SIGNALS
 
 REAL_QMD = TOOLS_BIN / "qmd"
+MODELS_UNREACHABLE = "http://127.0.0.1:9/"  # resolves (an address), and nothing answers on port 9
+MODELS_UNRESOLVABLE = "https://models.invalid/"  # .invalid never resolves (RFC 6761)
 
 # For the settings tests: an agent's backend resolved from a config dict, with fixed state dir and HOME.
 STATE = Path("/state")
@@ -89,6 +91,10 @@ class Scenario:
             "PATH": path,
             "XDG_CACHE_HOME": str(self.home / ".cache"),
             "XDG_CONFIG_HOME": str(self.home / ".config"),
+            # A model host that resolves but serves nothing: qmd tries a download and waits as it does
+            # offline, whatever this machine's network; MODELS_UNRESOLVABLE makes memwarm's own check
+            # (backends/qmd/model_cache.py) find the host out of reach.
+            "HF_ENDPOINT": MODELS_UNREACHABLE,
         }
         values.update(extra or {})
         return isolated_env(self.home, values)

@@ -498,3 +498,21 @@ def test_session_exports_rewritten_with_the_same_bytes_stay_warm(tmp_path: Path)
     assert stale["status"] == "stale"
     assert [r["kind"] for r in stale["freshness"]["reasons"]] == ["export"]
     assert "1 to write (trip.md)" in stale["freshness"]["reasons"][0]["text"]
+
+
+def test_vsearch_on_an_index_without_vectors_says_why_it_finds_nothing(warm: Scenario) -> None:
+    """The index was built for BM25 (no `qmd embed`): qmd's vsearch answers `[]` and warns only on its
+    own stderr. memwarm's search says how many documents have no vectors, and the way out."""
+    result = memwarm(warm, "search", "quokka", "--mode", "vsearch")
+    assert (result.returncode, result.stdout) == (ExitCode.OK, "No matches.\n"), result.stderr
+    data = json.loads(memwarm(warm, "search", "quokka", "--mode", "vsearch", "--json").stdout)
+    total = data["documentsWithoutVectors"]
+    assert total > 0 and data["modelsMissing"] == ["embeddinggemma-300M-Q8_0"] and data["results"] == []
+    assert result.stderr.splitlines() == [
+        f"memwarm: warning: none of the {total} documents searched has vectors yet, which qmd vsearch "
+        "cannot find: run memwarm init-backends with network access (embeddinggemma-300M-Q8_0 not "
+        "downloaded), or search with --mode search (BM25)"
+    ]
+    assert memwarm(warm, "search", "quokka", "--mode", "vsearch", "-q").stderr == ""
+    bm25 = json.loads(memwarm(warm, "search", "quokka", "--json").stdout)
+    assert bm25["documentsWithoutVectors"] is None and bm25["results"]  # BM25 needs no vectors

@@ -27,6 +27,7 @@ from memwarm_cli.backends.init.init_report import (
     Status,
     StepEvent,
 )
+from memwarm_cli.backends.qmd import model_cache
 from memwarm_cli.backends.qmd.process import CommandResult, run_command
 from memwarm_cli.backends.qmd.version_cache import QmdVersions
 from memwarm_cli.backends.settings.agent_backend import AgentBackendSettings
@@ -106,6 +107,8 @@ class RunContext:
         # Set once an agent waited the embed timeout out on another process's lock: the later agents of
         # this run are degraded at once instead of waiting it out again, one after another.
         self.embed_lock_stuck: str | None = None
+        # Model download hosts, each resolved at most once per run (model_cache.py).
+        self.download_hosts = model_cache.HostChecks()
 
 
 class AgentJob:
@@ -136,6 +139,7 @@ class AgentJob:
         self.warnings: list[str] = []
         self.probe: ProbeOutcome | None = None
         self.probe_degraded: str | None = None  # a vsearch/query probe that did not answer, and why
+        self.model_fix_owed = False  # a step could not get its models: the fix goes once into the reason
         self.sessions: SessionExportOutcome | None = None
         self.export_dir_created = False  # this run made the session export dir
         self.failure: str | None = None  # first non-fatal failure (a collection that could not be added)
@@ -179,6 +183,21 @@ class AgentJob:
                 error=None if result.ok else result.error_message(),
             )
         )
+
+    def models_out_of_reach(self, roles: Sequence[model_cache.Role]) -> tuple[str, str] | None:
+        """What keeps qmd from the models `roles` need, or None: `models X, Y not downloaded` and `<host>
+        does not resolve (<why>)`, when some are not in the agent's models dir and the host they would be
+        downloaded from does not resolve (offline: qmd would wait for the download until its timeout)."""
+        missing = model_cache.missing_models(roles, self.env, self.paths.models_dir)
+        if not missing:
+            return None
+        host = model_cache.download_host(self.env)
+        error = self.context.download_hosts.error(host)
+        if error is None:
+            return None
+        names = ", ".join(model_cache.model_name(uri) for uri in missing)
+        noun = "model" if len(missing) == 1 else "models"
+        return f"{noun} {names} not downloaded", f"{host} does not resolve ({error})"
 
     def planned(self, args: Sequence[str], note: str | None = None) -> PlannedCommand:
         """A command as `--dry-run` shows it; the env is only what memwarm adds to the inherited one."""
@@ -257,9 +276,22 @@ class AgentJob:
         if self.probe is not None and self.probe_failed and self.probe_degraded is None:
             return self.outcome("failed", f"qmd {self.probe.mode} probe failed: {self.probe.error}")
         degraded = [reason for reason in (self.embed.degraded, self.probe_degraded) if reason is not None]
+        if self.model_fix_owed:
+            degraded.append(model_fix(self))  # once, however many steps could not run
         if degraded:
             return self.outcome("degraded", "; ".join(degraded))
         success: Literal["armed", "fresh"] = (
             "fresh" if self.unchanged and not self.embedded_unchanged else "armed"
         )
         return self.outcome(success, None)
+
+
+def model_fix(job: AgentJob) -> str:
+    """The two ways out for an agent whose models cannot be downloaded where it runs."""
+    from memwarm_cli.backends.settings.qmd_paths import shared_models_dir
+
+    shared = shared_models_dir(job.context.loaded.env)
+    return (
+        f"fix: run `memwarm init-backends --probe` once with network access (models in {shared} are "
+        'shared with every agent), or set memory.qmd.searchMode to "search" (BM25, no model)'
+    )

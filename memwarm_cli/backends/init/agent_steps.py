@@ -279,6 +279,16 @@ class Embed:
             return
         if job.unchanged:
             fp.remove_fingerprint(job.fingerprint_path)  # unfinished work leaves no fingerprint
+        out_of_reach = job.models_out_of_reach(("embed",))
+        if out_of_reach is not None:
+            # Offline, qmd would wait for the download until the embed timeout: not run, not a failure
+            # (no back-off: the next run checks again, at no cost).
+            missing, offline = out_of_reach
+            reason = f"qmd embed not run: {missing}, and {offline}; searchable with BM25, vectors stale"
+            failures, failed_at = (stored.embed_failures, stored.embed_failed_at) if stored else (0, 0.0)
+            job.embed = EmbedState(False, failures, failed_at, reason)
+            job.model_fix_owed = True
+            return
         job.embed = self._embed(job)
         if job.unchanged:
             # Recorded at once: the vectors are what this run owed; a later probe does not change that.

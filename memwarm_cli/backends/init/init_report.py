@@ -310,13 +310,16 @@ def final_log_line(outcome: AgentOutcome) -> str:
         notes = []
         if outcome.status == "fresh":
             notes.append("fresh: nothing changed since the last run")
-        elif outcome.status == "degraded":
-            notes.append(f"degraded: {outcome.reason}")
         if outcome.sessions is not None and outcome.status != "fresh":
             notes.append(sessions_note(outcome.sessions))
         if outcome.probe is not None and outcome.probe.answered:
             notes.append(probe_note(outcome.probe))
-        return f"{prefix} armed for {agent}" + (f" ({'; '.join(notes)})" if notes else "")
+        tail = f" ({'; '.join(notes)})" if notes else ""
+        if outcome.status == "degraded":
+            # Not "armed": OpenClaw's wording for a manager it opened, but this agent's vector search
+            # will not answer (memwarm's own status, so memwarm's own line).
+            return f"{prefix} degraded for {agent}: {outcome.reason}{tail}"
+        return f"{prefix} armed for {agent}{tail}"
     if outcome.status == "failed":
         return f"{prefix} failed for {agent}: {outcome.reason or 'unknown error'}"
     if outcome.status == "busy":

@@ -29,10 +29,9 @@ from memwarm_cli.backends.freshness.file_walk import snapshot_collection
 from memwarm_cli.backends.init import collection_sync
 from memwarm_cli.backends.init.agent_job import AgentJob
 from memwarm_cli.backends.init.init_report import PlannedCommand, ProbeOutcome
-from memwarm_cli.backends.qmd import qmd_commands
+from memwarm_cli.backends.qmd import model_cache, qmd_commands
 from memwarm_cli.backends.sessions.session_export_files import read_regular_file
 from memwarm_cli.backends.settings.qmd_collections import CollectionSpec
-from memwarm_cli.backends.settings.qmd_paths import shared_models_dir
 
 DEFAULT_PROBE_TIMEOUT_MS = 120_000
 FALLBACK_QUERY = "memory"
@@ -97,17 +96,14 @@ def probe_timeout_ms(job: AgentJob) -> int:
 
 
 def offline_reason(job: AgentJob, error: str) -> str:
-    """Why a vsearch/query probe did not answer, which models that mode needs, and the two fixes."""
+    """Why a vsearch/query probe did not answer, and the models that mode loads (the fix follows once,
+    agent_job.model_fix)."""
     mode = job.qmd.search_mode
     models = MODE_MODELS.get(mode, ())
     noun = "model" if len(models) == 1 else "models"
-    shared = shared_models_dir(job.context.loaded.env)
     return (
-        f"qmd {mode} probe did not answer ({error}): searchMode {mode} needs the {noun} "
-        f"{', '.join(models)}, which qmd downloads from HuggingFace on first use; pre-download them with "
-        f"network access (run `memwarm init-backends --probe` once online; models in {shared} are linked "
-        "into each agent's qmd cache whose own models dir is missing or empty), or set "
-        'memory.qmd.searchMode to "search" (BM25, no model)'
+        f"qmd {mode} probe did not answer ({error}): searchMode {mode} loads the {noun} "
+        f"{', '.join(models)}, which qmd downloads from HuggingFace on first use"
     )
 
 
@@ -120,6 +116,29 @@ class ProbeSearch:
     def run(self, job: AgentJob) -> None:
         query = probe_query(job)
         timeout = probe_timeout_ms(job)
+        rerank = not (job.qmd.search_mode == "query" and job.qmd.rerank is False)
+        out_of_reach = job.models_out_of_reach(model_cache.mode_roles(job.qmd.search_mode, rerank=rerank))
+        if out_of_reach is not None:
+            # Offline, qmd would wait for the download until the probe's timeout: not run at all.
+            mode = job.qmd.search_mode
+            missing, offline = out_of_reach
+            not_run = f"not run: {missing}, and {offline}"
+            job.probe = ProbeOutcome(
+                answered=False,
+                latency_ms=0,
+                hits=None,
+                error=not_run,
+                mode=mode,
+                query=query,
+                timeout_ms=timeout,
+            )
+            # The embed step said why already: the models alone here.
+            said = job.model_fix_owed
+            job.probe_degraded = (
+                f"qmd {mode} probe not run: {missing}" if said else f"qmd {mode} probe {not_run}"
+            )
+            job.model_fix_owed = True
+            return
         job.step(f"probe ({job.qmd.search_mode})", timeout)
         result = job.run_qmd(self._args(job, query), timeout)
         hits: int | None = None
@@ -143,6 +162,7 @@ class ProbeSearch:
         )
         if not result.ok and MODE_MODELS.get(job.qmd.search_mode):
             job.probe_degraded = offline_reason(job, result.error_message())
+            job.model_fix_owed = True
 
     def plan(self, job: AgentJob) -> list[PlannedCommand]:
         note = f"timeout {probe_timeout_ms(job)} ms"

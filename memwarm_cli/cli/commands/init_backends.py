@@ -83,7 +83,7 @@ def run_init_backends_command(
         at_ms=at_ms,
     )
     token = CancelToken()
-    renderer = InitRenderer(quiet=quiet)
+    renderer = InitRenderer(quiet=quiet, dry_run=dry_run)
     with signals_cancel(token), renderer.live():
         report = run_init_backends(loaded, options, token=token, on_event=renderer.handle)
 

@@ -126,8 +126,9 @@ class ProgressDisplay:
 class InitRenderer:
     """Turns core events into the log on stderr and, on a terminal, the live display."""
 
-    def __init__(self, *, quiet: bool, clock: Clock = time.monotonic) -> None:
+    def __init__(self, *, quiet: bool, dry_run: bool = False, clock: Clock = time.monotonic) -> None:
         self.quiet = quiet
+        self.dry_run = dry_run  # the plan on stdout has each agent's line: not repeated on stderr
         self._clock = clock
         self._lock = threading.Lock()
         self.display: ProgressDisplay | None = None
@@ -154,7 +155,8 @@ class InitRenderer:
         live = Live(display, console=console, transient=True, auto_refresh=refresh, refresh_per_second=4)
 
         def printer(line: str) -> None:
-            console.print(line, markup=False, highlight=False, emoji=False, soft_wrap=True)
+            # Wrapped at word boundaries to the terminal's width (a terminal wraps mid-word).
+            console.print(line, markup=False, highlight=False, emoji=False, overflow="fold")
 
         self.display, self._print, self._live = display, printer, live
         try:
@@ -202,7 +204,7 @@ class InitRenderer:
                 outcome = event.outcome
                 if display is not None:
                     display.agent_done(outcome.agent_id)
-                if outcome.status != "planned" and (not self.quiet or outcome.status == "failed"):
+                if not self.dry_run and (not self.quiet or outcome.status == "failed"):
                     self._hold(outcome.agent_id, final_log_line(outcome))
                 self._done.add(outcome.agent_id)
                 self._release()

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from memwarm_cli.backends.agent_search import SearchResult
     from memwarm_cli.exitcodes import ExitCode
 
 
@@ -48,5 +49,27 @@ def run_search(
             )
         except Cancelled as stop:
             return signal_exit(stop.signum)
+    if not quiet:
+        _warn_without_vectors(result)
     view.show(result)
     return ExitCode.OK
+
+
+def _warn_without_vectors(result: SearchResult) -> None:
+    """vsearch/query cannot find a document that has no vectors (qmd answers `[]` and warns on a stderr
+    memwarm does not pass on): one line saying how many, and the way out."""
+    if result.without_vectors is None or result.without_vectors[0] == 0:
+        return
+    from memwarm_cli.cli.terminal.output import warn
+
+    pending, total = result.without_vectors
+    which = (
+        f"none of the {total} documents searched has vectors"
+        if pending == total
+        else f"{pending} of the {total} documents searched have no vectors"
+    )
+    embed = "run memwarm init-backends (it runs qmd embed)"
+    if result.models_missing:
+        missing = ", ".join(result.models_missing)
+        embed = f"run memwarm init-backends with network access ({missing} not downloaded)"
+    warn(f"{which} yet, which qmd {result.mode} cannot find: {embed}, or search with --mode search (BM25)")

@@ -13,9 +13,17 @@ from typing import Any
 import pytest
 
 from memwarm_cli.backends.init.search_probe import longest_word, newest_note_word
+from memwarm_cli.backends.qmd import model_cache
 from memwarm_cli.backends.settings.qmd_collections import CollectionSpec
 from memwarm_cli.exitcodes import ExitCode
-from tests.backends.support import Scenario, install_fake_qmd, make_scenario
+from tests.backends.support import (
+    MODELS_UNRESOLVABLE,
+    Scenario,
+    install_fake_qmd,
+    make_scenario,
+    real_qmd_scenario,
+    search_files,
+)
 from tests.conftest import CliResult
 
 # vsearch/query are not in the shared fake: a wrapper answers them (sourcing <mode>.sh first) and hands
@@ -87,13 +95,13 @@ def test_offline_vsearch_or_query_probe_ends_at_its_timeout_and_degrades(
     assert "timed out after 500ms" in reason
     for model in models:
         assert model in reason
-    assert "pre-download them" in reason and 'set memory.qmd.searchMode to "search"' in reason
-    assert "run `memwarm init-backends --probe` once online" in reason
-    assert f"models in {scenario.home / '.cache' / 'qmd' / 'models'} are linked" in reason
+    assert reason.count("fix: run `memwarm init-backends --probe` once with network access") == 1
+    assert 'set memory.qmd.searchMode to "search"' in reason
+    assert f"models in {scenario.home / '.cache' / 'qmd' / 'models'} are shared" in reason
     assert probe_argv(agent)[:2] == ["qmd", mode]
-    assert f'qmd memory startup initialization armed for agent "main" (degraded: qmd {mode} probe' in (
-        result.stderr
-    )
+    # The final line says degraded, never "armed" for an agent whose vector search does not answer.
+    assert f'qmd memory startup initialization degraded for agent "main": qmd {mode} probe' in result.stderr
+    assert "armed for" not in result.stderr
     # Not a successful run: the next one does the work again rather than report "fresh".
     (state / f"{mode}.sh").unlink()
     result, agent = run(scenario, state, "--probe")
@@ -239,3 +247,108 @@ def test_probe_options_are_checked(tmp_path: Path) -> None:
         result = scenario.run(args, extra_env={"FAKE_QMD_DIR": str(state)})
         assert result.returncode == ExitCode.USAGE
         assert result.stderr.startswith(message) and result.stderr.count("\n") == 1, result.stderr
+
+
+# --- models that cannot be downloaded: embed and probe end at once ----------------------------------
+
+
+@pytest.mark.parametrize("mode", ["vsearch", "query"])
+def test_models_that_cannot_be_downloaded_end_embed_and_probe_at_once(tmp_path: Path, mode: str) -> None:
+    """The real qmd, an empty model cache and a model host that does not resolve: qmd would wait for the
+    download until each timeout (embed, then probe: 240 s with nothing printed off a terminal); memwarm
+    runs neither, says why once, and the final line says degraded."""
+    scenario = real_qmd_scenario(
+        tmp_path,
+        {"main": {"memory/a.md": "# A\nHeron census.\n"}},
+        {"memory": {"backend": "qmd", "qmd": {"searchMode": mode}}},
+    )
+    result, report = scenario.run_json(["--probe"], extra_env={"HF_ENDPOINT": MODELS_UNRESOLVABLE})
+    assert result.returncode == ExitCode.DEGRADED, result.stderr
+    (agent,) = report["agents"]
+    ran = [command["argv"][1] for command in agent["commands"]]
+    assert "update" in ran and "embed" not in ran and mode not in ran, ran
+    reason = agent["reason"]
+    assert reason.startswith(
+        "qmd embed not run: model embeddinggemma-300M-Q8_0 not downloaded, and models.invalid does not "
+        "resolve ("
+    ), reason
+    needed = (
+        "model embeddinggemma-300M-Q8_0"
+        if mode == "vsearch"
+        else ("models embeddinggemma-300M-Q8_0, qmd-query-expansion-1.7B-q4_k_m, qwen3-reranker-0.6b-q8_0")
+    )
+    assert f"; qmd {mode} probe not run: {needed} not downloaded; fix: " in reason
+    assert reason.count("does not resolve") == 1 and reason.count("fix:") == 1
+    probe = agent["probe"]
+    assert (probe["answered"], probe["timedOut"], probe["mode"]) == (False, False, mode)
+    lines = result.stderr.splitlines()
+    assert lines[-2] == f'qmd memory startup initialization degraded for agent "main": {reason}'
+    assert not any("armed for" in line for line in lines)
+    # BM25 answers all the same.
+    assert search_files(scenario.qmd("main", "search", "heron", "--json", "-n", "5")) == [
+        "qmd://memory-dir-main/a.md"
+    ]
+
+
+def _cached_models(scenario: Scenario, *roles: model_cache.Role) -> None:
+    """Model files where qmd looks for them (the shared dir, linked into the agent's cache)."""
+    models = scenario.home / ".cache" / "qmd" / "models"
+    models.mkdir(parents=True, exist_ok=True)
+    for role in roles:
+        name = model_cache.cache_file_name(model_cache.DEFAULT_MODELS[role])
+        assert name is not None
+        (models / name).write_bytes(b"GGUF")
+
+
+def test_models_in_the_cache_need_no_download_host(tmp_path: Path) -> None:
+    """Models already downloaded: qmd loads them from its cache without the network, so an unresolvable
+    host changes nothing; `rerank: false` needs no reranker."""
+    scenario, state = probe_scenario(tmp_path, searchMode="query", rerank=False)
+    _cached_models(scenario, "embed", "generate")
+    result, report = scenario.run_json(
+        ["--probe"], extra_env={"FAKE_QMD_DIR": str(state), "HF_ENDPOINT": MODELS_UNRESOLVABLE}
+    )
+    (agent,) = report["agents"]
+    assert (result.returncode, agent["status"]) == (ExitCode.OK, "armed"), result.stderr
+    ran = [command["argv"][1] for command in agent["commands"]]
+    assert "embed" in ran and "query" in ran
+
+
+def test_a_model_missing_from_the_cache_is_named(tmp_path: Path) -> None:
+    """Only the missing model is named; the embed, whose model is there, runs."""
+    scenario, state = probe_scenario(tmp_path, searchMode="query")
+    _cached_models(scenario, "embed", "generate")
+    result, report = scenario.run_json(
+        ["--probe"], extra_env={"FAKE_QMD_DIR": str(state), "HF_ENDPOINT": MODELS_UNRESOLVABLE}
+    )
+    (agent,) = report["agents"]
+    assert (result.returncode, agent["status"]) == (ExitCode.DEGRADED, "degraded"), result.stderr
+    assert agent["reason"].startswith(
+        "qmd query probe not run: model qwen3-reranker-0.6b-q8_0 not downloaded, and models.invalid does not"
+    )
+    ran = [command["argv"][1] for command in agent["commands"]]
+    assert "embed" in ran and "query" not in ran
+
+
+@pytest.mark.parametrize(
+    ("env", "host"),
+    [
+        ({}, "huggingface.co"),
+        ({"HF_ENDPOINT": "https://hf-mirror.com"}, "hf-mirror.com"),
+        ({"HF_ENDPOINT": "https://hf-mirror.com", "MODEL_ENDPOINT": "http://10.0.0.2:8080/"}, "10.0.0.2"),
+        ({"HF_ENDPOINT": "not a url"}, "huggingface.co"),
+    ],
+)
+def test_the_download_host_is_node_llama_cpps(env: dict[str, str], host: str) -> None:
+    assert model_cache.download_host(env) == host
+
+
+def test_cache_file_names_are_node_llama_cpps() -> None:
+    """As node-llama-cpp 3 (qmd 2.8.3's) names the downloads (resolveModelDestination's fullFilename)."""
+    names = [model_cache.cache_file_name(uri) for uri in model_cache.DEFAULT_MODELS.values()]
+    assert names == [
+        "hf_ggml-org_embeddinggemma-300M-Q8_0.gguf",
+        "hf_tobil_qmd-query-expansion-1.7B-q4_k_m.gguf",
+        "hf_ggml-org_qwen3-reranker-0.6b-q8_0.gguf",
+    ]
+    assert model_cache.cache_file_name("/models/own.gguf") is None  # a path: qmd loads it as it is

@@ -25,7 +25,7 @@ from memwarm_cli.cli.commands.init_backends_progress import (
     clock_text,
     duration_text,
 )
-from tests.backends.support import install_fake_qmd, make_scenario
+from tests.backends.support import MODELS_UNRESOLVABLE, install_fake_qmd, make_scenario
 from tests.conftest import run_in_terminal, strip_ansi
 
 
@@ -166,3 +166,39 @@ def test_the_display_on_a_real_terminal(tmp_path: Path, home_dir: Path) -> None:
     assert "init-backends  0/1 agents done" in screen
     assert "qmd embed" in screen and "(timeout 2m00s)" in screen
     assert 'qmd memory startup initialization armed for agent "main"' in screen
+
+
+def test_long_log_lines_wrap_between_words_at_80_columns(tmp_path: Path, home_dir: Path) -> None:
+    """On an 80-column terminal a degraded agent's final line (the reason, then the fix) is broken
+    between words, never inside one (the terminal itself would cut `embeddinggemma` in two)."""
+    config = {"memory": {"backend": "qmd", "qmd": {"searchMode": "vsearch"}}}
+    scenario = make_scenario(tmp_path, {"main": {"memory/a.md": "# A\n"}}, config)
+    state = install_fake_qmd(tmp_path / "fakebin")
+    scenario.path_dirs = [tmp_path / "fakebin"]
+    env = {**scenario.env(), "FAKE_QMD_DIR": str(state), "HF_ENDPOINT": MODELS_UNRESOLVABLE}
+    screen = strip_ansi(run_in_terminal(["init-backends", "--probe"], env, columns=80))
+    # A line as the screen shows it: what follows the last carriage return (the display redraws).
+    lines = [line.rsplit("\r", 1)[-1].rstrip() for line in screen.split("\r\n")]
+    first = next(i for i, line in enumerate(lines) if line.startswith("qmd memory startup initialization"))
+    end = next(i for i, line in enumerate(lines) if line.startswith("init-backends: 1 agent"))
+    wrapped = lines[first:end]
+    assert len(wrapped) > 2 and all(len(line) <= 80 for line in wrapped), wrapped
+    text = " ".join(wrapped)
+    assert text.startswith(
+        'qmd memory startup initialization degraded for agent "main": qmd embed not run: model '
+        "embeddinggemma-300M-Q8_0 not downloaded, and models.invalid does not resolve ("
+    ), text
+    assert "fix: run `memwarm init-backends --probe` once with network access" in text
+
+
+def test_a_dry_run_shows_a_failure_once_on_a_terminal(tmp_path: Path, home_dir: Path) -> None:
+    """`--dry-run` on a terminal: an agent that cannot be planned is one line of the plan (stdout), not
+    repeated by the log (stderr, the same screen); the summary still counts it."""
+    scenario = make_scenario(tmp_path, {"main": {"memory/a.md": "# A\n"}}, {"memory": {"backend": "qmd"}})
+    scenario.path_dirs = [tmp_path / "empty-bin"]  # no qmd anywhere: the agent fails
+    (tmp_path / "empty-bin").mkdir()
+    env = {**scenario.env(), "PATH": str(tmp_path / "empty-bin")}
+    screen = strip_ansi(run_in_terminal(["init-backends", "--dry-run"], env, columns=200))
+    assert screen.count("qmd binary unavailable") == 1, screen
+    assert 'agent "main": failed: qmd binary unavailable' in screen
+    assert "init-backends: 1 agent in" in screen and '1 failed ("main")' in screen
