@@ -423,30 +423,6 @@ def js_unicode_regex(source: str, *, ignore_case: bool = False) -> re.Pattern[st
     return re.compile("".join(out), flags)
 
 
-def js_replace_first(text: str, search: str, replacement: str) -> str:
-    r"""`text.replace(search, replacement)` with a string `search`: only the first occurrence is replaced.
-
-    `replacement` is a JS replacement template: `$$` is `$`, `$&` the matched text, `` $` `` the text
-    before the match and `$'` the text after it; every other `$` stays literal (there are no groups).
-    """
-    index = text.find(search)
-    if index < 0:
-        return text
-    before, after = text[:index], text[index + len(search) :]
-    pieces: list[str] = []
-    i = 0
-    while i < len(replacement):
-        ch = replacement[i]
-        nxt = replacement[i + 1] if i + 1 < len(replacement) else ""
-        if ch == "$" and nxt in ("$", "&", "`", "'"):
-            pieces.append({"$": "$", "&": search, "`": before, "'": after}[nxt])
-            i += 2
-            continue
-        pieces.append(ch)
-        i += 1
-    return before + "".join(pieces) + after
-
-
 ELLIPSIS = "\u2026"
 
 

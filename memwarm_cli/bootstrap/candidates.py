@@ -20,15 +20,10 @@ from memwarm_cli.boundary_read import SYMLINK_REFUSED_DETAIL, ReadFailure, ReadO
 from memwarm_cli.cwd import absolute_path
 from memwarm_cli.profiles.releases import REFERENCE, Profile
 
-AGENTS_MD = "AGENTS.md"
-SOUL_MD = "SOUL.md"
-TOOLS_MD = "TOOLS.md"
-IDENTITY_MD = "IDENTITY.md"
 USER_MD = "USER.md"
 HEARTBEAT_MD = "HEARTBEAT.md"
 BOOTSTRAP_MD = "BOOTSTRAP.md"
 MEMORY_MD = "MEMORY.md"
-LOAD_ORDER = REFERENCE.bootstrap_files  # 2026.6.35's; a profile names its own
 MAX_BOOTSTRAP_FILE_BYTES = 2 * 1024 * 1024
 UNREADABLE_PREFIX = "[UNREADABLE: "
 MAX_UNREADABLE_REASON = 300
@@ -96,11 +91,6 @@ def listed_names(root: str) -> frozenset[str]:
         return frozenset(os.listdir(root))
     except OSError:
         return frozenset()
-
-
-def has_memory_entry(root: str) -> bool:
-    """MEMORY.md is a candidate only when the workspace listing holds exactly that name."""
-    return MEMORY_MD in listed_names(root)
 
 
 def _os_error_reason(detail: str | None, path: str) -> str:

@@ -29,15 +29,10 @@ TRUNCATION_NOTICE = (
 )
 STABLE_HEADING = "# Project Context"
 DYNAMIC_HEADING = "# Dynamic Project Context"
-STABLE_INTRO = "The following project context files have been loaded:"
 DYNAMIC_INTRO = (
     "The following frequently-changing project context files are kept below the cache boundary when possible:"
 )
 SOUL_LINE = "SOUL.md: persona/tone. Follow it unless higher-priority instructions override."
-MEMORY_LINE = (
-    "MEMORY.md: durable user preferences and behavior guidance. Keep following it throughout the session "
-    "unless higher-priority instructions override."
-)
 BASENAME_RANK = {
     "agents.md": 10,
     "soul.md": 20,

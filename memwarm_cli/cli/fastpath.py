@@ -218,12 +218,6 @@ def parse_fast_argv(argv: Sequence[str]) -> tuple[FastCommand, dict[str, Any]] |
     return command, params
 
 
-def parse_prelude_argv(argv: Sequence[str]) -> dict[str, Any] | None:
-    """The parameters of a plain `prelude` invocation (`run_prelude`'s, and `openclaw`), or None."""
-    parsed = parse_fast_argv(argv)
-    return parsed[1] if parsed is not None and parsed[0] is PRELUDE else None
-
-
 def run_fast(command: FastCommand, params: dict[str, Any]) -> int:
     """Run a parsed invocation through the function its Typer command calls; the exit code."""
     from memwarm_cli.cli.terminal.release_choice import remember_openclaw

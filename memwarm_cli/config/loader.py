@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -37,7 +37,6 @@ class LoadedConfig:
     state_dir: Path
     warnings: list[ConfigWarning]  # missing ${VAR}s, a non-object top level; duplicate keys with track=True
     positions: PNode | None = None  # only when loaded with track=True
-    env_applied: list[str] = field(default_factory=list)  # names the config's `env` section set
     unsubstituted: Any = None  # `data` before ${VAR} substitution (config show names a credential's ${VAR})
 
 
@@ -180,7 +179,7 @@ def load_config(
             if problem is not None:
                 raise ConfigError(file, f"cannot read config file: {problem} (given by {source.reason})")
             raise ConfigError(file, f"config file not found (given by {source.reason})")
-        return LoadedConfig(source, {}, env_map, state_dir, [], None, [])
+        return LoadedConfig(source, {}, env_map, state_dir, [], None)
 
     try:
         raw, pos = _resolve(source.path, track=track, include_errors=include_errors)
@@ -205,11 +204,11 @@ def load_config(
                 loc.line if loc else None,
                 loc.column if loc else None,
             )
-            return LoadedConfig(source, {}, env_map, state_dir, [warning], None, [])
-        applied = apply_config_env_vars(raw, env_map)
+            return LoadedConfig(source, {}, env_map, state_dir, [warning], None)
+        apply_config_env_vars(raw, env_map)
         data, warnings = substitute_env(raw, pos, env_map, file)
         if pos is not None and pos.notes:
             warnings = _note_warnings(pos, pos.notes) + warnings
     except RecursionError:
         raise ConfigError(file, "the config is nested too deeply") from None
-    return LoadedConfig(source, data, env_map, state_dir, warnings, pos, applied, raw)
+    return LoadedConfig(source, data, env_map, state_dir, warnings, pos, raw)

@@ -30,8 +30,6 @@ from memwarm_cli.errors import ConfigError
 from memwarm_cli.profiles.releases import REFERENCE, Profile
 from memwarm_cli.textsafe import clip
 
-RELEASE = "OpenClaw 2026.6.35"
-
 
 def release_name(profile: Profile = REFERENCE, version: str | None = None) -> str:
     """`OpenClaw 2026.9.6`: the release a refusal is said of (the run's version, else the profile's

@@ -40,7 +40,6 @@ class InstalledOpenClaw:
     package_dir: str  # the package the executable runs
     version: str | None  # build-info.json's, else package.json's; None when neither says
     node_range: str | None  # package.json `engines.node`
-    build_id: str | None  # build-info.json `buildId` (2026.8.1 and later)
 
 
 def which(env: Mapping[str, str]) -> str | None:
@@ -121,12 +120,6 @@ def _package_of(executable: str) -> tuple[str, dict[str, Any]] | None:
     return package, manifest
 
 
-def package_dir_of(executable: str) -> str | None:
-    """The package directory an `openclaw` executable runs, or None when it runs no openclaw package."""
-    found = _package_of(executable)
-    return found[0] if found is not None else None
-
-
 def _text(value: Any) -> str | None:
     return value.strip() if isinstance(value, str) and value.strip() else None
 
@@ -138,7 +131,7 @@ def read_package(package: str, executable: str, manifest: dict[str, Any] | None 
     engines = manifest.get("engines")
     node = _text(engines.get("node")) if isinstance(engines, dict) else None
     version = _text(build.get("version")) or _text(manifest.get("version"))
-    return InstalledOpenClaw(executable, package, version, node, _text(build.get("buildId")))
+    return InstalledOpenClaw(executable, package, version, node)
 
 
 def find_installed(env: Mapping[str, str]) -> InstalledOpenClaw | None:

@@ -17,7 +17,6 @@ from memwarm_cli.cli.fastpath import (
     GLOBAL_VALUE_OPTIONS,
     FastCommand,
     parse_fast_argv,
-    parse_prelude_argv,
 )
 from memwarm_cli.cli.options import CONFIG_META_KEY, OPENCLAW_META_KEY
 from tests.conftest import RunCli
@@ -203,7 +202,6 @@ def _comparable(params: dict[str, Any]) -> dict[str, Any]:
 )
 def test_everything_else_goes_through_typer(argv: list[str]) -> None:
     assert parse_fast_argv(argv) is None
-    assert parse_prelude_argv(argv) is None
 
 
 def test_both_routes_print_the_same(run_cli: RunCli, tmp_path: Path) -> None:

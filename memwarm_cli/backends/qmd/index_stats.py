@@ -216,28 +216,6 @@ def index_identity(index_path: Path) -> str | None:
     return "|".join(parts)
 
 
-def document_locations(index_path: Path, docids: list[str]) -> dict[str, tuple[str, str]]:
-    """docid (qmd's 6-hex `#abc123`, or a longer hash prefix) -> (collection, path) of an active document,
-    as OpenClaw resolves a search hit (`SELECT collection, path FROM documents WHERE hash LIKE ? AND
-    active = 1`). Raises FileNotFoundError, IndexUnreadable."""
-    found: dict[str, tuple[str, str]] = {}
-    try:
-        with open_index(index_path) as db:
-            for docid in docids:
-                prefix = docid.removeprefix("#")
-                if not prefix or not all(c in "0123456789abcdef" for c in prefix):
-                    continue
-                row = db.execute(
-                    "SELECT collection, path FROM documents WHERE hash LIKE ? AND active = 1 LIMIT 1",
-                    (f"{prefix}%",),
-                ).fetchone()
-                if row is not None:
-                    found[docid] = (row[0], row[1])
-    except sqlite3.Error as exc:
-        raise IndexUnreadable(str(exc)) from None
-    return found
-
-
 @record
 class IndexView:
     path: str

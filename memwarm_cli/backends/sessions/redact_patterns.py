@@ -190,7 +190,6 @@ class RedactPattern:
     shell: bool  # shell-reference preserving: `maskToken`, `$KEY` values kept
     whole_text: bool  # chunk-unsafe: never run per slice
     base64_guard: bool  # the source's `(?<!;base64,[A-Za-z0-9+/=]*)` is emulated, not compiled
-    group_count: int
 
 
 def _compile(number: int, raw: str) -> RedactPattern:
@@ -206,7 +205,6 @@ def _compile(number: int, raw: str) -> RedactPattern:
         shell=raw in SHELL_REFERENCE_PRESERVING,
         whole_text=raw.startswith((B64, IDENT)) or raw in CHUNK_UNSAFE,
         base64_guard=base64_guard,
-        group_count=regex.groups,
     )
 
 

@@ -133,10 +133,6 @@ class SessionExportPlan:
         """The exports after the pass: name -> text (a large one rendered again)."""
         return {target.name: render_target_text(self, target) for target in self.targets}
 
-    @property
-    def fails(self) -> bool:
-        return bool(self.blocked) or self.config_error is not None
-
 
 def _retention_cutoff_ms(retention_days: int | None, now_ms: float) -> float | None:
     if retention_days is None:

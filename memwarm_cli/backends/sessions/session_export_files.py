@@ -19,7 +19,6 @@ import os
 import stat
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from types import TracebackType
 from typing import BinaryIO
 
 from memwarm_cli.backends.sessions.export_cache import CachedExport, FileIdentity
@@ -130,9 +129,7 @@ class SessionsDir:
     def __enter__(self) -> SessionsDir:
         return self
 
-    def __exit__(
-        self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         os.close(self.fd)
 
     def regular_files(self) -> list[Listed]:
@@ -195,9 +192,7 @@ class ExportDir:
     def __enter__(self) -> ExportDir:
         return self
 
-    def __exit__(
-        self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         os.close(self.fd)
 
     def lstat(self, name: str) -> os.stat_result | None:

@@ -380,14 +380,3 @@ def render_transcript(
     notes = read_transcript_lines(stream, reader, max_record_bytes=max_record_bytes, check=check)
     writer.finish()
     return notes
-
-
-def render_bytes(data: bytes, header: str, *, archive: bool = False) -> str:
-    """The whole export text of a transcript given as bytes (tests, small inputs)."""
-    import io
-
-    writer = ExportWriter(header, keep_bytes=1 << 62)
-    render_transcript(io.BytesIO(data), writer, archive=archive)
-    kept = writer.data
-    assert kept is not None
-    return kept.decode("utf-8")

@@ -21,7 +21,6 @@ import fcntl
 import os
 import time
 from pathlib import Path
-from types import TracebackType
 
 from memwarm_cli.backends.settings.qmd_paths import AgentQmdPaths
 from memwarm_cli.backends.state import state_files
@@ -98,9 +97,7 @@ class FileLock:
     def __enter__(self) -> FileLock:
         return self
 
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.release()
 
 

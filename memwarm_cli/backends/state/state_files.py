@@ -18,9 +18,8 @@ deeply. state_records.py checks a record's schema on top.
 
 The same rule holds for the files qmd itself writes below the state dir (`refused_qmd_file`): they must be
 absent or plain regular files with one link, checked before any qmd command, and an OSError about any of
-these paths is worded once (`describe_os_error`) for reasons and log lines.
-This module is longer than 400 lines because those refusals are this module's no-link rule applied to
-qmd's files; apart, the two halves each needed the other's constants and wording.
+these paths is worded once (`describe_os_error`) for reasons and log lines: those refusals are this
+module's no-link rule applied to qmd's files, so they share its constants and wording.
 """
 
 from __future__ import annotations

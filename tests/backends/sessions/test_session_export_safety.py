@@ -134,7 +134,7 @@ def test_a_directory_named_md_is_removed_only_when_empty_and_never_fails_the_pas
     (layout.export / "folder.md").mkdir()
     (layout.export / "folder.md" / "inside.md").write_text("untouched")
     plan = layout.plan()
-    assert not plan.fails and plan.deletes == ("empty.md",)
+    assert not plan.blocked and plan.config_error is None and plan.deletes == ("empty.md",)
     assert [note.name for note in plan.left_alone] == ["folder.md"]
     result = apply_session_export(plan)
     assert (result.written, result.deleted) == (("a.md",), ("empty.md",))

@@ -27,7 +27,6 @@ from memwarm_cli.backends.sessions.transcript_names import (
 from memwarm_cli.backends.sessions.transcript_text import (
     ExportWriter,
     normalize_session_text,
-    render_bytes,
     render_transcript,
     split_long_session_line,
 )
@@ -36,6 +35,15 @@ from memwarm_cli.jsstring import to_utf16_units
 CASES: dict[str, Any] = json.loads(
     (Path(__file__).with_name("transcript_cases.json")).read_text(encoding="utf-8")
 )["cases"]
+
+
+def render_bytes(data: bytes, header: str, *, archive: bool = False) -> str:
+    """The whole export text of a transcript given as bytes."""
+    writer = ExportWriter(header, keep_bytes=1 << 62)
+    render_transcript(io.BytesIO(data), writer, archive=archive)
+    kept = writer.data
+    assert kept is not None
+    return kept.decode("utf-8")
 
 
 def _record(content: object, role: str = "user") -> str:
