@@ -9,10 +9,12 @@ DEMO_AT := 2026-11-28T09:30:00Z
 
 venv: $(VENV_STAMP)
 
-$(VENV_STAMP): pyproject.toml bin/memwarm
+# toolchain/python-dev.txt: every package of the dev venv at an exact version (pip constraints).
+$(VENV_STAMP): pyproject.toml bin/memwarm toolchain/python-dev.txt
 	$(PYTHON) -m venv $(VENV)
 	# compat mode: a plain .pth path entry, not an import hook; the hook cost ~8 ms on every run.
-	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev]' --config-settings editable_mode=compat
+	$(PY) -m pip install --quiet --disable-pip-version-check -c toolchain/python-dev.txt -e '.[dev]' \
+	  --config-settings editable_mode=compat
 	touch $@
 
 # Node.js 22 and a pinned qmd, installed into tools/ (see toolchain/): `npm ci` from the tracked lockfile,
@@ -86,9 +88,11 @@ demo: venv
 golden-check:
 	$(PYTHON) scripts/golden.py check
 
+# vulture: code nothing uses (tests do not count); vulture_whitelist.py names what is used unseen, and why.
 lint: venv
 	$(VENV)/bin/ruff check memwarm_cli tests bench scripts
 	$(VENV)/bin/ruff format --check memwarm_cli tests bench scripts
+	$(VENV)/bin/vulture memwarm_cli vulture_whitelist.py
 
 typecheck: venv
 	$(VENV)/bin/mypy
