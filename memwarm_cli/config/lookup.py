@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    pass
+    from memwarm_cli.profiles.releases import Profile
 
 # Not-present marker for raw config values, where absent and null must be told apart (None is JSON null).
 MISSING: Any = type("Missing", (), {"__repr__": lambda self: "<missing>"})()
@@ -39,3 +39,14 @@ def coalesce(*values: Any) -> Any:
         if value is not None:
             return value
     return None
+
+
+def memory_search_block(cfg: Any, profile: Profile, entry: Any = None) -> Any:
+    """The memory-search settings as the profile's release reads them: the defaults' block
+    (`agents.defaults.memorySearch` up to 2026.7.x, top-level `memory.search` from 2026.8.1), or with
+    `entry` that agent's own (`memorySearch`, or `memory.search` in its `agents.entries` entry).
+    `missing` (None) when absent; the value unvalidated."""
+    if entry is not None:
+        own = ("memorySearch",) if profile.memory_search_key[0] == "agents" else ("memory", "search")
+        return lookup(entry, *own)
+    return lookup(cfg, *profile.memory_search_key)

@@ -116,6 +116,7 @@ class Profile:
     # -- config shape
     agent_roster: AgentRoster
     default_agent_rule: DefaultAgentRule
+    memory_search_key: tuple[str, ...]  # where the defaults' memory-search block lives
     default_workspace_rule: DefaultWorkspaceRule
     retired_keys: tuple[str, ...]  # config keys the release rejects
     config_schema: ConfigSchema  # the schema `config check` and the commands judge a config by
@@ -159,6 +160,7 @@ P0 = Profile(
     legacy_state_refused=False,
     agent_roster="list",
     default_agent_rule="first-marked",
+    memory_search_key=("agents", "defaults", "memorySearch"),
     default_workspace_rule="profile-suffix",
     retired_keys=(),
     config_schema="2026.6.35",
@@ -203,6 +205,7 @@ P2 = replace(
     legacy_state_refused=True,
     agent_roster="entries-or-list",
     default_agent_rule="ownership",
+    memory_search_key=("memory", "search"),
     default_workspace_rule="state-dir",
     retired_keys=RETIRED_KEYS_P2,
     config_schema="2026.9.6",

@@ -79,9 +79,10 @@ def test_groups_differ_by_their_features() -> None:
         "memory-plugin",
         "memory-plugin",
     ]
-    # backends and config: qmd retired in 2026.8.1, the keyed roster from P2
+    # backends and config: qmd retired in 2026.8.1, the keyed roster and memory.search from P2
     assert [p.qmd_available for p in PROFILES] == [True, True, False, False]
     assert P2.agent_roster == "entries-or-list" and P1.agent_roster == "list"
+    assert P3.memory_search_key == ("memory", "search")
     assert "memory.backend" in P3.retired_keys and P0.retired_keys == ()
 
 
@@ -95,3 +96,19 @@ def test_node_ranges_and_the_legacy_error_class_follow_the_release() -> None:
     assert legacy_state_error_name("2026.9.3", P2) == "StartupMaintenanceRequiredError"
     assert legacy_state_error_name(None, P2) == "Error"  # the reference release, 8.2
     assert legacy_state_error_name(None, P3) == "StartupMaintenanceRequiredError"
+
+
+def test_memory_search_is_read_where_the_release_keeps_it() -> None:
+    from memwarm_cli.config.lookup import memory_search_block
+
+    cfg = {
+        "agents": {"defaults": {"memorySearch": {"enabled": False}}},
+        "memory": {"search": {"enabled": True}},
+    }
+    assert memory_search_block(cfg, P0) == {"enabled": False}
+    assert memory_search_block(cfg, P3) == {"enabled": True}
+    assert memory_search_block(cfg, P3, {"memory": {"search": {"sources": ["sessions"]}}}) == {
+        "sources": ["sessions"]
+    }
+    assert memory_search_block(cfg, P1, {"memorySearch": {"x": 1}}) == {"x": 1}
+    assert memory_search_block({}, P3) is None
