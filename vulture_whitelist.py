@@ -3,6 +3,7 @@ as code that uses them. Not imported by anything; kept out of ruff and mypy (bar
 
 import yaml
 
+from memwarm_cli.backends.sessions.clear_secrets import ClearFormat
 from memwarm_cli.bootstrap.session_keys import SessionKey
 from memwarm_cli.cli.commands import config_cmd
 from memwarm_cli.cli.commands.search_cmd import SearchMode
@@ -26,3 +27,7 @@ yaml.SafeDumper.allow_unicode
 # Read by tests only, and kept: the key-splitting test (tests/bootstrap/test_bootstrap_profiles.py) tells
 # `agent:main:x` (the key names the agent) from `agent:main` (the default agent's fallback) by it.
 SessionKey.agent_scoped
+
+# Read by tests only, and kept beside the pattern it proves: each format's sample is run through the
+# release's redaction (tests/interop) and memwarm's (tests/backends/sessions) to show it stays in clear.
+ClearFormat.sample
