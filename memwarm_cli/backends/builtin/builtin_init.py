@@ -251,6 +251,9 @@ def run_builtin_init(
     timeout_ms = options.timeout_ms or DEFAULT_AGENT_TIMEOUT_MS
     launcher = None
     if targets and options.dry_run:
+        launcher = find_launcher(loaded.env, profile=choice.profile, token=token)
+        if launcher.problem is not None:
+            on_event(LogEvent(f"a real run would build nothing: {launcher.problem}"))
         for search in targets:
             outcomes[search.agent_id] = BuiltinOutcome(
                 search.agent_id,

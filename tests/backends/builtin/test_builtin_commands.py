@@ -252,6 +252,9 @@ def test_a_dry_run_shows_the_plan_and_runs_nothing(tmp_path: Path) -> None:
     assert f"OPENCLAW_STATE_DIR={scenario.state}" in result.stdout
     assert 'agent "beta": warm: ' in result.stdout
     assert not agent_db(scenario.state, "alpha").exists()
+    scenario.path_dirs = []
+    without = run_memwarm([*P3, "init-backends", "--dry-run"], _env(scenario))
+    assert "a real run would build nothing: OpenClaw is not installed" in without.stderr
 
 
 def test_status_on_a_terminal_shows_the_builtin_table(tmp_path: Path) -> None:
