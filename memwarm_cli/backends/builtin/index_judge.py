@@ -46,7 +46,6 @@ from memwarm_cli.backends.builtin.memory_files import (
 from memwarm_cli.backends.builtin.search_settings import (
     CHUNK_OVERLAP,
     CHUNK_TOKENS,
-    CHUNKING_VERSION,
     PROVENANCE_VERSION,
     BuiltinSearch,
 )
@@ -241,27 +240,44 @@ def _number(value: Any) -> float:
 def identity_state(search: BuiltinSearch, meta: Mapping[str, Any] | None) -> Identity:
     """`resolveMemoryIndexIdentityState` as `memory status` calls it (no provider started)."""
     if meta is None:
-        return Identity("missing", "index metadata is missing", "metadata_missing")
+        code = "metadata_missing" if search.index_format.codes else None
+        return Identity("missing", "index metadata is missing", code)
     provenance = _number(meta.get("provenanceVersion"))
     chunking = _number(meta.get("chunkingVersion"))
     provenance = 0 if math.isnan(provenance) else provenance
     chunking = 0 if math.isnan(chunking) else chunking
-    if provenance > PROVENANCE_VERSION or chunking > CHUNKING_VERSION:
+    form = search.index_format
+    if form.exact:  # 2026.8.2: exactly its own versions, reasons without codes
+        if provenance != PROVENANCE_VERSION:
+            return Identity("mismatched", "index provenance classifier changed")
+        if chunking != form.chunking_version:
+            return Identity("mismatched", "index chunking implementation changed")
+        return _configured_identity(search, meta, codes=False)
+    if provenance > PROVENANCE_VERSION or chunking > form.chunking_version:
         code = "provenance_version" if provenance > PROVENANCE_VERSION else "chunking_version"
         why = "the index was written by a newer OpenClaw version; upgrade OpenClaw or reindex explicitly"
         return Identity("mismatched", why, code)
     if provenance < PROVENANCE_VERSION:
         return Identity("mismatched", "index provenance classifier changed", "provenance_version")
-    if chunking < CHUNKING_VERSION:
+    if chunking < form.chunking_version:
         return Identity("mismatched", "index chunking implementation changed", "chunking_version")
+    return _configured_identity(search, meta, codes=True)
+
+
+def _configured_identity(search: BuiltinSearch, meta: Mapping[str, Any], *, codes: bool) -> Identity:
+    """The checks against the config, in the release's order (2026.8.2 checks the tokenizer last too)."""
+
+    def mismatched(reason: str, code: str) -> Identity:
+        return Identity("mismatched", reason, code if codes else None)
+
     expected_model = search.model
     if expected_model is not None and meta.get("model") != expected_model:
-        return Identity(
-            "mismatched", f"index was built for model {meta.get('model')}, expected {expected_model}", "model"
+        return mismatched(
+            f"index was built for model {meta.get('model')}, expected {expected_model}", "model"
         )
     if meta.get("provider") != search.provider:
         why = f"index was built for provider {meta.get('provider')}, expected {search.provider}"
-        return Identity("mismatched", why, "provider")
+        return mismatched(why, "provider")
     raw_sources = meta.get("sources")
     built = (
         sorted({s for s in raw_sources if s in ("memory", "sessions")})
@@ -269,13 +285,13 @@ def identity_state(search: BuiltinSearch, meta: Mapping[str, Any] | None) -> Ide
         else []
     )
     if (built or ["memory"]) != sorted(search.sources):
-        return Identity("mismatched", "index sources changed", "sources")
+        return mismatched("index sources changed", "sources")
     if meta.get("scopeHash") not in scope_hashes(search):
-        return Identity("mismatched", "index scope changed", "scope")
+        return mismatched("index scope changed", "scope")
     if meta.get("chunkTokens") != CHUNK_TOKENS or meta.get("chunkOverlap") != CHUNK_OVERLAP:
-        return Identity("mismatched", "index chunking changed", "chunking")
+        return mismatched("index chunking changed", "chunking")
     if (meta.get("ftsTokenizer") or "unicode61") != search.fts_tokenizer:
-        return Identity("mismatched", "index FTS tokenizer changed", "fts_tokenizer")
+        return mismatched("index FTS tokenizer changed", "fts_tokenizer")
     return Identity("valid")
 
 

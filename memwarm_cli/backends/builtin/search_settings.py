@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +40,19 @@ PROVIDER_DEFAULT_MODELS = {
     "ollama": "nomic-embed-text",
     "lmstudio": "text-embedding-nomic-embed-text-v1.5",
 }
+
+
+@record
+class IndexFormat:
+    """The index format versions a release writes and accepts (its `resolveMemoryIndexIdentityState`)."""
+
+    chunking_version: int
+    exact: bool  # any other version is "mismatched" (2026.8.2); else only an older one, or a newer (9.6)
+    codes: bool  # the identity carries a `code` (9.6) or only a reason (8.2)
+
+
+# By profile: P2 as 2026.8.2 wrote it (chunking 3, exact versions, no codes), P3 as 2026.9.6 (chunking 5).
+INDEX_FORMATS = {"P2": IndexFormat(3, True, False), "P3": IndexFormat(CHUNKING_VERSION, False, True)}
 
 
 @record
@@ -74,6 +88,7 @@ class BuiltinSearch:
     model: str | None  # the expected index model (`fts-only` for `none`); None: not checked
     multimodal: Multimodal
     fts_tokenizer: str
+    index_format: IndexFormat = field(default_factory=lambda: INDEX_FORMATS["P3"])
 
     @property
     def keyword_only(self) -> bool:
@@ -200,4 +215,5 @@ def resolve_builtin_search(
         model=model,
         multimodal=_multimodal(own, defaults),
         fts_tokenizer=tokenizer if isinstance(tokenizer, str) else "unicode61",
+        index_format=INDEX_FORMATS.get(profile.name, INDEX_FORMATS["P3"]),
     )

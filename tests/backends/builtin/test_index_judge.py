@@ -262,10 +262,24 @@ def test_an_unreadable_database_fails_with_the_reason(tmp_path: Path) -> None:
         sqlite3.connect(db).execute("select 1 from sqlite_master").fetchall()
 
 
-def test_p2_resolves_the_same_settings(tmp_path: Path) -> None:
+def test_p2_judges_the_index_format_2026_8_2_writes(tmp_path: Path) -> None:
+    """2026.8.2 writes chunkingVersion 3 and accepts only it (its resolveMemoryIndexIdentityState);
+    2026.9.6 writes 5 and reports an older one as mismatched."""
     workspace = _workspace(tmp_path)
+    _warm(tmp_path, workspace, {**NONE_META, "chunkingVersion": 3})
     config = {"memory": {"search": {"provider": "none"}}}
     agent = Agent("main", True, workspace, None)
-    assert resolve_builtin_search(config, agent, tmp_path, profile=P2) == resolve_builtin_search(
-        config, agent, tmp_path, profile=P3
+    on_p2 = resolve_builtin_search(config, agent, tmp_path / "state", profile=P2)
+    on_p3 = resolve_builtin_search(config, agent, tmp_path / "state", profile=P3)
+    assert on_p2 is not None and on_p3 is not None
+    assert judge_index(on_p2).verdict == "warm"
+    judged = judge_index(on_p3)
+    assert judged.verdict == "invalid" and judged.identity.code == "chunking_version"
+    (tmp_path / "state").rename(tmp_path / "old-state")
+    _warm(tmp_path, workspace)  # as 9.6 wrote it
+    judged = judge_index(on_p2)
+    assert (judged.verdict, judged.identity.reason, judged.identity.code) == (
+        "invalid",
+        "index chunking implementation changed",
+        None,
     )
