@@ -25,6 +25,7 @@ SessionKeyShape = Literal["split-filtered", "split", "prefix"]
 AgentRoster = Literal["list", "entries-or-list"]
 DefaultAgentRule = Literal["first-marked", "ownership"]
 DefaultWorkspaceRule = Literal["profile-suffix", "state-dir"]
+SetupState = Literal["workspace-files", "state-database"]
 # The release whose `openclaw config validate` verdicts a profile's `config check` schema is held to
 # (tests/configview/release_validate/): 6.35's schema (configview/schema.py) or 9.6's (schema_p2.py).
 ConfigSchema = Literal["2026.6.35", "2026.9.6"]
@@ -113,6 +114,7 @@ class Profile:
     heartbeat_prompt_pattern: bool  # the heartbeat prompt sanitiser matches its variants, not one text
     curated_project_entries_filtered: bool  # `<!-- project: ... -->` entries leave MEMORY.md/USER.md
     legacy_state_refused: bool  # a legacy workspace setup-state file fails the run
+    setup_state: SetupState  # where "setup completed" (which hides BOOTSTRAP.md) is read from
     # -- config shape
     agent_roster: AgentRoster
     default_agent_rule: DefaultAgentRule
@@ -158,6 +160,7 @@ P0 = Profile(
     heartbeat_prompt_pattern=False,
     curated_project_entries_filtered=False,
     legacy_state_refused=False,
+    setup_state="workspace-files",
     agent_roster="list",
     default_agent_rule="first-marked",
     memory_search_key=("agents", "defaults", "memorySearch"),
@@ -203,6 +206,7 @@ P2 = replace(
     heartbeat_prompt_pattern=True,
     curated_project_entries_filtered=True,
     legacy_state_refused=True,
+    setup_state="state-database",
     agent_roster="entries-or-list",
     default_agent_rule="ownership",
     memory_search_key=("memory", "search"),
