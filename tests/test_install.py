@@ -172,10 +172,15 @@ def test_the_sdist_is_the_whole_project_and_its_wheel_installs(tmp_path: Path) -
 # --- the documented crontab line and systemd units -------------------------------------------------
 
 
-def _crontab() -> tuple[dict[str, str], list[tuple[str, str]]]:
-    """The documented crontab: its variables, and each job as (schedule, command)."""
-    # The README's First run and docs/install.md show it; one crontab, the one tested here.
-    (block,) = set(_blocks("cron"))
+# The documented crontabs, by where they call memwarm: pipx's (README's First run, docs/install.md) and
+# a venv's (README's Install, docs/install.md).
+PIPX_MEMWARM = "$HOME/.local/bin/memwarm"
+VENV_MEMWARM = "$HOME/.venvs/memwarm/bin/memwarm"
+
+
+def _crontab(memwarm: str = PIPX_MEMWARM) -> tuple[dict[str, str], list[tuple[str, str]]]:
+    """The documented crontab calling `memwarm`: its variables, and each job as (schedule, command)."""
+    (block,) = {block for block in _blocks("cron") if f'"{memwarm}"' in block}
     variables: dict[str, str] = {}
     jobs: list[tuple[str, str]] = []
     for line in block.splitlines():
@@ -190,33 +195,72 @@ def _crontab() -> tuple[dict[str, str], list[tuple[str, str]]]:
     return variables, jobs
 
 
+def test_the_crontabs_are_pipxs_and_a_venvs() -> None:
+    """Every documented crontab calls one of the two memwarms tested here."""
+    blocks = set(_blocks("cron"))
+    assert len(blocks) == 2 and all(
+        ('"' + PIPX_MEMWARM + '"' in b) != (f'"{VENV_MEMWARM}"' in b) for b in blocks
+    )
+
+
+def test_the_venv_path_line_finds_the_venvs_memwarm(tmp_path: Path) -> None:
+    """README's `export PATH=...` line for a venv, as a login shell runs it: `memwarm` alone then runs
+    the venv's."""
+    (line,) = [
+        line
+        for line in re.findall(r"^```sh\n(.*?)^```", _section_of_readme("## Install"), flags=re.M | re.S)
+        for line in line.splitlines()
+        if line.startswith("export PATH=")
+    ]
+    home = _home_with_memwarm(tmp_path, VENV_MEMWARM)
+    env = {"HOME": str(home), "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
+    done = subprocess.run(
+        ["/bin/sh", "-c", f"{line}\ncommand -v memwarm && memwarm --version"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    found, version = done.stdout.split("\n", 1)
+    assert found == str(home / ".venvs" / "memwarm" / "bin" / "memwarm") and version.startswith("memwarm ")
+
+
+def _section_of_readme(heading: str) -> str:
+    text = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    return text.split(f"\n{heading}\n", 1)[1].split("\n## ", 1)[0]
+
+
 _CRON_FIELD = re.compile(r"(\*|\d+(-\d+)?)(/\d+)?(,(\*|\d+(-\d+)?)(/\d+)?)*")
 
 
-def _home_with_memwarm(tmp_path: Path) -> Path:
-    """A home whose ~/.local/bin/memwarm is this checkout's memwarm (where pipx puts it)."""
+def _home_with_memwarm(tmp_path: Path, memwarm: str = PIPX_MEMWARM) -> Path:
+    """A home whose ~/.local/bin/memwarm (where pipx puts it), or the venv's, is this checkout's memwarm."""
     home = tmp_path / "home"
-    (home / ".local" / "bin").mkdir(parents=True)
-    (home / ".local" / "bin" / "memwarm").symlink_to(MEMWARM)
+    link = home / memwarm.removeprefix("$HOME/")
+    link.parent.mkdir(parents=True)
+    link.symlink_to(MEMWARM)
     return home
 
 
-def test_the_crontab_is_one_valid_job() -> None:
-    variables, jobs = _crontab()
+@pytest.mark.parametrize("memwarm", [PIPX_MEMWARM, VENV_MEMWARM])
+def test_the_crontab_is_one_valid_job(memwarm: str) -> None:
+    variables, jobs = _crontab(memwarm)
     assert set(variables) == {"PATH"} and "/usr/bin" in variables["PATH"].split(":")
     ((schedule, command),) = jobs
     assert all(_CRON_FIELD.fullmatch(field) for field in schedule.split()), schedule
     words = shlex.split(command)
-    assert words[0] == "$HOME/.local/bin/memwarm" and words[1:] == ["init-backends", "-q"]
+    assert words[0] == memwarm and words[1:] == ["init-backends", "-q"]
 
 
 @pytest.mark.qmd
-def test_the_crontab_line_runs_as_cron_runs_it(tmp_path: Path) -> None:
+@pytest.mark.parametrize("memwarm", [PIPX_MEMWARM, VENV_MEMWARM])
+def test_the_crontab_line_runs_as_cron_runs_it(tmp_path: Path, memwarm: str) -> None:
     """cron runs the command with /bin/sh, its own HOME and the crontab's PATH: silent when it works."""
     qmd = require_real_qmd()
-    home = _home_with_memwarm(tmp_path)
+    home = _home_with_memwarm(tmp_path, memwarm)
     _tiny_setup(home, qmd_command=str(qmd))  # qmd is not in /usr/local/bin here: pinned instead
-    variables, [(_, command)] = _crontab()
+    variables, [(_, command)] = _crontab(memwarm)
     env = {"HOME": str(home), "LOGNAME": "cron", "SHELL": "/bin/sh", **variables}
     done = subprocess.run(["/bin/sh", "-c", command], env=env, capture_output=True, text=True, timeout=120)
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")  # nothing for cron to mail

@@ -315,3 +315,18 @@ def test_the_layout_names_every_package_and_top_level_module() -> None:
         if module.stem not in ("__init__", "__main__")
     }
     assert sorted(top_level - modules) == [], "top-level modules the README's Layout does not name"
+
+
+def test_the_readme_names_make_interop_and_what_the_tools_take_on_disk() -> None:
+    """A newcomer learns of `make interop` (a target of the Makefile) and what `make tools` and `make
+    interop` put in tools/ before running them (measured with du on a full tools/)."""
+    makefile = (REPO_ROOT / "Makefile").read_text(encoding="utf-8")
+    assert re.search(r"^interop:", makefile, flags=re.M) and re.search(r"^tools:", makefile, flags=re.M)
+    assert "make interop" in _section(README, "## Quick start (development)")
+    disk = re.search(
+        r"Disk: `make tools` puts about ([\d.]+) GB in `tools/`.*?`make\s+interop` about ([\d.]+) GB",
+        README,
+        flags=re.S,
+    )
+    assert disk is not None and all(float(size) > 0 for size in disk.groups())
+    assert "(about 1.1 GB on" in _section(README, "## Install")

@@ -5,7 +5,8 @@ identifier keys, single-quoted strings with line continuations, hex numbers, lea
 points, `+`, `Infinity` and `NaN`. Errors read like the npm package's (`invalid character 'x'`,
 `invalid end of input`) and carry a 1-based line and column; the character is quoted as it is (the views
 escape it), and where a value is followed by something that starts another key or item, the message
-adds " (missing comma before it?)". Token scanning uses regular expressions,
+adds " (missing comma before it?)"; an unterminated string names where it started, and a string ended
+by a quote inside it (`'it's'`) says so. Token scanning uses regular expressions,
 so it is several times faster than the pure-Python `json5` package and needs no compiled extension.
 """
 
@@ -82,15 +83,31 @@ class _Reader:
         text = self.text
         if offset >= len(text):
             line, column = self.position(len(text))
-            return Json5Error("invalid end of input", line, column)
+            return Json5Error(f"invalid end of input{hint}", line, column)
         line, column = self.position(offset)
         return Json5Error(f"invalid character {_describe_char(text[offset])}{hint}", line, column)
 
     def after_value(self, pos: int, starts: re.Pattern[str]) -> Json5Error:
         """The error for what follows a complete value where `,` or the closing bracket belongs; when
         it starts another key (`starts`: a key, or a value in an array), a comma is likely missing."""
-        missing = starts.match(self.text, pos) is not None
+        text = self.text
+        quote = text[pos - 1] if pos > 0 else ""
+        if quote in ("'", '"') and pos < len(text) and (text[pos].isalnum() or text[pos] == quote):
+            # `'it's'`: the string ended at a quote inside it, and its rest follows with no space.
+            other = '"' if quote == "'" else "'"
+            hint = (
+                f" (a {quote} inside a {quote}-quoted string ends it: put a backslash before it, or quote "
+                f"the string with {other})"
+            )
+            return self.fail(pos, hint)
+        missing = starts.match(text, pos) is not None
         return self.fail(pos, " (missing comma before it?)" if missing else "")
+
+    def unterminated(self, start: int) -> str:
+        """The hint for a string that reaches a line break or the end: where it started (a line break
+        inside a string must be escaped: `\\n`, or a backslash ending the line)."""
+        line, column = self.position(start)
+        return f" (unterminated string starting at {line}:{column})"
 
     def skip(self, pos: int) -> int:
         pos = _SKIP.match(self.text, pos).end()  # type: ignore[union-attr]
@@ -161,7 +178,7 @@ class _Reader:
         n = len(text)
         while True:
             if i >= n:
-                raise self.fail(i)
+                raise self.fail(i, self.unterminated(pos))
             ch = text[i]
             if ch == quote:
                 return self.well_formed("".join(parts)), i + 1
@@ -201,7 +218,7 @@ class _Reader:
                     i += 1
                 continue
             if ch == "\n" or ch == "\r":
-                raise self.fail(i)
+                raise self.fail(i, self.unterminated(pos))
             j = i + 1
             while j < n and text[j] not in (quote, "\\", "\n", "\r"):
                 j += 1

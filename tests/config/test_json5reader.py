@@ -64,7 +64,23 @@ def test_special_numbers() -> None:
         ("{a: \\}", "invalid character '\\'", 1, 5),
         ("{\n  a: 1,\n  b: [1, 2\n}", "invalid character '}'", 4, 1),
         ("[1,]x", "invalid character 'x'", 1, 5),
-        ('{"a\n": 1}', "invalid character '\n'", 1, 4),
+        ('{"a\n": 1}', "invalid character '\n' (unterminated string starting at 1:2)", 1, 4),
+        ('{a: "abc\n, b: 1}', "invalid character '\n' (unterminated string starting at 1:5)", 1, 9),
+        ("{a: 'abc", "invalid end of input (unterminated string starting at 1:5)", 1, 9),
+        (
+            "{a: 'it's', b: 1}",
+            "invalid character 's' (a ' inside a '-quoted string ends it: put a backslash before it, or "
+            'quote the string with ")',
+            1,
+            9,
+        ),
+        (
+            '["say "hi""]',
+            "invalid character 'h' (a \" inside a \"-quoted string ends it: put a backslash before it, or "
+            "quote the string with ')",
+            1,
+            8,
+        ),
         ("/* never closed", "invalid end of input", 1, 16),
         ("01", "invalid character '1'", 1, 2),
         ("{a: tru}", "invalid character '}'", 1, 8),
