@@ -14,8 +14,10 @@ Pending embeddings are read from the index as well (the report degrades the agen
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sqlite3
+from array import array
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -153,8 +155,10 @@ def transcripts_digest(qmd: QmdSettings, now_ms: int) -> str | None:
         sessions.sessions_dir, retention_days=sessions.retention_days, now_ms=now_ms
     )
     digest = ListDigest()
-    digest.update(files)
-    return digest.hexdigest("transcripts")
+    digest.update([(name, size, mtime_ns) for name, size, mtime_ns, _ in files])
+    # The ctimes too: an edit in place that keeps the size and puts the mtime back moves the ctime.
+    ctimes = hashlib.sha256(array("q", [ctime_ns for *_, ctime_ns in files]).tobytes()).hexdigest()
+    return digest.hexdigest("transcripts", ctimes)
 
 
 def protected_dirs(qmd: QmdSettings, workspace: Path) -> list[Path]:

@@ -276,6 +276,7 @@ def _plan(job: AgentJob, check: Callable[[], None]) -> SessionExportPlan:
             config_error=sessions_config_error(job.settings.choice.qmd_block.get("sessions")),
             cache=_read_cache(job),
             check=check,
+            force=job.options.force,  # --force: every transcript read and rendered again
             **_refusal_checks(job),
         )
     except SessionExportRefused as error:

@@ -2,7 +2,8 @@
 and redacted again (the file itself, `<qmdDir>/memwarm-session-export.json`, is read and written by
 init/session_export_step.py through the state-dir helpers).
 
-Per transcript name: the transcript's identity when it was rendered (device, inode, size, mtime in ns),
+Per transcript name: the transcript's identity when it was rendered (device, inode, size, mtime and
+ctime in ns: an edit in place that keeps the size and puts the mtime back still moves the ctime),
 the export's SHA-256 and size, the lines that were too long to read, and the identity of the export
 file as the pass left it. A transcript whose identity matches, under the same renderer (`renderer()`,
 which names the release the output follows and the line cap), is not read again; an export file whose
@@ -21,16 +22,18 @@ from memwarm_cli.frozen_records import record
 
 @record
 class FileIdentity:
-    """What says a file has not changed: device, inode, size, mtime (ns)."""
+    """What says a file has not changed: device, inode, size, mtime and ctime (ns). The ctime cannot be set
+    back (utime moves it too), so a same-size edit with the mtime restored is seen."""
 
     dev: int
     ino: int
     size: int
     mtime_ns: int
+    ctime_ns: int
 
     @classmethod
     def of(cls, info: os.stat_result) -> FileIdentity:
-        return cls(info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
+        return cls(info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
 
 
 SCHEMA = 1
@@ -61,7 +64,7 @@ class CachedExport:
 
 
 def _identity(data: Any) -> FileIdentity | None:
-    if not isinstance(data, list) or len(data) != 4:
+    if not isinstance(data, list) or len(data) != 5:
         return None
     if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in data):
         return None
@@ -69,7 +72,7 @@ def _identity(data: Any) -> FileIdentity | None:
 
 
 def _identity_json(identity: FileIdentity) -> list[int]:
-    return [identity.dev, identity.ino, identity.size, identity.mtime_ns]
+    return [identity.dev, identity.ino, identity.size, identity.mtime_ns, identity.ctime_ns]
 
 
 def _entry(data: Any) -> CachedExport | None:

@@ -220,16 +220,20 @@ def _open_and_scan(sessions_dir: Path, cutoff: float | None) -> tuple[SessionsDi
 
 def transcripts_in_window(
     sessions_dir: Path, *, retention_days: int | None, now_ms: float
-) -> list[tuple[str, int, int]]:
-    """(name, size, mtime in ns) of every transcript a pass at `now_ms` would read, by name.
+) -> list[tuple[str, int, int, int]]:
+    """(name, size, mtime and ctime in ns) of every transcript a pass at `now_ms` would read, by name.
 
-    The export's inputs, for the fingerprint: a new, changed or removed transcript changes this list,
-    and so does one that the clock moves out of the retention window.
+    The export's inputs, for the fingerprint: a new, changed (also in place, keeping size and mtime: the
+    ctime moves) or removed transcript changes this list, and so does one that the clock moves out of
+    the retention window.
     """
     sessions, scan = _open_and_scan(sessions_dir, _retention_cutoff_ms(retention_days, now_ms))
     if sessions is not None:
         os.close(sessions.fd)
-    return [(listed.name, listed.info.st_size, listed.info.st_mtime_ns) for listed in scan.in_window]
+    return [
+        (listed.name, listed.info.st_size, listed.info.st_mtime_ns, listed.info.st_ctime_ns)
+        for listed in scan.in_window
+    ]
 
 
 def _render(
@@ -254,10 +258,11 @@ def _target(
     listed: Listed,
     cached: CachedExport | None,
     check: Check | None,
+    force: bool,
 ) -> ExportTarget:
     identity = FileIdentity.of(listed.info)
     name = export_name(listed.name)
-    if cached is not None and cached.transcript == identity:
+    if not force and cached is not None and cached.transcript == identity:
         return ExportTarget(
             name,
             listed.name,
@@ -295,14 +300,16 @@ def plan_session_export(
     config_error: str | None = None,
     cache: Mapping[str, CachedExport] | None = None,
     check: Check | None = None,
+    force: bool = False,
 ) -> SessionExportPlan:
     """One export pass, computed: reads transcripts and the export dir, writes nothing.
 
     Raises SessionExportRefused for an export dir memwarm will not use. Transcripts are read in name
     order; when two map to one target, the later name wins. `cache` is the previous pass's
-    (export_cache.py); `check` may raise to stop the pass (cancellation, a deadline). Stale cleanup is the
-    release's inside `agent_qmd_dir` (the agent's qmd state); elsewhere (or with None) it deletes only the
-    exports the cache proves memwarm wrote (stale_exports.py).
+    (export_cache.py); with `force` every transcript is rendered again whatever it says (it still proves
+    which stale exports memwarm wrote); `check` may raise to stop the pass (cancellation, a deadline).
+    Stale cleanup is the release's inside `agent_qmd_dir` (the agent's qmd state); elsewhere (or with None)
+    it deletes only the exports the cache proves memwarm wrote (stale_exports.py).
     """
     exists = check_export_dir(export_dir, sessions_dir, protected_dirs, notes_dirs=notes_dirs, homes=homes)
     if config_error is not None:
@@ -319,7 +326,7 @@ def plan_session_export(
                 check()
             assert sessions is not None
             try:
-                target = _target(sessions, listed, previous.get(listed.name), check)
+                target = _target(sessions, listed, previous.get(listed.name), check, force)
             except OSError as error:
                 unreadable.append(PlanNote(listed.name, error.strerror or str(error)))
                 continue

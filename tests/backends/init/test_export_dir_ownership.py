@@ -141,3 +141,50 @@ def test_init_backends_counts_the_secrets_left_in_clear_per_agent(tmp_path: Path
     ]
     assert len(counted) == 1 and 'agent "main": 3 secrets' in counted[0], check.stdout
     assert "Stripe webhook secrets" in counted[0]
+
+
+# --------------------------------------------------------------------------------------------------------
+# An edit in place that keeps size and mtime (issue 31, class 8)
+
+
+def _edit_in_place(path: Path, old: str, new: str) -> None:
+    """Replace `old` by `new` (same length) and put the mtime back, as a careful hand edit would."""
+    assert len(old) == len(new)
+    info = path.stat()
+    data = path.read_bytes().replace(old.encode(), new.encode())
+    with path.open("r+b") as file:
+        file.write(data)
+    os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns))
+    after = path.stat()
+    assert (after.st_size, after.st_mtime_ns) == (info.st_size, info.st_mtime_ns)
+
+
+def test_an_edit_in_place_keeping_size_and_mtime_is_exported_again(tmp_path: Path) -> None:
+    env = SessionsScenario(tmp_path)
+    transcript = env.transcript("a.jsonl", "my hook is whsec_REMOVEDBYHAND01234567")
+    assert env.run()[0].returncode == 0
+    assert "REMOVEDBYHAND" in (env.export / "a.md").read_text(encoding="utf-8")
+    _edit_in_place(transcript, "whsec_REMOVEDBYHAND01234567", "(a secret, removed by hand)")
+    result, agent = env.run()
+    assert result.returncode == 0, result.stderr
+    assert agent["sessions"]["written"] == ["a.md"]
+    assert (env.export / "a.md").read_text(
+        encoding="utf-8"
+    ) == "# Session a\n\nUser: my hook is (a secret, removed by hand)\n"
+
+
+def test_force_renders_every_transcript_again_whatever_the_cache_says(tmp_path: Path) -> None:
+    from memwarm_cli.backends.sessions.export_cache import CachedExport, FileIdentity
+    from memwarm_cli.backends.sessions.session_export import plan_session_export
+    from tests.backends.session_export_support import NOW_MS
+
+    sessions, export = tmp_path / "sessions", tmp_path / "export"
+    sessions.mkdir()
+    (sessions / "a.jsonl").write_text(record("hello"), encoding="utf-8")
+    identity = FileIdentity.of(os.stat(sessions / "a.jsonl"))
+    # A cache that vouches for the transcript with another export's digest (what a missed edit leaves).
+    stale = {"a.jsonl": CachedExport(identity, "0" * 64, 3, (), None)}
+    kwargs = {"retention_days": None, "now_ms": NOW_MS, "agent_qmd_dir": None, "cache": stale}
+    assert plan_session_export(sessions, export, **kwargs).targets[0].digest == "0" * 64
+    forced = plan_session_export(sessions, export, force=True, **kwargs).targets[0]
+    assert forced.digest != "0" * 64 and forced.text == "# Session a\n\nUser: hello\n"

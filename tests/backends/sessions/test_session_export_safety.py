@@ -152,7 +152,7 @@ def test_names_that_are_not_one_plain_component_are_refused(layout: Layout) -> N
         sessions_dir=layout.sessions,
         export_dir=layout.export,
         create_export_dir=True,
-        targets=(ExportTarget("../evil.md", "evil.jsonl", "0" * 64, 1, b"x", FileIdentity(0, 0, 1, 0)),),
+        targets=(ExportTarget("../evil.md", "evil.jsonl", "0" * 64, 1, b"x", FileIdentity(0, 0, 1, 0, 0)),),
         writes=("../evil.md",),
         deletes=("../precious.md",),
         blocked=(),
