@@ -43,6 +43,13 @@ def parse_instant(text: str | None) -> int:
                 "(2026-04-11T18:00:00Z) or epoch milliseconds"
             ) from None
         if moment.tzinfo is None:
+            if "T" not in value.upper() and " " not in value:
+                # A date alone: the window is the agent's local dates and the UTC date of an instant,
+                # which a day does not fix (midnight UTC is still the day before west of Greenwich).
+                raise UsageError(
+                    f'--at: "{text}" is a date without a time: the notes picked depend on the instant (the '
+                    f"agent's local dates and the UTC date); give a time with an offset: {value}T12:00:00Z"
+                )
             raise UsageError(f'--at: "{text}" has no UTC offset; add Z or +HH:MM')
         try:
             at_ms = (moment - EPOCH) // timedelta(milliseconds=1)

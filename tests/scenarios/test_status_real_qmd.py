@@ -516,3 +516,23 @@ def test_vsearch_on_an_index_without_vectors_says_why_it_finds_nothing(warm: Sce
     assert memwarm(warm, "search", "quokka", "--mode", "vsearch", "-q").stderr == ""
     bm25 = json.loads(memwarm(warm, "search", "quokka", "--json").stdout)
     assert bm25["documentsWithoutVectors"] is None and bm25["results"]  # BM25 needs no vectors
+
+
+def test_search_text_puts_one_blank_line_after_each_hit(warm: Scenario) -> None:
+    """`<score> <path>:<lines>`, the snippet, one blank line (docs/search.md), whatever line break the
+    snippet ends with; the scores are qmd's own (see test_a_bm25_score_is_qmds_own)."""
+    result = memwarm(warm, "search", "walrus")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.endswith("\n\n") and "\n\n\n" not in result.stdout, repr(result.stdout)
+    data = json.loads(memwarm(warm, "search", "walrus", "--json").stdout)
+    assert result.stdout.count("\n\n") == len(data["results"])
+
+
+def test_a_bm25_score_is_qmds_own(warm: Scenario) -> None:
+    """qmd 2.8.3 scores BM25 as |bm25| / (1 + |bm25|): a word in half the documents or more has an IDF of
+    0, so even the only, exact hit can score 0.000. memwarm shows qmd's score, as OpenClaw does."""
+    data = json.loads(memwarm(warm, "search", "quokka", "--json").stdout)
+    raw = json.loads(warm.qmd("main", "search", "quokka", "--json", "-n", "6").stdout)
+    assert [round(hit["score"], 6) for hit in data["results"]] == [round(hit["score"], 6) for hit in raw][
+        : len(data["results"])
+    ]

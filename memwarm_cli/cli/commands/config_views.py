@@ -40,7 +40,8 @@ class PathText(View[dict[str, Any]]):
             lines.append(f"agent {esc(agent['agentId'])}{marker}")
             lines.append(f"  workspace:  {esc(agent['workspace'])} ({_exists(agent['workspaceExists'])})")
             lines.append(f"  backend:    {esc(agent['backend'])}")
-            lines.append(f"  qmd index:  {esc(agent['indexPath'])}")
+            if agent["backend"] == "qmd":  # only an agent that uses qmd has a qmd index (JSON: always)
+                lines.append(f"  qmd index:  {esc(agent['indexPath'])}")
         return guarded_lines(lines)
 
 

@@ -221,6 +221,14 @@ def draw_record_table(width: int, styles: Styles, record: dict[str, Any]) -> Ite
     yield from draw_table(width, f"agent {escape_text(record['agentId'])}", columns, rows(), styles)
 
 
+# Statuses whose statusText (JSON's, fixed) is the code itself, as the legend explains them.
+LEGEND_MEANINGS = {
+    "included": "in the prelude, whole",
+    "missing": "no such file: a day of the window without a note",
+    "unreadable": "could not be read (permissions, an I/O error)",
+}
+
+
 def legend_lines(record: dict[str, Any], width: int) -> list[str]:
     """What the narrow table's status codes mean: each code shown, in the order of the rows, its
     meaning wrapped under itself."""
@@ -228,7 +236,11 @@ def legend_lines(record: dict[str, Any], width: int) -> list[str]:
 
     meanings: dict[str, str] = {}
     for file in record["files"]:
-        meanings.setdefault(file["status"], file["statusText"])
+        text = file["statusText"]
+        # A legend that repeats the code (`included  included`) says nothing: the longer meaning.
+        meanings.setdefault(
+            file["status"], LEGEND_MEANINGS.get(text, text) if text == file["status"] else text
+        )
     if any(file["clock"] == "utc" for file in record["files"]):
         meanings["(utc)"] = "dated by the UTC day only, outside the local date window"
     if not meanings:

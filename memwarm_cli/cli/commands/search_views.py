@@ -25,7 +25,9 @@ class SearchText(View["SearchResult"]):
         lines: list[str] = []
         for hit in result.hits:
             lines.append(f"{hit.score:.3f} {escape_text(hit.path)}:{hit.start_line}-{hit.end_line}")
-            lines.extend(escape_text(line) for line in hit.snippet.split("\n"))
+            # A snippet ending in a line break (qmd's, when the note ends there) would add a second
+            # blank line after the hit; one follows each (--json keeps the snippet as it is).
+            lines.extend(escape_text(line) for line in hit.snippet.rstrip("\r\n").split("\n"))
             lines.append("")
         return guarded_lines(lines)
 

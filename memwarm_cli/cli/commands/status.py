@@ -176,7 +176,8 @@ def _options(
         try:
             max_age_seconds = parse_duration_ms(max_age, "m") / 1000
         except ValueError as exc:
-            raise UsageError(f"--max-age: {exc}") from None
+            forms = "a number with a unit, ms, s, m, h or d (30m, 1.5h, 2d), or a bare number of minutes"
+            raise UsageError(f"--max-age: {exc}; use {forms}") from None
     if textfile is not None:
         return max_age_seconds, STATUS_VIEWS.asked(json_output, output_format)
     return max_age_seconds, STATUS_VIEWS.choose(json_output, output_format)

@@ -147,7 +147,7 @@ def table_lines(width: int, styles: Styles, report: StatusReport, quiet: bool) -
         *([Column("mode")] if wide else []),
         Column("docs", right=True),
         Column("stale", right=True),
-        Column("last run"),
+        Column("last run (UTC)"),  # times in UTC, as the JSON and the record keep them
         Column("why", wrap="words", min_width=16, footnotes=True),
     ]
     colour = styles.colour

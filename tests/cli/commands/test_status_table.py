@@ -99,3 +99,13 @@ def test_on_a_real_terminal_too(home_dir: Path, state: Path) -> None:
     assert all(cell_len(line) <= 80 for line in screen.splitlines())
     whys, _ = _table(screen)
     assert "qmd binary unavailable (qmd)" in whys["main"]
+
+
+def test_the_last_run_column_says_its_times_are_utc(home_dir: Path, state: Path) -> None:
+    """The last run's time is UTC (as the record and --json keep it): the header says so, at 80 columns
+    on a real terminal too."""
+    env = isolated_env(home_dir, _env(state, 80))
+    screen = strip_ansi(run_in_terminal(["status"], env, columns=80)).replace("\r\n", "\n")
+    header = [line.split("┃") for line in screen.splitlines() if line.startswith("┃")]
+    cells = [" ".join(row[column].strip() for row in header).split() for column in range(len(header[0]))]
+    assert ["last", "run", "(UTC)"] in cells, screen

@@ -225,5 +225,7 @@ def test_scan_table_breaks_no_name_mid_token_at_any_width(
             ("symlink-escape", "symlink escaping the workspace"),
             ("name-mismatch", "name is not YYYY-MM-DD.md or YYYY-MM-DD-<slug>.md"),
             ("(utc)", "dated by the UTC day only, outside the local date window"),
+            ("included", "in the prelude, whole"),  # never the tautological `included included`
         ]:
             assert f"{code} {meaning}" in flat
+        assert "included included" not in flat
