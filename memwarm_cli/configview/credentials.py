@@ -105,10 +105,6 @@ def mask_value(value: Any, templates: Mapping[str, str], key: str | None = None)
 
 def mask_show_data(data: dict[str, Any], raw: Any, resolved: Any) -> dict[str, Any]:
     """`config show`'s data with every credential hidden (`raw`/`resolved`: the config before and after
-    `${VAR}` substitution, to show a credential's `${VAR}`). `settingsUse` is memwarm's own table of
-    key names, no value of the config's."""
+    `${VAR}` substitution, to show a credential's `${VAR}`)."""
     templates = templates_of(raw, resolved)
-    return {
-        key: value if key == "settingsUse" else mask_value(value, templates, key)
-        for key, value in data.items()
-    }
+    return {key: mask_value(value, templates, key) for key, value in data.items()}

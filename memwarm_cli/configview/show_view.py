@@ -8,7 +8,6 @@ from typing import Any
 
 from memwarm_cli.agents import Agent, resolve_agents, select_agent
 from memwarm_cli.backends.settings.agent_backend import resolve_agent_backend
-from memwarm_cli.backends.settings.setting_use import setting_use_table
 from memwarm_cli.config.loader import LoadedConfig
 from memwarm_cli.config.paths import is_directory
 from memwarm_cli.configview.credentials import mask_show_data
@@ -89,7 +88,7 @@ def _agent_show(loaded: LoadedConfig, agent: Agent, host_zone: str | None) -> di
         },
         "qmd": qmd,
         # Every memory.qmd / memorySearch key this agent's config sets, and what memwarm does with it
-        # (the full table is `settingsUse`, once for all agents).
+        # (the keys it does not set are the same for every config: docs/init-backends.md, not repeated).
         "configuredSettings": [setting.to_json() for setting in backend.configured],
         # What OpenClaw 2026.6.35's gateway does with this agent's index: qmd work at boot (only with
         # memory.qmd.update.startup idle or immediate, for eligible agents), an update at boot, and an
@@ -106,7 +105,9 @@ def _agent_show(loaded: LoadedConfig, agent: Agent, host_zone: str | None) -> di
     }
 
 
-SHOW_SCHEMA_VERSION = 1  # `config show` (JSON, YAML and TOML alike)
+# `config show` (JSON, YAML and TOML alike). 2: no `settingsUse` (the use of every key, set or not: the
+# same 83 lines in every config's output; each agent's `configuredSettings` keeps the keys it sets).
+SHOW_SCHEMA_VERSION = 2
 
 
 def show_data(
@@ -123,9 +124,6 @@ def show_data(
         "config": source_data(loaded),
         "stateDir": str(loaded.state_dir),
         "agents": [_agent_show(loaded, agent, host_zone) for agent in agents],
-        # Every key under memory.qmd and agents.*.memorySearch: used by memwarm, by the gateway only, at
-        # search time only, or by the builtin backend only (memwarm_cli/backends/settings/setting_use.py).
-        "settingsUse": setting_use_table(),
     }
     # Credentials hidden once, here, for every format (credentials.py): output like this is pasted.
     return mask_show_data(shown, loaded.unsubstituted, loaded.data)

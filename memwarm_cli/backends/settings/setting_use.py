@@ -31,13 +31,6 @@ from memwarm_cli.jsstring import js_number_text
 
 Use = Literal["memwarm", "gateway", "search", "builtin"]
 
-USE_LABELS: dict[Use, str] = {
-    "memwarm": "used by memwarm",
-    "gateway": "used by the gateway only",
-    "search": "used at search time only",
-    "builtin": "used by the builtin backend only",
-}
-
 
 @record
 class SettingUse:
@@ -168,14 +161,6 @@ MEMORY_SEARCH_SETTINGS: dict[str, SettingUse] = {
         )
     },
 }
-
-
-def setting_use_table() -> dict[str, str]:
-    """Every key, dotted from the config's root, with its use in words (for `config show`)."""
-    table = {f"memory.qmd.{key}": USE_LABELS[use.use] for key, use in QMD_SETTINGS.items()}
-    for key, use in MEMORY_SEARCH_SETTINGS.items():
-        table[f"agents.*.memorySearch.{key}"] = USE_LABELS[use.use]
-    return table
 
 
 @record

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from memwarm_cli.backends.settings.setting_use import MEMORY_SEARCH_SETTINGS, QMD_SETTINGS, setting_use_table
+from memwarm_cli.backends.settings.setting_use import MEMORY_SEARCH_SETTINGS, QMD_SETTINGS
 from memwarm_cli.configview.schema import MEMORY_SEARCH, QMD
 from memwarm_cli.configview.schema_types import Obj
 from tests.backends.support import by_agent, fake_log, install_fake_qmd, make_scenario, resolve
@@ -38,11 +38,9 @@ def test_the_gateway_only_settings_include_the_timers_and_mcporter() -> None:
     gateway = {key for key, use in QMD_SETTINGS.items() if use.use == "gateway"}
     assert {"update.interval", "update.debounceMs", "update.waitForBootSync", "mcporter.enabled"} <= gateway
     assert all(use.note for use in QMD_SETTINGS.values() if use.use == "gateway")
-    table = setting_use_table()
-    assert table["memory.qmd.update.interval"] == "used by the gateway only"
-    assert table["memory.qmd.sessions.enabled"] == "used by memwarm"
-    assert table["agents.*.memorySearch.provider"] == "used by the builtin backend only"
-    assert table["memory.qmd.limits.timeoutMs"] == "used at search time only"
+    assert QMD_SETTINGS["sessions.enabled"].use == "memwarm"
+    assert MEMORY_SEARCH_SETTINGS["provider"].use == "builtin"
+    assert QMD_SETTINGS["limits.timeoutMs"].use == "search"
 
 
 def test_configured_settings_and_which_differ_from_the_gateway() -> None:
@@ -143,7 +141,11 @@ def test_config_show_marks_every_setting(tmp_path: Path) -> None:
     result = run_memwarm(["--config", str(cfg), "config", "show", "--json"], {"HOME": str(tmp_path)})
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
-    assert set(data["settingsUse"]) == set(setting_use_table())
+    # Only this config's keys, per agent: the use of every key (83 lines, the same for every config)
+    # is docs/init-backends.md's, not repeated in each output (schema 2).
+    assert "settingsUse" not in data and data["schema"] == 2
+    yaml_text = run_memwarm(["--config", str(cfg), "config", "show"], {"HOME": str(tmp_path)}).stdout
+    assert "settingsUse" not in yaml_text and "memory.qmd.update.debounceMs" in yaml_text
     (agent,) = data["agents"]
     marks = {s["path"]: (s["use"], s["differsFromGateway"]) for s in agent["configuredSettings"]}
     assert marks == {
