@@ -3,7 +3,7 @@ as code that uses them. Not imported by anything; kept out of ruff and mypy (bar
 
 import yaml
 
-from memwarm_cli.backends.sessions.clear_secrets import ClearFormat
+from memwarm_cli.backends.sessions.redaction.clear_secrets import ClearFormat
 from memwarm_cli.bootstrap.session_keys import SessionKey
 from memwarm_cli.cli.commands import config_cmd
 from memwarm_cli.cli.commands.search_cmd import SearchMode

@@ -44,7 +44,7 @@ def _hostile(unit: str, size: int) -> str:
 
 
 def redaction_per_mb(sizes_mb: list[int]) -> dict[str, dict[int, float]]:
-    from memwarm_cli.backends.sessions.transcript_redaction import redact_sensitive_text
+    from memwarm_cli.backends.sessions.redaction.redact import redact_sensitive_text
 
     results: dict[str, dict[int, float]] = {}
     for name, unit in SHAPES.items():

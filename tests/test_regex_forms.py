@@ -69,8 +69,8 @@ def _group_possessives(items: Any) -> Iterator[str]:
 
 def test_the_walk_finds_the_redaction_patterns() -> None:
     names = {name for name, _ in _module_patterns()}
-    assert "memwarm_cli.backends.sessions.redact_form_body._PERCENT_KEY" in names
-    assert "memwarm_cli.backends.sessions.redact_form_body._PREFILTER" in names
+    assert "memwarm_cli.backends.sessions.redaction.form_body._PERCENT_KEY" in names
+    assert "memwarm_cli.backends.sessions.redaction.form_body._PREFILTER" in names
 
 
 def test_a_group_repeated_possessively_is_found() -> None:

@@ -12,8 +12,8 @@ import subprocess
 
 import pytest
 
-from memwarm_cli.backends.sessions.clear_secrets import CLEAR_FORMATS
-from memwarm_cli.backends.sessions.transcript_redaction import redact_sensitive_text
+from memwarm_cli.backends.sessions.redaction.clear_secrets import CLEAR_FORMATS
+from memwarm_cli.backends.sessions.redaction.redact import redact_sensitive_text
 from tests.backends.sessions.test_redaction_linear import PREFILTER_PIECES, RELEASE_ANSWERS
 from tests.conftest import TOOLS_BIN
 from tests.interop.openclaw_run import OPENCLAW_PACKAGE, SYSTEM_PATH, require_openclaw

@@ -122,7 +122,7 @@ class SessionExportOutcome:
     error: str | None = None  # why the pass failed (then `written`/`deleted` are what happened before)
     error_code: str | None = None  # Node's code, e.g. ERR_FS_EISDIR
     # Secrets in clear in the kept exports (and so in the index), by format: the release's redaction
-    # leaves them, memwarm keeps its bytes (backends/sessions/clear_secrets.py).
+    # leaves them, memwarm keeps its bytes (backends/sessions/redaction/clear_secrets.py).
     in_clear: tuple[tuple[str, int], ...] = ()
 
     def to_json(self) -> dict[str, Any]:

@@ -94,8 +94,8 @@ def session_export_findings(loaded: LoadedConfig) -> list[tuple[Severity, str, s
 
 def _clear_findings(loaded: LoadedConfig, agent_id: str, qmd_dir: Path, export_dir: Path) -> str | None:
     """What the agent's last export pass (its cache) counted in clear, as a `config check` line."""
-    from memwarm_cli.backends.sessions.clear_secrets import add_counts, labelled
     from memwarm_cli.backends.sessions.export_cache import CACHE_FILE_NAME, MAX_CACHE_BYTES, parse_cache
+    from memwarm_cli.backends.sessions.redaction.clear_secrets import add_counts, labelled
     from memwarm_cli.safe_files import FileTooLargeError, NotRegularFileError, read_bounded
 
     try:

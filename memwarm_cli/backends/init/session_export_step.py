@@ -290,7 +290,7 @@ def _outcome(
     failure: SessionExportFailed | None,
 ) -> SessionExportOutcome:
     """What the pass did (`result`), or with --dry-run (`result` None) what it would do."""
-    from memwarm_cli.backends.sessions.clear_secrets import add_counts, labelled
+    from memwarm_cli.backends.sessions.redaction.clear_secrets import add_counts, labelled
 
     sessions = job.qmd.sessions
     counts: dict[int, int] = {}

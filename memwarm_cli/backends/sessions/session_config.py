@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from memwarm_cli.backends.sessions.clear_secrets import CLEAR_FORMATS, UNCOUNTED_FORMATS
+from memwarm_cli.backends.sessions.redaction.clear_secrets import CLEAR_FORMATS, UNCOUNTED_FORMATS
 
 INVALID_CONFIG = "INVALID_CONFIG"
 MAX_SAFE_INTEGER = 2**53 - 1

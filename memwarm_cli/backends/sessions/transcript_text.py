@@ -12,7 +12,7 @@ blank or not `JSON.parse`-able lines are skipped):
 - the text is cleaned (inbound metadata for user messages only, then internal runtime context, both in
   transcript_cleaning.py), every run of JS whitespace becomes one space and it is trimmed, and what
   transcript_filters.py lists is left out;
-- the rest is redacted (transcript_redaction.py) and cut into lines of at most 800 UTF-16 units, each
+- the rest is redacted (redaction/redact.py) and cut into lines of at most 800 UTF-16 units, each
   with its own `User: ` / `Assistant: ` prefix.
 
 The file is `# Session <header>`, a blank line, the lines joined with `\\n` (or `(empty)`), a newline,
@@ -29,14 +29,14 @@ import hashlib
 from collections.abc import Callable
 from typing import Any, BinaryIO, Protocol
 
-from memwarm_cli.backends.sessions.clear_secrets import ClearSecretCounter
+from memwarm_cli.backends.sessions.redaction.clear_secrets import ClearSecretCounter
+from memwarm_cli.backends.sessions.redaction.redact import redact_units
 from memwarm_cli.backends.sessions.transcript_cleaning import (
     strip_inbound_metadata,
     strip_internal_runtime_context,
 )
 from memwarm_cli.backends.sessions.transcript_filters import is_generated_cron_prompt, is_left_out
 from memwarm_cli.backends.sessions.transcript_json import parse_json_line
-from memwarm_cli.backends.sessions.transcript_redaction import redact_units
 from memwarm_cli.frozen_records import record
 from memwarm_cli.jsstring import JS_WHITESPACE, js_regex, js_trim, to_utf16_units
 

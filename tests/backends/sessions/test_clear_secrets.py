@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import pytest
 
-from memwarm_cli.backends.sessions.clear_secrets import (
+from memwarm_cli.backends.sessions.redaction.clear_secrets import (
     CLEAR_FORMATS,
     UNCOUNTED_FORMATS,
     ClearSecretCounter,
     labelled,
 )
+from memwarm_cli.backends.sessions.redaction.redact import redact_sensitive_text
 from memwarm_cli.backends.sessions.session_config import CLEAR_TEXT_NOTICE
-from memwarm_cli.backends.sessions.transcript_redaction import redact_sensitive_text
 from tests.conftest import REPO_ROOT
 
 

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from memwarm_cli.backends.sessions.redact_form_body import mask_cp_token, mask_token
+from memwarm_cli.backends.sessions.redaction.form_body import mask_cp_token, mask_token
+from memwarm_cli.backends.sessions.redaction.redact import redact_sensitive_text
 from memwarm_cli.backends.sessions.session_config import CLEAR_TEXT_NOTICE, CLEAR_TEXT_SECRET_FORMATS
-from memwarm_cli.backends.sessions.transcript_redaction import redact_sensitive_text
 from memwarm_cli.jsstring import to_utf16_units
 
 FORMATS: list[dict[str, Any]] = json.loads(

@@ -22,11 +22,11 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from memwarm_cli.backends.sessions import redact_form_body as form
-from memwarm_cli.backends.sessions.redact_patterns import PATTERNS
-from memwarm_cli.backends.sessions.redact_scanners import SCANNERS, regex_matches
-from memwarm_cli.backends.sessions.redact_unicode import INVISIBLE_PLUS, class_body
-from memwarm_cli.backends.sessions.transcript_redaction import _NEEDLES
+from memwarm_cli.backends.sessions.redaction import form_body as form
+from memwarm_cli.backends.sessions.redaction.redact import _NEEDLES
+from memwarm_cli.backends.sessions.redaction.release_patterns import PATTERNS
+from memwarm_cli.backends.sessions.redaction.scanners import SCANNERS, regex_matches
+from memwarm_cli.backends.sessions.redaction.unicode_classes import INVISIBLE_PLUS, class_body
 from memwarm_cli.jsstring import JS_WHITESPACE, JS_WHITESPACE_CLASS_BODY, js_unicode_regex
 from tests.conftest import REPO_ROOT
 
@@ -274,7 +274,7 @@ def test_megabytes_of_hostile_input_are_redacted_within_a_cpu_bound() -> None:
         f"""
         import resource
         resource.setrlimit(resource.RLIMIT_CPU, (90, 90))
-        from memwarm_cli.backends.sessions.transcript_redaction import redact_sensitive_text
+        from memwarm_cli.backends.sessions.redaction.redact import redact_sensitive_text
         for unit in {list(HOSTILE.values())!r}:
             text = "token " + (unit * (1_000_000 // len(unit) + 1))[:1_000_000] + "&"
             redact_sensitive_text(text)

@@ -3,7 +3,7 @@
 These run on code-point strings (Python `str`, a lone surrogate being one code point), as a `u` regex
 reads its input; the masks they make count UTF-16 units (`jsstring.js_length`/`js_slice`).
 
-`\\p{C}` is Node 22's (redact_unicode.py). `\\s` is JS whitespace. The two `i`+`u` regexes (the
+`\\p{C}` is Node 22's (unicode_classes.py). `\\s` is JS whitespace. The two `i`+`u` regexes (the
 prefilter and FORM_BODY_CONTEXT_SINGLE_PAIR_RE) fold case as `u` does: `ſ` (U+017F) is an `s` and `K`
 (U+212A) a `k`, also for `\\b` and `\\w`, and no other non-ASCII character folds to an ASCII one
 (`jsstring.js_unicode_regex`).
@@ -22,8 +22,8 @@ import re
 from bisect import bisect_left
 from collections.abc import Callable
 
-from memwarm_cli.backends.sessions.redact_unicode import INVISIBLE_PLUS, SEPARATOR, char_class
-from memwarm_cli.backends.sessions.regex_literals import required_literals
+from memwarm_cli.backends.sessions.redaction.regex_literals import required_literals
+from memwarm_cli.backends.sessions.redaction.unicode_classes import INVISIBLE_PLUS, SEPARATOR, char_class
 from memwarm_cli.jsstring import (
     JS_WHITESPACE_CLASS_BODY,
     js_decode_uri_component,

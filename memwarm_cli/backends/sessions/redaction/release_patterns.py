@@ -10,10 +10,10 @@ Flags: a source written `/…/flags` gets those flags plus `g` (the two environm
 `g` only, so case-sensitive; the query-string one is `gi`); every other source is `gi`. `shell` marks the
 four patterns whose `$KEY`/`${KEY}` values are kept and whose mask is `maskToken`; `whole_text` marks the
 chunk-unsafe ones, which always run over the whole text (the others run per 16384-unit slice of a text
-longer than 32768 units, transcript_redaction.py).
+longer than 32768 units, redact.py).
 
 Python's `re` cannot compile the variable-length lookbehind `(?<!;base64,[A-Za-z0-9+/=]*)` of seven
-patterns: it is cut from the source here (`base64_guard`) and emulated by `redact_scanners.py`.
+patterns: it is cut from the source here (`base64_guard`) and emulated by `scanners.py`.
 """
 
 from __future__ import annotations

@@ -3,9 +3,9 @@
 openclaw@2026.6.35 `src/logging/redact.ts`, which the session exporter calls on every message text (so
 `logging.redactSensitive` and `logging.redactPatterns` never apply to it). In order:
 
-1. the prefilter: a text no default pattern could match is returned as it is (redact_form_body.py);
-2. the form-body pre-pass: URL query pairs, then form bodies (redact_form_body.py);
-3. the 95 default patterns (redact_patterns.py), each over the previous one's output, each match
+1. the prefilter: a text no default pattern could match is returned as it is (form_body.py);
+2. the form-body pre-pass: URL query pairs, then form bodies (form_body.py);
+3. the 95 default patterns (release_patterns.py), each over the previous one's output, each match
    replaced by `redactMatch`: a match holding `PRIVATE KEY-----` becomes `***` (one line) or its first
    and last line; otherwise the last non-empty capture is the secret, kept when it is `***` already
    (an earlier mask) or a shell reference to its own key (`API_KEY=$API_KEY`, the four shell patterns),
@@ -16,7 +16,7 @@ openclaw@2026.6.35 `src/logging/redact.ts`, which the session exporter calls on 
    across a slice boundary is missed or partly masked, as in the release).
 
 Steps 3-4 work on UTF-16 unit strings (`jsstring.to_utf16_units`), as the release's non-`u` regexes see
-the text. Linear time on any input: redact_scanners.py replaces the patterns Python's `re` would take
+the text. Linear time on any input: scanners.py replaces the patterns Python's `re` would take
 quadratic time on (and emulates the base64 lookbehind); each pattern is skipped at C speed when a
 literal every match must contain is absent (`_needles`).
 """
@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from memwarm_cli.backends.sessions.redact_form_body import (
+from memwarm_cli.backends.sessions.redaction.form_body import (
     MASK,
     could_match_default_patterns,
     mask_secret_value,
@@ -35,9 +35,9 @@ from memwarm_cli.backends.sessions.redact_form_body import (
     redact_url_query_pairs,
     split_secret_value,
 )
-from memwarm_cli.backends.sessions.redact_patterns import PATTERNS, RedactPattern
-from memwarm_cli.backends.sessions.redact_scanners import SCANNERS, Match, regex_matches
-from memwarm_cli.backends.sessions.regex_literals import required_literals
+from memwarm_cli.backends.sessions.redaction.regex_literals import required_literals
+from memwarm_cli.backends.sessions.redaction.release_patterns import PATTERNS, RedactPattern
+from memwarm_cli.backends.sessions.redaction.scanners import SCANNERS, Match, regex_matches
 from memwarm_cli.jsstring import from_utf16_units, js_regex, to_utf16_units
 
 __all__ = ["MASK", "mask_token", "redact_sensitive_text", "redact_units"]
