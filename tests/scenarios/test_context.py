@@ -216,9 +216,13 @@ def test_table_rows_statuses_and_summary(run_cli: RunCli, config: Path, workspac
     assert rows["TOOLS.md"]["status"] == "missing (marker injected)"
     assert rows["TOOLS.md"]["injected"] == str(len(marker))
     assert rows["memory/2026-04-10.md"]["status"] == "included, truncated to maxFileChars"
-    if width >= 80:
+    if width >= 120:
         assert rows["AGENTS.md"]["limit"] == "400 defaults" and rows["TOOLS.md"]["raw"] == "-"
         assert rows["memory/2026-04-10.md"]["limit"] == "1200 default"
+    elif width >= 80:  # the number alone, on the row's one line: its source is in the summary
+        assert rows["AGENTS.md"]["limit"] == "400" and rows["TOOLS.md"]["raw"] == "-"
+        assert rows["memory/2026-04-10.md"]["limit"] == "1200"
+        assert "per note 1200 (maxFileChars, default)" in " ".join(screen.split())
     else:  # narrow: the limits are in the summary only
         assert "limit" not in rows["AGENTS.md"] and "raw" not in rows["AGENTS.md"]
     if width <= 80:  # the long details are footnotes, each cell a few lines at most

@@ -162,9 +162,10 @@ def summary_lines(context: StartupContext, only: str | None = None) -> list[str]
             prelude_text = "none (no daily memory in the window)"
         else:
             prelude_text = f"{prelude_chars} chars rendered"
+        per_note = startup.settings.max_file_chars
         lines.append(
             f"prelude: {startup.budget_used} of {max_total.value} chars (maxTotalChars, {max_total.source}); "
-            + prelude_text
+            f"per note {per_note.value} (maxFileChars, {per_note.source}); {prelude_text}"
         )
         if context.prelude_suppressed and context.gate.applied and startup.prelude is not None:
             lines.append(
@@ -305,11 +306,12 @@ class ContextTable(View["ContextResult"]):
 
 def table_lines(width: int, styles: Any, context: StartupContext, only: str | None) -> Iterator[str]:
     """The table's lines for a terminal `width` columns wide (its footnotes under it)."""
-    from memwarm_cli.cli.terminal.table import SECTION, Column, draw_table
+    from memwarm_cli.cli.terminal.table import SECTION, WIDE_TABLE, Column, draw_table
 
     # Narrower than NARROW_TABLE: no raw characters and no limit (the summary gives the limits; the
     # plain view and JSON every column), so names and statuses keep room to wrap between their words.
     narrow = width < NARROW_TABLE
+    wide = width >= WIDE_TABLE
     columns = [
         Column("file", wrap="words", min_width=14),
         Column("status", wrap="words", min_width=16, styled=True, footnotes=True),
@@ -327,8 +329,12 @@ def table_lines(width: int, styles: Any, context: StartupContext, only: str | No
             if part is not None and row.part != part:
                 yield SECTION
             part = row.part
-            status = row.status_text + (f" ({row.detail})" if row.detail else "")
-            limit = "-" if row.limit is None else f"{row.limit} {row.limit_source}"
+            status = _status_cell(row)
+            # The limit's source (defaults, config, built-in) only where it fits on the row's line: the
+            # summary under the table names each limit with its source.
+            limit = (
+                "-" if row.limit is None else f"{row.limit} {row.limit_source}" if wide else str(row.limit)
+            )
             cells = [
                 row.file,
                 escape_unsafe(status),
@@ -340,6 +346,15 @@ def table_lines(width: int, styles: Any, context: StartupContext, only: str | No
             yield cells, _STATUS_STYLE.get(row.status, "") if colour else ""
 
     yield from draw_table(width, "memwarm context", columns, rows(), styles)
+
+
+def _status_cell(row: ContextRow) -> str:
+    """The status as the table shows it: the file's own failure first where a hidden file has one
+    (`missing, hidden from the prompt ...`, not `hidden ..., budget still spent (missing)`)."""
+    if row.status == "hidden" and row.detail:
+        hidden = "hidden from the prompt (bootstrap mode none), yet its marker counts against the budget"
+        return f"{row.detail}; {hidden}"
+    return row.status_text + (f" ({row.detail})" if row.detail else "")
 
 
 def _json_record(result: ContextResult) -> dict[str, Any]:
