@@ -8,6 +8,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPTS = [
+    "bench.bench_startup",
     "bench.bench_prelude",
     "bench.bench_context",
     "bench.bench_scan",
