@@ -1,10 +1,11 @@
-"""`@record` (memwarm_cli/frozen_records.py) behaves as `@dataclass(frozen=True)` does: equality and hash
-over the compared fields, between instances of one class only; the repr over the shown fields; no
-assignment after construction; no ordering; a method the class defines itself kept."""
+"""`@record` and `@mutable_record` (memwarm_cli/frozen_records.py) behave as `@dataclass(frozen=True)` and
+`@dataclass` do: the same constructor (positional or by name, defaults, factories, fields left out of
+`__init__`) and its errors, equality and hash over the compared fields, between instances of one class
+only; the repr over the shown fields; no assignment after construction; no ordering; a method the class
+defines itself kept; `replace` as `dataclasses.replace`."""
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -12,15 +13,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memwarm_cli.frozen_records import record
+from memwarm_cli.frozen_records import FrozenInstanceError, mutable_record, record, replace
+from memwarm_cli.frozen_records import field as record_field
 
 
 @record
 class Point:
     x: int
     y: int
-    label: str = field(default="", compare=False)  # not compared, not hashed
-    secret: str = field(default="", repr=False)
+    label: str = record_field(default="", compare=False)  # not compared, not hashed
+    secret: str = record_field(default="", repr=False)
 
 
 @dataclass(frozen=True)
@@ -89,9 +91,9 @@ def test_repr_names_the_class_and_the_shown_fields() -> None:
 
 def test_fields_cannot_be_assigned_or_deleted() -> None:
     point = Point(1, 2)
-    with pytest.raises(dataclasses.FrozenInstanceError):
+    with pytest.raises(FrozenInstanceError):
         point.x = 3  # type: ignore[misc]
-    with pytest.raises(dataclasses.FrozenInstanceError):
+    with pytest.raises(FrozenInstanceError):
         del point.y
     assert point == Point(1, 2)
 
@@ -107,11 +109,52 @@ def test_a_method_the_class_defines_is_kept() -> None:
     assert repr(OwnMethods(7)) == "<7>"
 
 
-def test_it_is_still_a_dataclass() -> None:
-    assert dataclasses.is_dataclass(Point)
-    assert [f.name for f in dataclasses.fields(Point)] == ["x", "y", "label", "secret"]
-    assert dataclasses.replace(Point(1, 2), y=5) == Point(1, 5)
-    assert dataclasses.asdict(Point(1, 2, "l", "s")) == {"x": 1, "y": 2, "label": "l", "secret": "s"}
+def test_replace_and_the_constructor_as_a_dataclass_has_them() -> None:
+    assert replace(Point(1, 2), y=5) == Point(1, 5)
+    assert replace(Point(1, 2, "l", "s"), x=0).secret == "s"
+    assert Point(y=2, x=1, secret="s") == Point(1, 2, "", "s")
+
+
+@pytest.mark.parametrize("cls", [Point, PointDataclass])
+@pytest.mark.parametrize(
+    ("args", "kwargs"),
+    [((1,), {}), ((1, 2, "a", "b", "c"), {}), ((1,), {"x": 1}), ((1, 2), {"z": 3})],
+    ids=["missing", "too-many", "twice", "unknown"],
+)
+def test_the_constructor_refuses_what_a_dataclass_refuses(
+    cls: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> None:
+    with pytest.raises(TypeError):
+        cls(*args, **kwargs)
+
+
+@mutable_record
+class Tally:
+    name: str
+    seen: list[int] = record_field(default_factory=list)
+    cached: int | None = record_field(default=None, init=False, repr=False, compare=False)
+
+
+@dataclass
+class TallyDataclass:
+    name: str
+    seen: list[int] = field(default_factory=list)
+    cached: int | None = field(default=None, init=False, repr=False, compare=False)
+
+
+def test_a_mutable_record_is_a_dataclass_without_frozen() -> None:
+    first, second = Tally("a"), Tally("a")
+    assert first.seen is not second.seen  # one list each
+    first.seen.append(1)
+    first.cached = 3
+    assert first != second
+    second.seen.append(1)
+    assert first == second  # `cached` not compared
+    assert repr(first) == repr(TallyDataclass("a", [1])).replace("TallyDataclass", "Tally")
+    with pytest.raises(TypeError):
+        hash(first)
+    with pytest.raises(TypeError):
+        Tally("a", [], 3)  # type: ignore[call-arg]
 
 
 values = st.one_of(st.integers(-3, 3), st.text(max_size=2), st.none(), st.tuples(st.integers(0, 2)))

@@ -19,7 +19,6 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -48,7 +47,7 @@ from memwarm_cli.cancel import CancelToken
 from memwarm_cli.config import LoadedConfig
 from memwarm_cli.config.paths import is_directory
 from memwarm_cli.exitcodes import ExitCode
-from memwarm_cli.frozen_records import record
+from memwarm_cli.frozen_records import field, record
 
 Verdict = Literal["warm", "stale", "degraded", "failed", "running", "skipped"]
 VERDICTS: tuple[Verdict, ...] = ("warm", "stale", "degraded", "failed", "running", "skipped")

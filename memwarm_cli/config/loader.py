@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,6 +15,7 @@ from memwarm_cli.config.envsubst import ConfigWarning, apply_config_env_vars, su
 from memwarm_cli.config.paths import ConfigSource, resolve_config_source, resolve_state_dir, stat_problem
 from memwarm_cli.config.positions import Duplicate, ParseNote, PNode, join_path
 from memwarm_cli.errors import ConfigError
+from memwarm_cli.frozen_records import mutable_record
 
 if TYPE_CHECKING:
     from memwarm_cli.config.includes import IncludeError
@@ -29,7 +29,7 @@ class TopLevelArrayError(ConfigError):
     """The document is an array: upstream's schema validation rejects it (config check reports it)."""
 
 
-@dataclass
+@mutable_record
 class LoadedConfig:
     source: ConfigSource
     data: dict[str, Any]  # includes resolved, ${VAR} substituted; {} for a missing default file

@@ -8,7 +8,8 @@ merged in by `$include` keep pointing at the included file.
 from __future__ import annotations
 
 from bisect import bisect_right
-from dataclasses import dataclass
+
+from memwarm_cli.frozen_records import record
 
 
 def join_path(path: str, key: str | int) -> str:
@@ -18,14 +19,14 @@ def join_path(path: str, key: str | int) -> str:
     return f"{path}.{key}" if path else key
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Loc:
     file: str
     line: int  # 1-based
     column: int  # 1-based, in characters
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Duplicate:
     """A key given twice in one object: the later value wins, as in JSON5 (and PyYAML)."""
 
@@ -34,7 +35,7 @@ class Duplicate:
     key: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class LoneSurrogate:
     """A key or value that held lone surrogates (`"\\ud800"` is valid JSON5), read as U+FFFD.
 

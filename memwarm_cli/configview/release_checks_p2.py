@@ -282,7 +282,7 @@ def _context_tokens(moved: _Moved) -> list[Issue]:
 
 def _named_where_written(issue: Issue, moved: _Moved) -> Issue:
     """An issue inside a moved list entry names the entry as written too (the path is the release's)."""
-    from dataclasses import replace
+    from memwarm_cli.frozen_records import replace
 
     head, _, rest = issue.path.removeprefix("agents.entries.").partition(".")
     index = moved.moved_from.get(head) if issue.path.startswith("agents.entries.") else None

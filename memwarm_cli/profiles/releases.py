@@ -13,10 +13,9 @@ line, so a version is mapped by its line, never by plain ordering.
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from typing import Literal
 
-from memwarm_cli.frozen_records import record
+from memwarm_cli.frozen_records import record, replace
 from memwarm_cli.textsafe import clip
 
 MemoryEligibility = Literal["none", "artifact-path", "memory-plugin"]

@@ -6,11 +6,10 @@ read them. Apart from the plan, so that both makers import it and neither import
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import Literal
 
-from memwarm_cli.frozen_records import record
+from memwarm_cli.frozen_records import mutable_record, record
 from memwarm_cli.startup.text import sanitize_label
 
 Clock = Literal["local", "utc", "both"]
@@ -74,7 +73,7 @@ class WindowDay:
     clock: Clock  # which clock's window produced it
 
 
-@dataclass
+@mutable_record
 class FileRow:
     """One file the prelude considered (or, with `--all`, one it did not), and what happened to it."""
 

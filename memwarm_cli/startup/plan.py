@@ -9,11 +9,11 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from datetime import tzinfo
 from typing import TYPE_CHECKING, Any
 
 from memwarm_cli.boundary_read import ReadFailure, read_workspace_file
+from memwarm_cli.frozen_records import field, mutable_record
 from memwarm_cli.jsstring import js_length, js_trim
 from memwarm_cli.profiles.releases import REFERENCE, Profile
 from memwarm_cli.startup.clock import window_stamps
@@ -44,7 +44,7 @@ _READ_FAILURE_STATUS = {
 }
 
 
-@dataclass
+@mutable_record
 class StartupPlan:
     workspace: str
     at_ms: int
@@ -98,7 +98,7 @@ def build_window(at_ms: int, tz: tzinfo, days: int) -> tuple[str, str, list[Wind
 # ---- listing -----------------------------------------------------------------------------------
 
 
-@dataclass
+@mutable_record
 class _Listing:
     slugged: dict[str, list[tuple[str, float]]]  # stamp -> [(name, mtime_ms)], regular files that stat-ed
     ignored: dict[str, list[tuple[str, Status]]]  # stamp -> slugged-looking names the prelude skips

@@ -20,7 +20,6 @@ import json
 import re
 import time
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import field
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +34,7 @@ from memwarm_cli.backends.state.state_records import (
     record_number,
     write_json_atomically,
 )
-from memwarm_cli.frozen_records import record
+from memwarm_cli.frozen_records import field, record
 
 FINGERPRINT_NAME = "memwarm-fingerprint.json"
 FILE_LIST_NAME = "memwarm-files.json"  # an earlier memwarm's file lists: removed when a record is written

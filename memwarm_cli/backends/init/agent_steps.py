@@ -21,7 +21,6 @@ with its `plan` beside its `run`: split, the run and `--dry-run` could drift apa
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import replace
 from typing import Protocol
 
 from memwarm_cli.backends.freshness import fingerprint as fp
@@ -52,6 +51,7 @@ from memwarm_cli.backends.state import state_files
 from memwarm_cli.backends.state.locks import FileLock, agent_lock_path, embed_lock_path, run_refusal
 from memwarm_cli.backends.state.state_files import StatePath
 from memwarm_cli.config.paths import is_directory
+from memwarm_cli.frozen_records import replace
 
 UPDATE_RETRY_DELAYS = (0.5, 1.0)
 EMBED_TURN_POLL_SECONDS = 0.2  # while this run's other agents embed: still stopped by a signal

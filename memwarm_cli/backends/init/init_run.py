@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass, field
 
 from memwarm_cli.agents import resolve_agents
 from memwarm_cli.backends.freshness.forked_map import usable_cpus
@@ -47,6 +46,7 @@ from memwarm_cli.backends.state.last_run import (
 from memwarm_cli.backends.state.state_files import describe_os_error
 from memwarm_cli.cancel import Cancelled, CancelToken
 from memwarm_cli.config import LoadedConfig
+from memwarm_cli.frozen_records import field, mutable_record
 
 
 def export_dir_agents(loaded: LoadedConfig) -> dict[str, tuple[str, ...]]:
@@ -146,7 +146,7 @@ def _static_outcome(settings: AgentBackendSettings, status: Status, reason: str)
     )
 
 
-@dataclass
+@mutable_record
 class _Slot:
     settings: AgentBackendSettings
     outcome: AgentOutcome | None = None

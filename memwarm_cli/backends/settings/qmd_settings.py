@@ -13,7 +13,6 @@ import functools
 import math
 import shlex
 from collections.abc import Mapping, Sequence
-from dataclasses import field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -29,7 +28,7 @@ from memwarm_cli.backends.settings.qmd_collections import (
 from memwarm_cli.backends.settings.qmd_paths import agent_qmd_paths
 from memwarm_cli.config.lookup import as_object
 from memwarm_cli.durations import parse_duration_ms
-from memwarm_cli.frozen_records import record
+from memwarm_cli.frozen_records import field, record
 from memwarm_cli.jsstring import js_is_finite_number, js_trimmed_string, js_truthy
 
 SearchMode = Literal["search", "vsearch", "query"]

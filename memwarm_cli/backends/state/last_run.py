@@ -12,7 +12,6 @@ atomic, no symlink followed, validated on read (an unusable record reads as abse
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +22,7 @@ from memwarm_cli.backends.state.state_records import (
     record_number,
     write_json_atomically,
 )
-from memwarm_cli.frozen_records import record
+from memwarm_cli.frozen_records import record, replace
 
 LAST_RUN_NAME = "memwarm-last-run.json"
 LAST_RUN_VERSION = 1
