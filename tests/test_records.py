@@ -170,3 +170,37 @@ def test_the_shared_methods_agree_with_the_generated_ones(
     assert (ours[0] != ours[1]) == (theirs[0] != theirs[1])
     assert hash(ours[0]) == hash(theirs[0])
     assert repr(ours[0]).removeprefix("Point") == repr(theirs[0]).removeprefix("PointDataclass")
+
+
+@mutable_record
+class Often:
+    name: str
+    seen: list[int] = record_field(default_factory=list)
+    cached: int | None = record_field(default=None, init=False, repr=False, compare=False)
+
+
+@record
+class OftenFrozen:
+    x: int
+    y: int = 2
+    items: tuple[int, ...] = record_field(default_factory=tuple)
+
+
+def test_a_class_made_often_gets_a_compiled_init_that_behaves_the_same() -> None:
+    from memwarm_cli import frozen_records
+
+    made = [Often(str(n)) for n in range(frozen_records._HOT)] + [
+        OftenFrozen(n) for n in range(frozen_records._HOT)
+    ]
+    assert Often.__init__ is not frozen_records._init
+    assert OftenFrozen.__init__ is not frozen_records._init
+    assert made[0] == Often("0") and made[-1] == OftenFrozen(frozen_records._HOT - 1)
+    assert Often("a").seen is not Often("a").seen
+    assert Often("a", [1]).cached is None
+    assert OftenFrozen(1) == OftenFrozen(x=1, y=2, items=())
+    assert OftenFrozen(1, 3, (4,)).items == (4,)
+    with pytest.raises(FrozenInstanceError):
+        OftenFrozen(1).x = 2  # type: ignore[misc]
+    for bad in (lambda: OftenFrozen(), lambda: OftenFrozen(1, 2, (), 4), lambda: OftenFrozen(1, x=1)):
+        with pytest.raises(TypeError):
+            bad()

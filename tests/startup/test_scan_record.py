@@ -1,5 +1,6 @@
-"""scan's record: `file_record_json` and `file_record_lines` (the hand-written JSON of `scan --json`) are
-exactly the stdlib's JSON of `file_record`, for every status and for hostile names and content."""
+"""scan's record: `file_record_json` and `file_record_lines` (the hand-written JSON of `scan --json`) and
+`file_record_indented` (`context --json`'s) are exactly the stdlib's JSON of `file_record`, for every
+status and for hostile names and content."""
 
 from __future__ import annotations
 
@@ -13,7 +14,12 @@ import pytest
 
 from memwarm_cli.startup.file_rows import Status
 from memwarm_cli.startup.plan import build_plan
-from memwarm_cli.startup.scan_record import file_record, file_record_json, file_record_lines
+from memwarm_cli.startup.scan_record import (
+    file_record,
+    file_record_indented,
+    file_record_json,
+    file_record_lines,
+)
 from memwarm_cli.textsafe import json_safe
 from tests.conftest import write_memory_note
 from tests.scenarios.test_scan import AT_MS, STATUS_CASES, Builder
@@ -56,6 +62,11 @@ def test_file_record_json_is_the_stdlib_json_of_file_record(tmp_path: Path, case
         assert file_record_json(row, ZONE) == stdlib_json(file_record(row, ZONE)), row
     # The lines `scan --json` writes (the `--all` rows by run, from one template): the same, in order.
     assert list(file_record_lines(plan, ZONE)) == [stdlib_json(file_record(row, ZONE)) for row in plan.rows]
+    # `context --json`'s rows, as json.dumps(indent=2) writes them at any depth.
+    for row in plan.rows:
+        indented = json_safe(json.dumps(file_record(row, ZONE), ensure_ascii=False, indent=2))
+        for indent in ("", "      "):
+            assert file_record_indented(row, ZONE, indent) == indented.replace("\n", "\n" + indent), row
 
 
 def test_every_status_is_covered() -> None:

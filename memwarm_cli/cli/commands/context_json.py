@@ -14,10 +14,14 @@ from memwarm_cli.jsstring import js_length
 from memwarm_cli.session_context import CHARS_PER_TOKEN
 
 if TYPE_CHECKING:
+    from datetime import tzinfo
+
     from memwarm_cli.bootstrap.context_plan import BootstrapPlan, BootstrapRow
     from memwarm_cli.bootstrap.context_settings import BootstrapLimit
     from memwarm_cli.bootstrap.workspace_state import LegacyWorkspaceStateError
+    from memwarm_cli.cli.terminal.output import IndentedRows
     from memwarm_cli.session_context import StartupContext
+    from memwarm_cli.startup.plan import StartupPlan
 
 CONTEXT_SCHEMA_VERSION = 2  # 2: `agentId` (was `agent`), and so in `prelude` and `scan`
 
@@ -130,7 +134,7 @@ def context_record(context: StartupContext) -> dict[str, Any]:
         "bootstrap": bootstrap_record(context.bootstrap),
         "prelude": prelude_report(context.startup, context.action, context.gate),
         "preludeSuppressedWhileBootstrapPending": context.prelude_suppressed,
-        "scan": scan_record(context.startup, context.config, gates=context.gates),
+        "scan": scan_record(context.startup, context.config, _indented_file_rows, gates=context.gates),
         "total": {
             "bootstrapChars": boot_chars,
             "preludeChars": prelude_chars,
@@ -138,6 +142,14 @@ def context_record(context: StartupContext) -> dict[str, Any]:
             "tokensEstimate": grand // CHARS_PER_TOKEN,
         },
     }
+
+
+def _indented_file_rows(plan: StartupPlan, tz: tzinfo) -> IndentedRows:
+    """`scan.files`, each row written from a template (the record's JSON view walks the data)."""
+    from memwarm_cli.cli.terminal.output import IndentedRows
+    from memwarm_cli.startup.scan_record import file_record_indented
+
+    return IndentedRows(plan.rows, lambda row, indent: file_record_indented(row, tz, indent))
 
 
 def refused_record(refused: LegacyWorkspaceStateError) -> dict[str, Any]:

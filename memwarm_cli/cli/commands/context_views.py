@@ -364,5 +364,5 @@ def _json_record(result: ContextResult) -> dict[str, Any]:
 
 
 CONTEXT_VIEWS: Views[ContextResult] = Views(
-    ContextText(), ContextTable(), ContextPlain(), JsonView(_json_record), pipe="text"
+    ContextText(), ContextTable(), ContextPlain(), JsonView(_json_record, walk=True), pipe="text"
 )

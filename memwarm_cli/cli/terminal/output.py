@@ -98,20 +98,47 @@ def _finite(value: Any) -> Any:
 
 
 def json_chunks(
-    data: Any, *, rows_key: str | None = None, row_text: Callable[[Any], str] | None = None
+    data: Any,
+    *,
+    rows_key: str | None = None,
+    row_text: Callable[[Any], str] | None = None,
+    walk: bool = False,
 ) -> Iterator[str]:
     """json_text(data) and a final newline, in pieces, for a writer that writes them as they come.
 
     With `rows_key`, each item of an iterable under that key (scan's `files`) is written on one line,
     by `row_text` (which must give safe one-line JSON) or the stdlib's C encoder: the stdlib indents only
     in pure Python, about 13 us per scan row. The rows may be a generator: a million of them are
-    written without ever being held at once.
+    written without ever being held at once. With `walk` (or `rows_key`), objects and lists are written
+    here and the IndentedRows among them by their own `render`: the same text as json_text gives.
     """
-    if rows_key is None:
+    if rows_key is None and not walk:
         yield json_text(data) + "\n"
         return
     yield from _json_with_rows(data, rows_key, row_text or _compact_json, "")
     yield "\n"
+
+
+class IndentedRows:
+    """A list in data for json_chunks(..., walk=True) whose items write themselves: `render(item, indent)`
+    gives the item as json_text would write it in a list whose items stand at `indent` (the hand-written
+    JSON of `context --json`'s file rows: the stdlib indents only in pure Python)."""
+
+    def __init__(self, items: Iterable[Any], render: Callable[[Any, str], str]) -> None:
+        self.items, self.render = items, render
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.items)
+
+    def chunks(self, indent: str) -> Iterator[str]:
+        inner = indent + "  "
+        separator = f",\n{inner}"
+        first = True
+        for item in self.items:
+            yield f"[\n{inner}" if first else separator
+            yield self.render(item, inner)
+            first = False
+        yield "[]" if first else f"\n{indent}]"
 
 
 _ROW_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": "), allow_nan=False)
@@ -121,9 +148,13 @@ def _compact_json(value: Any) -> str:
     return json_safe(_dumps(value, encoder=_ROW_ENCODER))
 
 
-def _json_with_rows(value: Any, rows_key: str, row_text: Callable[[Any], str], indent: str) -> Iterator[str]:
+def _json_with_rows(
+    value: Any, rows_key: str | None, row_text: Callable[[Any], str], indent: str
+) -> Iterator[str]:
     inner = indent + "  "
-    if isinstance(value, dict) and value:
+    if isinstance(value, IndentedRows):
+        yield from value.chunks(indent)
+    elif isinstance(value, dict) and value:
         yield "{"
         for index, (key, item) in enumerate(value.items()):
             yield f"{',' if index else ''}\n{inner}{_compact_json(str(key))}: "

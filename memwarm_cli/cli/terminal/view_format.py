@@ -60,10 +60,12 @@ class JsonView(View[R]):
         *,
         rows_key: str | None = None,
         row_text: Callable[[Any], str] | None = None,
+        walk: bool = False,
     ) -> None:
         self._data = data
         self._rows_key = rows_key
         self._row_text = row_text
+        self._walk = walk  # the data holds IndentedRows (cli/terminal/output.py)
 
     def render(self, result: R) -> Iterator[str]:
         from memwarm_cli.cli.terminal.output import json_chunks
@@ -72,7 +74,7 @@ class JsonView(View[R]):
         data = self._data(result)
         if isinstance(data, dict):  # every top-level object says which OpenClaw release it describes
             data = with_openclaw(data)
-        return json_chunks(data, rows_key=self._rows_key, row_text=self._row_text)
+        return json_chunks(data, rows_key=self._rows_key, row_text=self._row_text, walk=self._walk)
 
 
 class Views(Generic[R]):
