@@ -33,7 +33,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import functools
-import hashlib
 import os
 import stat
 import time
@@ -278,7 +277,9 @@ def _temp_prefix(name: str) -> str:
 
 def _temp_tag(prefix: str, nonce: bytes) -> str:
     """16 hex digits: the 4-byte nonce, then 4 bytes that tie it to this writer's mark and the name."""
-    return (nonce + hashlib.sha256(prefix.encode() + b"\0" + nonce).digest()[:4]).hex()
+    from hashlib import sha256  # here: it loads OpenSSL, ~3 ms CPU of every prelude, which writes no temp
+
+    return (nonce + sha256(prefix.encode() + b"\0" + nonce).digest()[:4]).hex()
 
 
 def temp_name(name: str) -> str:

@@ -51,8 +51,8 @@ memwarm_cli.cli.terminal.output memwarm_cli.cli.terminal.release_choice memwarm_
 memwarm_cli.config memwarm_cli.config.dotenv memwarm_cli.config.envsubst memwarm_cli.config.formats
 memwarm_cli.config.includes memwarm_cli.config.json5reader memwarm_cli.config.loader
 memwarm_cli.config.lookup memwarm_cli.config.paths memwarm_cli.config.positions memwarm_cli.cwd
-memwarm_cli.errors memwarm_cli.exitcodes memwarm_cli.frozen_records memwarm_cli.jsstring
-memwarm_cli.profiles memwarm_cli.profiles.choice memwarm_cli.profiles.installed
+memwarm_cli.errors memwarm_cli.exec_search memwarm_cli.exitcodes memwarm_cli.frozen_records
+memwarm_cli.jsstring memwarm_cli.profiles memwarm_cli.profiles.choice memwarm_cli.profiles.installed
 memwarm_cli.profiles.releases memwarm_cli.safe_files memwarm_cli.startup memwarm_cli.startup.clock
 memwarm_cli.startup.prelude_settings memwarm_cli.textsafe
 """)
@@ -66,8 +66,9 @@ memwarm_cli.bootstrap memwarm_cli.bootstrap.agents_digest memwarm_cli.bootstrap.
 memwarm_cli.bootstrap.candidates memwarm_cli.bootstrap.context_plan memwarm_cli.bootstrap.context_settings
 memwarm_cli.bootstrap.memory_eligibility memwarm_cli.bootstrap.rendering memwarm_cli.bootstrap.session_keys
 memwarm_cli.bootstrap.trimming memwarm_cli.bootstrap.workspace_state memwarm_cli.boundary_read
-memwarm_cli.cli.commands.context memwarm_cli.cli.commands.context_views memwarm_cli.session_context
-memwarm_cli.startup.plan memwarm_cli.startup.session memwarm_cli.startup.text
+memwarm_cli.cli.commands.context memwarm_cli.cli.commands.context_views memwarm_cli.cli.commands.prelude
+memwarm_cli.session_context memwarm_cli.startup.file_rows memwarm_cli.startup.plan
+memwarm_cli.startup.session memwarm_cli.startup.text
 """),
     ),
     "prelude": (
@@ -76,7 +77,7 @@ _sysconfigdata _zoneinfo sysconfig zoneinfo zoneinfo._common zoneinfo._tzpath
 """),
         _words("""
 memwarm_cli.boundary_read memwarm_cli.cli.commands.prelude memwarm_cli.cli.commands.prelude_views
-memwarm_cli.startup.plan memwarm_cli.startup.session memwarm_cli.startup.text
+memwarm_cli.startup.file_rows memwarm_cli.startup.plan memwarm_cli.startup.session memwarm_cli.startup.text
 """),
     ),
     "scan": (
@@ -84,17 +85,17 @@ memwarm_cli.startup.plan memwarm_cli.startup.session memwarm_cli.startup.text
 _sysconfigdata _zoneinfo sysconfig zoneinfo zoneinfo._common zoneinfo._tzpath
 """),
         _words("""
-memwarm_cli.boundary_read memwarm_cli.cli.commands.scan memwarm_cli.cli.commands.scan_views
-memwarm_cli.startup.plan memwarm_cli.startup.scan_record memwarm_cli.startup.session
-memwarm_cli.startup.text
+memwarm_cli.boundary_read memwarm_cli.cli.commands.prelude memwarm_cli.cli.commands.scan
+memwarm_cli.cli.commands.scan_views memwarm_cli.startup.file_rows memwarm_cli.startup.plan
+memwarm_cli.startup.scan_record memwarm_cli.startup.session memwarm_cli.startup.text
 """),
     ),
     "status": (
         _words("""
-_ast _blake2 _bz2 _compat_pickle _compression _hashlib _heapq _locale _lzma _opcode _pickle _posixsubprocess
-_sqlite3 array ast bz2 copy dataclasses difflib dis fcntl hashlib heapq importlib importlib._bootstrap
-importlib._bootstrap_external importlib.machinery inspect linecache locale lzma opcode pickle select
-selectors shlex shutil signal sqlite3 sqlite3.dbapi2 subprocess threading token tokenize zlib
+_ast _blake2 _compat_pickle _hashlib _heapq _locale _opcode _pickle _posixsubprocess _sqlite3 array ast copy
+dataclasses difflib dis fcntl hashlib heapq importlib importlib._bootstrap importlib._bootstrap_external
+importlib.machinery inspect linecache locale opcode pickle select selectors shlex signal sqlite3
+sqlite3.dbapi2 subprocess threading token tokenize
 """),
         _words("""
 memwarm_cli.backends memwarm_cli.backends.agent_status memwarm_cli.backends.freshness
@@ -112,8 +113,8 @@ memwarm_cli.backends.state memwarm_cli.backends.state.last_run memwarm_cli.backe
 memwarm_cli.backends.state.state_files memwarm_cli.backends.state.state_records memwarm_cli.cancel
 memwarm_cli.cli.commands.status memwarm_cli.cli.commands.status_prometheus
 memwarm_cli.cli.commands.status_views memwarm_cli.cli.terminal.interrupts memwarm_cli.configview
-memwarm_cli.configview.release_checks memwarm_cli.configview.schema memwarm_cli.configview.schema_memory
-memwarm_cli.configview.schema_types memwarm_cli.durations
+memwarm_cli.configview.agent_dirs memwarm_cli.configview.release_checks memwarm_cli.configview.schema
+memwarm_cli.configview.schema_memory memwarm_cli.configview.schema_types memwarm_cli.durations
 """),
     ),
 }
