@@ -181,6 +181,8 @@ def _make(cls: type[_T], frozen: bool) -> type[_T]:
     shown: list[str] = []
     for name in own.get("__annotations__", {}):
         spec = own.get(name, MISSING)
+        if type(spec).__module__ == "dataclasses":  # dataclasses.field(): not read here, refused
+            raise TypeError(f"{cls.__qualname__}.{name}: use memwarm_cli.frozen_records.field")
         if not isinstance(spec, Field):
             spec = Field(spec, None, True, True, True)
         if spec.init:

@@ -204,3 +204,11 @@ def test_a_class_made_often_gets_a_compiled_init_that_behaves_the_same() -> None
     for bad in (lambda: OftenFrozen(), lambda: OftenFrozen(1, 2, (), 4), lambda: OftenFrozen(1, x=1)):
         with pytest.raises(TypeError):
             bad()
+
+
+def test_a_dataclasses_field_is_refused_not_taken_for_a_default() -> None:
+    with pytest.raises(TypeError, match="frozen_records.field"):
+
+        @record
+        class Wrong:
+            items: tuple[int, ...] = field(default=())

@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from memwarm_cli.agents import Agent, normalize_agent_id
 from memwarm_cli.config.lookup import as_object, coalesce, lookup, memory_search_block
-from memwarm_cli.frozen_records import record
+from memwarm_cli.frozen_records import field, record
 from memwarm_cli.jsstring import js_trim, js_truthy
 from memwarm_cli.profiles.releases import Profile
 
