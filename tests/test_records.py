@@ -207,7 +207,7 @@ def test_a_class_made_often_gets_a_compiled_init_that_behaves_the_same() -> None
 
 
 def test_a_dataclasses_field_is_refused_not_taken_for_a_default() -> None:
-    with pytest.raises(TypeError, match="frozen_records.field"):
+    with pytest.raises(TypeError, match=r"frozen_records\.field"):
 
         @record
         class Wrong:
