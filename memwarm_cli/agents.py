@@ -29,7 +29,7 @@ from memwarm_cli.config.paths import resolve_home_dir, resolve_state_dir, resolv
 from memwarm_cli.errors import UnknownAgentError, UsageError
 from memwarm_cli.frozen_records import record
 from memwarm_cli.jsstring import js_trim, js_trimmed_string, js_truthy
-from memwarm_cli.profiles.releases import REFERENCE, Profile
+from memwarm_cli.profiles.releases import Profile
 from memwarm_cli.textsafe import clip
 
 DEFAULT_AGENT_ID = "main"
@@ -103,13 +103,13 @@ def _keyed_roster(cfg: Mapping[str, Any] | None, profile: Profile) -> bool:
     return profile.agent_roster == "entries-or-list" and "entries" in _agents_section(cfg)
 
 
-def has_roster(cfg: Mapping[str, Any] | None, profile: Profile = REFERENCE) -> bool:
+def has_roster(cfg: Mapping[str, Any] | None, *, profile: Profile) -> bool:
     """The config owns a roster property (`agents.entries` with the keyed roster, or `agents.list`)."""
     agents = _agents_section(cfg)
     return "list" in agents or _keyed_roster(cfg, profile)
 
 
-def list_agent_entries(cfg: Mapping[str, Any] | None, profile: Profile = REFERENCE) -> list[dict[str, Any]]:
+def list_agent_entries(cfg: Mapping[str, Any] | None, *, profile: Profile) -> list[dict[str, Any]]:
     """The roster's entries that are objects, each with its `id` (from 2026.8.1 the key of
     `agents.entries` when that is the roster; else `cfg.agents.list` when it is an array)."""
     agents = _agents_section(cfg)
@@ -124,14 +124,14 @@ def list_agent_entries(cfg: Mapping[str, Any] | None, profile: Profile = REFEREN
     return [entry for entry in entries if isinstance(entry, dict)]
 
 
-def roster_label(cfg: Mapping[str, Any] | None, profile: Profile = REFERENCE) -> str:
+def roster_label(cfg: Mapping[str, Any] | None, *, profile: Profile) -> str:
     """Where the config's agents are listed, for messages: `agents.entries` or `agents.list`."""
     return "agents.entries" if _keyed_roster(cfg, profile) else "agents.list"
 
 
-def list_agent_ids(cfg: Mapping[str, Any] | None, profile: Profile = REFERENCE) -> list[str]:
+def list_agent_ids(cfg: Mapping[str, Any] | None, *, profile: Profile) -> list[str]:
     """Normalized ids in roster order, first occurrence kept; `["main"]` without entries."""
-    entries = list_agent_entries(cfg, profile)
+    entries = list_agent_entries(cfg, profile=profile)
     if not entries:
         return [DEFAULT_AGENT_ID]
     ids: list[str] = []
@@ -144,14 +144,14 @@ def list_agent_ids(cfg: Mapping[str, Any] | None, profile: Profile = REFERENCE) 
     return ids or [DEFAULT_AGENT_ID]
 
 
-def default_agent_entry(cfg: Mapping[str, Any], profile: Profile = REFERENCE) -> dict[str, Any] | None:
+def default_agent_entry(cfg: Mapping[str, Any], *, profile: Profile) -> dict[str, Any] | None:
     """The entry the default agent comes from ("first-marked": the first with a truthy `default`, else
     the first; "ownership": the default agent's entry, if any)."""
-    entries = list_agent_entries(cfg, profile)
+    entries = list_agent_entries(cfg, profile=profile)
     if not entries:
         return None
     if profile.default_agent_rule == "ownership":
-        default = default_agent_id(cfg, profile)
+        default = default_agent_id(cfg, profile=profile)
         return next((e for e in entries if normalize_agent_id(e.get("id")) == default), None)
     for entry in entries:
         if js_truthy(entry.get("default")):
@@ -168,39 +168,39 @@ def _unique_marker(cfg: Mapping[str, Any] | None, profile: Profile) -> str | Non
     explicit."""
     if _explicit(cfg):
         return None
-    marked = [e for e in list_agent_entries(cfg, profile) if e.get("default") is True]
+    marked = [e for e in list_agent_entries(cfg, profile=profile) if e.get("default") is True]
     return normalize_agent_id(marked[0].get("id")) if len(marked) == 1 else None
 
 
 def _sole_agent(cfg: Mapping[str, Any] | None, profile: Profile) -> str | None:
     """`tryResolveSoleAgentId`: the only agent; `main` without a roster property; else None."""
-    entries = list_agent_entries(cfg, profile)
+    entries = list_agent_entries(cfg, profile=profile)
     if not entries:
-        return None if has_roster(cfg, profile) else DEFAULT_AGENT_ID
+        return None if has_roster(cfg, profile=profile) else DEFAULT_AGENT_ID
     return normalize_agent_id(entries[0].get("id")) if len(entries) == 1 else None
 
 
-def workspace_owner_id(cfg: Mapping[str, Any] | None, profile: Profile = REFERENCE) -> str | None:
+def workspace_owner_id(cfg: Mapping[str, Any] | None, *, profile: Profile) -> str | None:
     """The agent that inherits `agents.defaults.workspace` (and the default workspace dir); under
     "ownership" also the agent of a session key that names none. None: no agent does."""
     if profile.default_agent_rule == "ownership":
         return _unique_marker(cfg, profile) or _sole_agent(cfg, profile)
-    return resolve_default_agent_id(cfg, profile)
+    return resolve_default_agent_id(cfg, profile=profile)
 
 
-def default_agent_id(cfg: Mapping[str, Any] | None, profile: Profile = REFERENCE) -> str | None:
+def default_agent_id(cfg: Mapping[str, Any] | None, *, profile: Profile) -> str | None:
     """The default agent's id; None only under "ownership", when no agent is designated."""
     if profile.default_agent_rule != "ownership":
-        return resolve_default_agent_id(cfg, profile)
+        return resolve_default_agent_id(cfg, profile=profile)
     if _explicit(cfg):
         system = _defaults_section(cfg).get("systemAgent")
         recorded = js_trimmed_string(system.get("agentId")) if isinstance(system, Mapping) else None
         wanted = normalize_agent_id(recorded) if recorded else None
-        return wanted if wanted is not None and wanted in list_agent_ids(cfg, profile) else None
-    return workspace_owner_id(cfg, profile)
+        return wanted if wanted is not None and wanted in list_agent_ids(cfg, profile=profile) else None
+    return workspace_owner_id(cfg, profile=profile)
 
 
-def no_default_reason(cfg: Mapping[str, Any] | None, profile: Profile = REFERENCE) -> str:
+def no_default_reason(cfg: Mapping[str, Any] | None, *, profile: Profile) -> str:
     """Why `default_agent_id` is None, in the release's terms."""
     if _explicit(cfg):
         return (
@@ -211,23 +211,25 @@ def no_default_reason(cfg: Mapping[str, Any] | None, profile: Profile = REFERENC
     )
 
 
-def resolve_default_agent_id(cfg: Mapping[str, Any] | None, profile: Profile = REFERENCE) -> str:
+def resolve_default_agent_id(cfg: Mapping[str, Any] | None, *, profile: Profile) -> str:
     """The default agent's id. NoDefaultAgentError when the profile's rule designates none."""
     if profile.default_agent_rule != "ownership":
-        entry = default_agent_entry(cfg or {}, profile)
+        entry = default_agent_entry(cfg or {}, profile=profile)
         return DEFAULT_AGENT_ID if entry is None else normalize_agent_id(entry.get("id"))
-    found = default_agent_id(cfg, profile)
+    found = default_agent_id(cfg, profile=profile)
     if found is None:
-        raise NoDefaultAgentError(list_agent_ids(cfg, profile), no_default_reason(cfg, profile))
+        raise NoDefaultAgentError(
+            list_agent_ids(cfg, profile=profile), no_default_reason(cfg, profile=profile)
+        )
     return found
 
 
 def find_agent_entry(
-    cfg: Mapping[str, Any] | None, agent_id: str, profile: Profile = REFERENCE
+    cfg: Mapping[str, Any] | None, agent_id: str, *, profile: Profile
 ) -> dict[str, Any] | None:
     """The first roster entry whose normalized id equals the normalized `agent_id`."""
     wanted = normalize_agent_id(agent_id)
-    for entry in list_agent_entries(cfg, profile):
+    for entry in list_agent_entries(cfg, profile=profile):
         if normalize_agent_id(entry.get("id")) == wanted:
             return entry
     return None
@@ -238,7 +240,7 @@ def _strip_nul(path: Path) -> Path:
     return Path(text.replace("\0", "")) if "\0" in text else path
 
 
-def resolve_default_workspace_dir(env: Mapping[str, str], profile: Profile = REFERENCE) -> Path:
+def resolve_default_workspace_dir(env: Mapping[str, str], *, profile: Profile) -> Path:
     """The default agent workspace (`resolveDefaultAgentWorkspaceDir`).
 
     "profile-suffix" (up to 2026.7.x): `OPENCLAW_WORKSPACE_DIR`, else
@@ -301,14 +303,17 @@ class _AgentIndex:
 
 def _index(cfg: Mapping[str, Any], env: Mapping[str, str], profile: Profile) -> _AgentIndex:
     entries: dict[str, dict[str, Any]] = {}
-    for entry in list_agent_entries(cfg, profile):
+    for entry in list_agent_entries(cfg, profile=profile):
         entries.setdefault(normalize_agent_id(entry.get("id")), entry)
     fallback_text = js_trimmed_string(_defaults_section(cfg).get("workspace"))
     fallback = resolve_user_path(fallback_text, env) if fallback_text is not None else None
     if profile.default_agent_rule == "ownership":
-        default_id, owner_id = default_agent_id(cfg, profile), workspace_owner_id(cfg, profile)
+        default_id, owner_id = (
+            default_agent_id(cfg, profile=profile),
+            workspace_owner_id(cfg, profile=profile),
+        )
     else:
-        default_id = owner_id = resolve_default_agent_id(cfg, profile)
+        default_id = owner_id = resolve_default_agent_id(cfg, profile=profile)
     ids = list(entries) or [DEFAULT_AGENT_ID]
     return _AgentIndex(ids, entries, default_id, owner_id, fallback, profile)
 
@@ -325,14 +330,14 @@ def _workspace(index: _AgentIndex, agent: str, env: Mapping[str, str]) -> Path:
     if agent == index.owner_id:
         if fallback is not None:
             return _strip_nul(fallback)
-        return _strip_nul(resolve_default_workspace_dir(env, index.profile))
+        return _strip_nul(resolve_default_workspace_dir(env, profile=index.profile))
     if fallback is not None:
         return _strip_nul(Path(os.path.join(fallback, agent)))
     return _strip_nul(resolve_state_dir(env) / f"workspace-{agent}")
 
 
 def resolve_agent_workspace_dir(
-    cfg: Mapping[str, Any], agent_id: str, env: Mapping[str, str], profile: Profile = REFERENCE
+    cfg: Mapping[str, Any], agent_id: str, env: Mapping[str, str], *, profile: Profile
 ) -> Path:
     """`resolveAgentWorkspaceDir` (§8.3 with the pinned choices)."""
     return _workspace(_index(cfg, env, profile), normalize_agent_id(agent_id), env)
@@ -347,16 +352,14 @@ def _agent(index: _AgentIndex, env: Mapping[str, str], agent_id: str) -> Agent:
     )
 
 
-def resolve_agents(
-    cfg: Mapping[str, Any], env: Mapping[str, str], profile: Profile = REFERENCE
-) -> list[Agent]:
+def resolve_agents(cfg: Mapping[str, Any], env: Mapping[str, str], *, profile: Profile) -> list[Agent]:
     """Every agent, in `listAgentIds` order."""
     index = _index(cfg, env, profile)
     return [_agent(index, env, agent_id) for agent_id in index.ids]
 
 
 def select_agent(
-    cfg: Mapping[str, Any], env: Mapping[str, str], requested: str | None, profile: Profile = REFERENCE
+    cfg: Mapping[str, Any], env: Mapping[str, str], requested: str | None, *, profile: Profile
 ) -> Agent:
     """The requested agent (matched by normalized id), or the default agent when `requested` is None.
 
@@ -366,7 +369,7 @@ def select_agent(
     index = _index(cfg, env, profile)
     if requested is None:
         if index.default_id is None:
-            raise NoDefaultAgentError(index.ids, no_default_reason(cfg, profile))
+            raise NoDefaultAgentError(index.ids, no_default_reason(cfg, profile=profile))
         return _agent(index, env, index.default_id)
     wanted = requested_agent_id(requested)
     if wanted is None:

@@ -69,10 +69,10 @@ class StartupContext(NamedTuple):
 
 
 def session_agent(
-    loaded: LoadedConfig, agent: str | None, session_key: str | None, profile: Profile | None = None
+    loaded: LoadedConfig, agent: str | None, session_key: str | None, *, profile: Profile
 ) -> tuple[Agent, str, list[str]]:
     """The agent, session key and notes to describe; a key's agent wins and must agree with `agent`.
-    By the rules of `profile` (the reference, 2026.6.35, when None)."""
+    By the rules of `profile`."""
     from memwarm_cli.agents import (
         Agent,
         find_agent_entry,
@@ -85,56 +85,54 @@ def session_agent(
     from memwarm_cli.agents import default_agent_id as designated_default
     from memwarm_cli.bootstrap.session_keys import main_session_key, parse_session_key
     from memwarm_cli.errors import UsageError
-    from memwarm_cli.profiles.releases import REFERENCE
 
-    profile = profile or REFERENCE
     cfg, env = loaded.data, loaded.env
     if session_key is None:
-        chosen = select_agent(cfg, env, agent, profile)
+        chosen = select_agent(cfg, env, agent, profile=profile)
         return chosen, main_session_key(chosen.id), []
-    session = parse_session_key(session_key, cfg, profile)
+    session = parse_session_key(session_key, cfg, profile=profile)
     if agent is not None:
-        chosen = select_agent(cfg, env, agent, profile)
+        chosen = select_agent(cfg, env, agent, profile=profile)
         if chosen.id != session.agent_id:
             raise UsageError(
                 f"--session-key {clip(session_key)!r} belongs to agent {clip(session.agent_id)!r}, "
                 f"not {clip(normalize_agent_id(agent))!r}"
             )
         return chosen, session_key, []
-    if session.agent_id in list_agent_ids(cfg, profile):
-        return select_agent(cfg, env, session.agent_id, profile), session_key, []
+    if session.agent_id in list_agent_ids(cfg, profile=profile):
+        return select_agent(cfg, env, session.agent_id, profile=profile), session_key, []
     # OpenClaw runs a session of any agent id; it just has no entry of its own (defaults apply).
-    roster = roster_label(cfg, profile)
+    roster = roster_label(cfg, profile=profile)
     note = f'agent "{session.agent_id}" of the session key is not in {roster}; its defaults apply'
-    default_id = designated_default(cfg, profile)
-    workspace = resolve_agent_workspace_dir(cfg, session.agent_id, env, profile)
-    entry = find_agent_entry(cfg, session.agent_id, profile)
+    default_id = designated_default(cfg, profile=profile)
+    workspace = resolve_agent_workspace_dir(cfg, session.agent_id, env, profile=profile)
+    entry = find_agent_entry(cfg, session.agent_id, profile=profile)
     return Agent(session.agent_id, session.agent_id == default_id, workspace, entry), session_key, [note]
 
 
 def compute_startup_context(
     loaded: LoadedConfig,
+    *,
     agent: str | None,
     workspace: Path | None,
     session_key: str | None,
     at_ms: int,
     action: Action,
-    openclaw: OpenClawChoice | None = None,
+    openclaw: OpenClawChoice,
 ) -> StartupContext:
     """Both plans of the session `session_key` (default: the agent's main session) at `at_ms`, by the
-    rules of the release `openclaw` names (the reference, 2026.6.35, when None).
+    rules of the release `openclaw` names.
 
     Raises UsageError (an agent that does not match the key, a bad key) and UnknownAgentError; as the
     release fails the session, SessionKeyError (a key it refuses) and, from 2026.8.1,
     LegacyWorkspaceStateError (legacy setup state to migrate first)."""
     from memwarm_cli.bootstrap.context_plan import build_bootstrap_plan
-    from memwarm_cli.profiles.choice import reference_choice
     from memwarm_cli.startup.prelude_settings import ACTIONS, should_apply_startup_context
     from memwarm_cli.startup.session import plan_for_agent
 
-    choice = openclaw if openclaw is not None else reference_choice()
+    choice = openclaw
     profile = choice.profile
-    chosen, key, notes = session_agent(loaded, agent, session_key, profile)
+    chosen, key, notes = session_agent(loaded, agent, session_key, profile=profile)
     startup = plan_for_agent(loaded, chosen, at_ms, workspace_override=workspace, profile=profile)
     # No config file is no config object (the golden cases' `config: null`), not `{}`.
     cfg = loaded.data if loaded.source.exists else None

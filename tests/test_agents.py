@@ -21,6 +21,7 @@ from memwarm_cli.agents import (
 )
 from memwarm_cli.errors import UnknownAgentError
 from memwarm_cli.exitcodes import ExitCode
+from memwarm_cli.profiles.releases import P0
 
 
 @pytest.mark.parametrize(
@@ -55,14 +56,14 @@ def test_default_constant() -> None:
 
 
 def test_entries_and_ids() -> None:
-    assert list_agent_entries({}) == []
-    assert list_agent_entries({"agents": {"list": {"id": "a"}}}) == []
-    assert list_agent_entries({"agents": []}) == []
+    assert list_agent_entries({}, profile=P0) == []
+    assert list_agent_entries({"agents": {"list": {"id": "a"}}}, profile=P0) == []
+    assert list_agent_entries({"agents": []}, profile=P0) == []
     cfg = {"agents": {"list": [None, "x", {"id": "B"}, {}, {"id": "b"}, {"id": "Ops Team"}, 3]}}
-    assert list_agent_entries(cfg) == [{"id": "B"}, {}, {"id": "b"}, {"id": "Ops Team"}]
-    assert list_agent_ids(cfg) == ["b", "main", "ops-team"]
-    assert list_agent_ids({}) == ["main"]
-    assert list_agent_ids({"agents": {"list": []}}) == ["main"]
+    assert list_agent_entries(cfg, profile=P0) == [{"id": "B"}, {}, {"id": "b"}, {"id": "Ops Team"}]
+    assert list_agent_ids(cfg, profile=P0) == ["b", "main", "ops-team"]
+    assert list_agent_ids({}, profile=P0) == ["main"]
+    assert list_agent_ids({"agents": {"list": []}}, profile=P0) == ["main"]
 
 
 @pytest.mark.parametrize(
@@ -81,13 +82,13 @@ def test_entries_and_ids() -> None:
     ],
 )
 def test_default_agent(entries: list[dict[str, Any]], expected: str) -> None:
-    assert resolve_default_agent_id({"agents": {"list": entries}}) == expected
+    assert resolve_default_agent_id({"agents": {"list": entries}}, profile=P0) == expected
 
 
 def test_find_entry() -> None:
     cfg = {"agents": {"list": [{"id": "Ops Team", "n": 1}, {"id": "ops-team", "n": 2}]}}
-    assert find_agent_entry(cfg, "OPS TEAM") == {"id": "Ops Team", "n": 1}
-    assert find_agent_entry(cfg, "nobody") is None
+    assert find_agent_entry(cfg, "OPS TEAM", profile=P0) == {"id": "Ops Team", "n": 1}
+    assert find_agent_entry(cfg, "nobody", profile=P0) is None
 
 
 @pytest.fixture
@@ -97,23 +98,26 @@ def env(home_dir: Path) -> dict[str, str]:
 
 def test_workspaces_default(env: dict[str, str]) -> None:
     home = Path(env["HOME"])
-    assert resolve_agent_workspace_dir({}, "main", env) == home / ".openclaw" / "workspace"
+    assert resolve_agent_workspace_dir({}, "main", env, profile=P0) == home / ".openclaw" / "workspace"
     # an unknown, non-default agent: <stateDir>/workspace-<id>
-    assert resolve_agent_workspace_dir({}, "Other One", env) == home / ".openclaw" / "workspace-other-one"
+    assert (
+        resolve_agent_workspace_dir({}, "Other One", env, profile=P0)
+        == home / ".openclaw" / "workspace-other-one"
+    )
 
 
 def test_workspaces_profile_and_override(env: dict[str, str], tmp_path: Path) -> None:
     home = Path(env["HOME"])
     work = {**env, "OPENCLAW_PROFILE": "Work"}
-    assert resolve_agent_workspace_dir({}, "main", work) == home / ".openclaw" / "workspace-Work"
-    assert resolve_agent_workspace_dir({}, "main", {**env, "OPENCLAW_PROFILE": "DEFAULT"}) == (
+    assert resolve_agent_workspace_dir({}, "main", work, profile=P0) == home / ".openclaw" / "workspace-Work"
+    assert resolve_agent_workspace_dir({}, "main", {**env, "OPENCLAW_PROFILE": "DEFAULT"}, profile=P0) == (
         home / ".openclaw" / "workspace"
     )
     override = {**env, "OPENCLAW_WORKSPACE_DIR": str(tmp_path / "ws")}
-    assert resolve_agent_workspace_dir({}, "main", override) == tmp_path / "ws"
+    assert resolve_agent_workspace_dir({}, "main", override, profile=P0) == tmp_path / "ws"
     # the override is the default workspace only: defaults.workspace still wins
     cfg = {"agents": {"defaults": {"workspace": "~/shared"}}}
-    assert resolve_agent_workspace_dir(cfg, "main", override) == home / "shared"
+    assert resolve_agent_workspace_dir(cfg, "main", override, profile=P0) == home / "shared"
 
 
 def test_workspaces_with_defaults(env: dict[str, str]) -> None:
@@ -124,20 +128,20 @@ def test_workspaces_with_defaults(env: dict[str, str]) -> None:
             "list": [{"id": "main"}, {"id": "support"}, {"id": "own", "workspace": "~/own\0/x"}],
         }
     }
-    assert resolve_agent_workspace_dir(cfg, "main", env) == home / "shared"
-    assert resolve_agent_workspace_dir(cfg, "support", env) == home / "shared" / "support"
-    assert resolve_agent_workspace_dir(cfg, "own", env) == home / "own" / "x"
+    assert resolve_agent_workspace_dir(cfg, "main", env, profile=P0) == home / "shared"
+    assert resolve_agent_workspace_dir(cfg, "support", env, profile=P0) == home / "shared" / "support"
+    assert resolve_agent_workspace_dir(cfg, "own", env, profile=P0) == home / "own" / "x"
 
 
 def test_workspaces_without_defaults(env: dict[str, str], tmp_path: Path) -> None:
     home = Path(env["HOME"])
     cfg = {"agents": {"list": [{"id": "a", "default": True}, {"id": "b", "workspace": "  "}]}}
-    assert resolve_agent_workspace_dir(cfg, "a", env) == home / ".openclaw" / "workspace"
-    assert resolve_agent_workspace_dir(cfg, "b", env) == home / ".openclaw" / "workspace-b"
+    assert resolve_agent_workspace_dir(cfg, "a", env, profile=P0) == home / ".openclaw" / "workspace"
+    assert resolve_agent_workspace_dir(cfg, "b", env, profile=P0) == home / ".openclaw" / "workspace-b"
     state = {**env, "OPENCLAW_STATE_DIR": str(tmp_path / "state")}
-    assert resolve_agent_workspace_dir(cfg, "b", state) == tmp_path / "state" / "workspace-b"
+    assert resolve_agent_workspace_dir(cfg, "b", state, profile=P0) == tmp_path / "state" / "workspace-b"
     # the default workspace is not affected by OPENCLAW_STATE_DIR in the pinned version
-    assert resolve_agent_workspace_dir(cfg, "a", state) == home / ".openclaw" / "workspace"
+    assert resolve_agent_workspace_dir(cfg, "a", state, profile=P0) == home / ".openclaw" / "workspace"
 
 
 def test_wrong_types_count_as_absent(env: dict[str, str]) -> None:
@@ -145,8 +149,11 @@ def test_wrong_types_count_as_absent(env: dict[str, str]) -> None:
     cfg: dict[str, Any] = {
         "agents": {"defaults": {"workspace": 5}, "list": [{"id": "a", "workspace": ["x"]}]}
     }
-    assert resolve_agent_workspace_dir(cfg, "a", env) == home / ".openclaw" / "workspace"
-    assert resolve_agent_workspace_dir({"agents": "x"}, "main", env) == home / ".openclaw" / "workspace"
+    assert resolve_agent_workspace_dir(cfg, "a", env, profile=P0) == home / ".openclaw" / "workspace"
+    assert (
+        resolve_agent_workspace_dir({"agents": "x"}, "main", env, profile=P0)
+        == home / ".openclaw" / "workspace"
+    )
 
 
 def test_resolve_agents_and_select(env: dict[str, str]) -> None:
@@ -154,27 +161,27 @@ def test_resolve_agents_and_select(env: dict[str, str]) -> None:
     cfg = {
         "agents": {"list": [{"id": "A"}, {"id": "Ops", "default": True, "workspace": "~/ops"}, {"id": "a"}]}
     }
-    agents = resolve_agents(cfg, env)
+    agents = resolve_agents(cfg, env, profile=P0)
     assert [a.id for a in agents] == ["a", "ops"]
     assert [a.is_default for a in agents] == [False, True]
     assert agents[1] == Agent("ops", True, home / "ops", {"id": "Ops", "default": True, "workspace": "~/ops"})
     assert agents[0].workspace == home / ".openclaw" / "workspace-a"
-    assert select_agent(cfg, env, None).id == "ops"
-    assert select_agent(cfg, env, " OPS ").id == "ops"
-    assert select_agent(cfg, env, "A").entry == {"id": "A"}
+    assert select_agent(cfg, env, None, profile=P0).id == "ops"
+    assert select_agent(cfg, env, " OPS ", profile=P0).id == "ops"
+    assert select_agent(cfg, env, "A", profile=P0).entry == {"id": "A"}
     with pytest.raises(UnknownAgentError) as info:
-        select_agent(cfg, env, "nobody")
+        select_agent(cfg, env, "nobody", profile=P0)
     assert info.value.known == ["a", "ops"]
     assert info.value.exit_code == ExitCode.USAGE
     assert "nobody" in str(info.value) and "a, ops" in str(info.value)
 
 
 def test_select_without_list(env: dict[str, str]) -> None:
-    agent = select_agent({}, env, None)
+    agent = select_agent({}, env, None, profile=P0)
     assert (agent.id, agent.is_default, agent.entry) == ("main", True, None)
-    assert select_agent({}, env, "Main").id == "main"
+    assert select_agent({}, env, "Main", profile=P0).id == "main"
     with pytest.raises(UnknownAgentError):
-        select_agent({}, env, "other")
+        select_agent({}, env, "other", profile=P0)
 
 
 # ---- issue 21 item 9: an --agent that normalises to nothing names no agent -----------------------
@@ -187,7 +194,7 @@ def test_an_id_that_normalises_to_nothing_is_a_usage_error(requested: str, tmp_p
     env = {"HOME": str(tmp_path)}
     for cfg in ({}, {"agents": {"list": [{"id": "main"}, {"id": "ops"}]}}):
         with pytest.raises(EmptyAgentIdError) as raised:
-            select_agent(cfg, env, requested)
+            select_agent(cfg, env, requested, profile=P0)
         assert raised.value.exit_code == ExitCode.USAGE
         assert "\n" not in raised.value.message and "names no agent" in raised.value.message
 
@@ -214,21 +221,21 @@ def test_keyed_entries_are_the_roster_from_2026_8() -> None:
     from memwarm_cli.profiles.releases import P1, P3
 
     cfg = {"agents": {"entries": {"Ops": {"workspace": "/o"}, "x": 3}, "list": [{"id": "old"}]}}
-    assert list_agent_entries(cfg, P3) == [{"workspace": "/o", "id": "Ops"}]
-    assert list_agent_ids(cfg, P3) == ["ops"]
-    assert list_agent_ids(cfg, P1) == ["old"]  # 2026.7.x reads the list only
+    assert list_agent_entries(cfg, profile=P3) == [{"workspace": "/o", "id": "Ops"}]
+    assert list_agent_ids(cfg, profile=P3) == ["ops"]
+    assert list_agent_ids(cfg, profile=P1) == ["old"]  # 2026.7.x reads the list only
     # Without entries, 2026.8.1+ still reads a list the release has not rewritten yet.
-    assert list_agent_ids({"agents": {"list": [{"id": "a"}, {"id": "b"}]}}, P3) == ["a", "b"]
-    assert find_agent_entry(cfg, "OPS", P3) == {"workspace": "/o", "id": "Ops"}
+    assert list_agent_ids({"agents": {"list": [{"id": "a"}, {"id": "b"}]}}, profile=P3) == ["a", "b"]
+    assert find_agent_entry(cfg, "OPS", profile=P3) == {"workspace": "/o", "id": "Ops"}
 
 
 def test_explicit_ownership_names_the_default_and_no_agent_inherits_the_workspace(tmp_path: Path) -> None:
     from memwarm_cli.profiles.releases import P3
 
     env = {"HOME": str(tmp_path), "OPENCLAW_STATE_DIR": str(tmp_path / "st")}
-    agents = {a.id: a for a in resolve_agents(P3_CFG_TWO, env, P3)}
+    agents = {a.id: a for a in resolve_agents(P3_CFG_TWO, env, profile=P3)}
     assert [a for a in agents.values() if a.is_default] == [agents["work"]]
-    assert select_agent(P3_CFG_TWO, env, None, P3).id == "work"
+    assert select_agent(P3_CFG_TWO, env, None, profile=P3).id == "work"
     # Two agents, explicit ownership: neither is the legacy owner of agents.defaults.workspace.
     assert agents["work"].workspace == Path("/ws/work")
     assert agents["main"].workspace == Path("/a")
@@ -246,13 +253,13 @@ def test_a_multi_agent_roster_without_an_owner_has_no_default(cfg: dict[str, Any
     from memwarm_cli.agents import NoDefaultAgentError, default_agent_id
     from memwarm_cli.profiles.releases import P0, P3
 
-    assert default_agent_id(cfg, P3) is None
+    assert default_agent_id(cfg, profile=P3) is None
     with pytest.raises(NoDefaultAgentError, match=why) as raised:
-        select_agent(cfg, {"HOME": "/h"}, None, P3)
+        select_agent(cfg, {"HOME": "/h"}, None, profile=P3)
     assert raised.value.exit_code == ExitCode.USAGE
-    assert select_agent(cfg, {"HOME": "/h"}, "b", P3).id == "b"  # naming one still works
+    assert select_agent(cfg, {"HOME": "/h"}, "b", profile=P3).id == "b"  # naming one still works
     # 2026.6.35: the first (marked) list entry; it does not read agents.entries at all
-    assert resolve_default_agent_id(cfg, P0) == ("a" if "list" in cfg["agents"] else "main")
+    assert resolve_default_agent_id(cfg, profile=P0) == ("a" if "list" in cfg["agents"] else "main")
 
 
 def test_the_marker_must_be_true_and_unique_from_2026_8() -> None:
@@ -260,12 +267,12 @@ def test_the_marker_must_be_true_and_unique_from_2026_8() -> None:
     from memwarm_cli.profiles.releases import P0, P3
 
     cfg = {"agents": {"list": [{"id": "a"}, {"id": "b", "default": True}]}}
-    assert default_agent_id(cfg, P3) == "b" == default_agent_id(cfg, P0)
+    assert default_agent_id(cfg, profile=P3) == "b" == default_agent_id(cfg, profile=P0)
     truthy = {"agents": {"list": [{"id": "a"}, {"id": "b", "default": 1}]}}
-    assert default_agent_id(truthy, P0) == "b"  # truthy is enough in 2026.6.35
-    assert default_agent_id(truthy, P3) is None  # 2026.8.1+ wants true
-    assert default_agent_id({"agents": {"entries": {"solo": {}}}}, P3) == "solo"
-    assert default_agent_id({}, P3) == "main"
+    assert default_agent_id(truthy, profile=P0) == "b"  # truthy is enough in 2026.6.35
+    assert default_agent_id(truthy, profile=P3) is None  # 2026.8.1+ wants true
+    assert default_agent_id({"agents": {"entries": {"solo": {}}}}, profile=P3) == "solo"
+    assert default_agent_id({}, profile=P3) == "main"
 
 
 def test_the_default_workspace_moved_under_the_state_dir(tmp_path: Path) -> None:
@@ -275,11 +282,13 @@ def test_the_default_workspace_moved_under_the_state_dir(tmp_path: Path) -> None
 
     home = str(tmp_path)
     st = {"HOME": home, "OPENCLAW_STATE_DIR": str(tmp_path / "st")}
-    assert resolve_default_workspace_dir(st, P0) == tmp_path / ".openclaw" / "workspace"
-    assert resolve_default_workspace_dir(st, P3) == tmp_path / "st" / "workspace"
+    assert resolve_default_workspace_dir(st, profile=P0) == tmp_path / ".openclaw" / "workspace"
+    assert resolve_default_workspace_dir(st, profile=P3) == tmp_path / "st" / "workspace"
     prof = {"HOME": home, "OPENCLAW_PROFILE": "dev"}
-    assert resolve_default_workspace_dir(prof, P0) == tmp_path / ".openclaw" / "workspace-dev"
-    assert resolve_default_workspace_dir(prof, P3) == tmp_path / ".openclaw-dev" / "workspace"
+    assert resolve_default_workspace_dir(prof, profile=P0) == tmp_path / ".openclaw" / "workspace-dev"
+    assert resolve_default_workspace_dir(prof, profile=P3) == tmp_path / ".openclaw-dev" / "workspace"
     with pytest.raises(UsageError, match="invalid profile name"):
-        resolve_default_workspace_dir({"HOME": home, "OPENCLAW_PROFILE": "bad name"}, P3)
-    assert resolve_default_workspace_dir({"HOME": home, "OPENCLAW_WORKSPACE_DIR": " /w "}, P3) == Path("/w")
+        resolve_default_workspace_dir({"HOME": home, "OPENCLAW_PROFILE": "bad name"}, profile=P3)
+    assert resolve_default_workspace_dir(
+        {"HOME": home, "OPENCLAW_WORKSPACE_DIR": " /w "}, profile=P3
+    ) == Path("/w")

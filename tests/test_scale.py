@@ -22,6 +22,7 @@ from memwarm_cli.config import load_config
 from memwarm_cli.config.formats import parse_document
 from memwarm_cli.configview.show_view import show_data
 from memwarm_cli.errors import ConfigError
+from memwarm_cli.profiles.releases import P0
 
 AGENTS = 400
 
@@ -57,21 +58,23 @@ def test_resolving_every_agent_normalises_each_id_a_bounded_number_of_times(
 
     monkeypatch.setattr(agents_module, "normalize_agent_id", counting)
     cfg = config(AGENTS)
-    resolved = resolve_agents(cfg, {"HOME": "/home/x"})
+    resolved = resolve_agents(cfg, {"HOME": "/home/x"}, profile=P0)
     assert [agent.id for agent in resolved][:2] == ["agent-0", "agent-1"]
     assert calls <= 3 * AGENTS  # one pass, not one per agent (that was AGENTS^2)
     calls = 0
-    assert select_agent(cfg, {"HOME": "/home/x"}, "agent-7").workspace == Path("/ws/7")
+    assert select_agent(cfg, {"HOME": "/home/x"}, "agent-7", profile=P0).workspace == Path("/ws/7")
     assert calls <= 2 * AGENTS
 
 
 def test_backend_settings_for_every_agent_walk_the_list_a_bounded_number_of_times() -> None:
     cfg = config(AGENTS)
     env = {"HOME": "/home/x"}
-    resolved = resolve_agents(cfg, env)
+    resolved = resolve_agents(cfg, env, profile=P0)
     CountingList.walks = 0
     sources = [
-        resolve_agent_backend(cfg, a.id, a.entry, a.workspace, Path("/state"), env).choice.backend_source
+        resolve_agent_backend(
+            cfg, a.id, a.entry, a.workspace, Path("/state"), env, profile=P0
+        ).choice.backend_source
         for a in resolved
     ]
     assert sources[5] == "memory.backend"
@@ -137,10 +140,14 @@ def test_config_show_yaml_is_the_whole_document_s_text(tmp_path: Path) -> None:
     entries = [{"id": f"a{i}", "workspace": str(tmp_path / f"w{i}")} for i in range(5)]
     entries[2]["workspace"] = str(tmp_path / "caf\u00e9 \U0001f600\x85")  # not ASCII, one unsafe
     cfg.write_text(json.dumps({"agents": {"list": entries}, "memory": {"backend": "qmd"}}))
-    data = show_data(load_config(str(cfg), {"HOME": str(tmp_path)}), host_zone="UTC")
+    data = show_data(
+        load_config(str(cfg), {"HOME": str(tmp_path)}), agent_id=None, host_zone="UTC", profile=P0
+    )
     assert render(data, "yaml") == whole_document(data)
     assert '\\U0001F600\\N"' in render(data, "yaml")  # the policy's escapes survived
-    single = show_data(load_config(str(cfg), {"HOME": str(tmp_path)}), "a1", host_zone="UTC")
+    single = show_data(
+        load_config(str(cfg), {"HOME": str(tmp_path)}), agent_id="a1", profile=P0, host_zone="UTC"
+    )
     assert render(single, "yaml") == whole_document(single)
 
 

@@ -62,6 +62,7 @@ from memwarm_cli.config.paths import is_directory
 from memwarm_cli.errors import MemwarmError
 from memwarm_cli.frozen_records import record
 from memwarm_cli.jsstring import js_slice, js_trim
+from memwarm_cli.profiles.releases import Profile
 
 SEARCH_SCHEMA = 2  # 2: "agentId" (was "agent"), "calls" (one argv per source group), "minScore"
 # Re-exported: the shaping of hits is search_hits.py's; callers and tests know these names from here.
@@ -124,6 +125,7 @@ def search_agent_memory(
     agent: str | None,
     query: str,
     *,
+    profile: Profile,
     mode: str | None = None,
     limit: int | None = None,
     min_score: float = 0.0,
@@ -131,9 +133,9 @@ def search_agent_memory(
 ) -> SearchResult:
     """Run the agent's memory search. Raises UnknownAgentError (exit 2), SearchFailed (exit 1), and
     Cancelled when `token` is cancelled (once qmd's process group is gone)."""
-    chosen = select_agent(loaded.data, loaded.env, agent)
+    chosen = select_agent(loaded.data, loaded.env, agent, profile=profile)
     settings = resolve_agent_backend(
-        loaded.data, chosen.id, chosen.entry, chosen.workspace, loaded.state_dir, loaded.env
+        loaded.data, chosen.id, chosen.entry, chosen.workspace, loaded.state_dir, loaded.env, profile=profile
     )
     qmd = settings.qmd
     if settings.memory_search is None:

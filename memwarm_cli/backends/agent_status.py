@@ -48,6 +48,7 @@ from memwarm_cli.config import LoadedConfig
 from memwarm_cli.config.paths import is_directory
 from memwarm_cli.exitcodes import ExitCode
 from memwarm_cli.frozen_records import field, record
+from memwarm_cli.profiles.releases import Profile
 
 Verdict = Literal["warm", "stale", "degraded", "failed", "running", "skipped"]
 VERDICTS: tuple[Verdict, ...] = ("warm", "stale", "degraded", "failed", "running", "skipped")
@@ -172,6 +173,7 @@ def collect_status(
     loaded: LoadedConfig,
     options: StatusOptions,
     *,
+    profile: Profile,
     warn: Callable[[str], None] | None = None,
     token: CancelToken | None = None,
 ) -> StatusReport:
@@ -189,8 +191,10 @@ def collect_status(
 
     held = flocked_inodes()
     everyone = [
-        resolve_agent_backend(loaded.data, a.id, a.entry, a.workspace, loaded.state_dir, loaded.env)
-        for a in select_agents(loaded, options.agents)
+        resolve_agent_backend(
+            loaded.data, a.id, a.entry, a.workspace, loaded.state_dir, loaded.env, profile=profile
+        )
+        for a in select_agents(loaded, options.agents, profile=profile)
     ]
     peeker = VersionPeeker(loaded.state_dir, warn=note, token=token)
     peeked: dict[tuple[str, Path | None], PeekedVersion] = {}

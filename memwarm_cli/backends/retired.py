@@ -150,9 +150,9 @@ def retired_backends(
     profile = choice.profile
     if profile.qmd_available:
         return None
-    everyone = resolve_agents(loaded.data, loaded.env, profile)
+    everyone = resolve_agents(loaded.data, loaded.env, profile=profile)
     if requested:
-        wanted = {select_agent(loaded.data, loaded.env, raw, profile).id for raw in requested}
+        wanted = {select_agent(loaded.data, loaded.env, raw, profile=profile).id for raw in requested}
         everyone = [agent for agent in everyone if agent.id in wanted]
     release, since = release_label(choice), removed_in()
     refused = refused_qmd_keys(loaded.data, profile)
@@ -174,7 +174,7 @@ def refuse_retired_search(loaded: LoadedConfig, choice: OpenClawChoice, requeste
     profile = choice.profile
     if profile.qmd_available:
         return
-    chosen = select_agent(loaded.data, loaded.env, requested, profile)
+    chosen = select_agent(loaded.data, loaded.env, requested, profile=profile)
     refused = refused_qmd_keys(loaded.data, profile)
     agent = _retired_agent(
         loaded, chosen, release_label(choice), removed_in(), profile.session_export, refused

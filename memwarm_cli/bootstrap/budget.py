@@ -12,7 +12,7 @@ from typing import Literal, NamedTuple
 from memwarm_cli.bootstrap.candidates import BootstrapFile
 from memwarm_cli.bootstrap.trimming import Trimmed, trim_bootstrap_content
 from memwarm_cli.jsstring import clamp_to_budget, js_length
-from memwarm_cli.profiles.releases import REFERENCE, Profile
+from memwarm_cli.profiles.releases import Profile
 
 MIN_PRESENT_FILE_BUDGET = 64
 MISSING_MARKER_PREFIX = "[MISSING] Expected at: "
@@ -48,7 +48,7 @@ def _file_budget(name: str, max_chars: int, profile: Profile) -> tuple[int, Limi
 
 
 def place_files(
-    files: list[BootstrapFile], max_chars: int, total_max_chars: int, profile: Profile = REFERENCE
+    files: list[BootstrapFile], max_chars: int, total_max_chars: int, *, profile: Profile
 ) -> list[Placement]:
     """One placement per file, in order; after the loop stops, every later file is budget-exhausted."""
     remaining = max(1, total_max_chars)
@@ -79,7 +79,7 @@ def place_files(
         limit = max(1, min(budget, remaining))
         if budget > remaining:
             cause = "total budget"
-        trimmed = trim_bootstrap_content(file.content, file.name, limit, profile)
+        trimmed = trim_bootstrap_content(file.content, file.name, limit, profile=profile)
         clamped = clamp_to_budget(trimmed.text, remaining)
         if not clamped:
             placements.append(Placement(file, "empty", None, remaining, limit, cause, trimmed))

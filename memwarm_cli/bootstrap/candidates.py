@@ -18,7 +18,7 @@ from typing import NamedTuple
 from memwarm_cli.bootstrap.session_keys import SessionKey
 from memwarm_cli.boundary_read import SYMLINK_REFUSED_DETAIL, ReadFailure, ReadOutcome, read_workspace_file
 from memwarm_cli.cwd import absolute_path
-from memwarm_cli.profiles.releases import REFERENCE, Profile
+from memwarm_cli.profiles.releases import Profile
 
 USER_MD = "USER.md"
 HEARTBEAT_MD = "HEARTBEAT.md"
@@ -113,7 +113,7 @@ def unreadable_reason(outcome: ReadOutcome, path: str) -> str:
     return truncate_utf16_safe(" ".join(reason.split()), MAX_UNREADABLE_REASON)
 
 
-def read_bootstrap_files(root: str, profile: Profile = REFERENCE) -> list[BootstrapFile]:
+def read_bootstrap_files(root: str, *, profile: Profile) -> list[BootstrapFile]:
     """Every candidate in the profile's load order, read under the workspace boundary.
 
     A name of `profile.listed_only_files` is a candidate only when the workspace listing holds exactly
@@ -139,7 +139,7 @@ def _names(names: frozenset[str], profile: Profile) -> str:
     return ", ".join(ordered[:-1]) + f" and {ordered[-1]}" if len(ordered) > 1 else ordered[0]
 
 
-def session_filter_reason(name: str, session: SessionKey, profile: Profile = REFERENCE) -> str | None:
+def session_filter_reason(name: str, session: SessionKey, *, profile: Profile) -> str | None:
     """Why a subagent, cron or (2026.8.1+) group-chat session does not get `name`, or None when it does."""
     if session.subagent and name not in profile.subagent_files:
         return f"subagent sessions get {_names(profile.subagent_files, profile)} only"

@@ -49,7 +49,7 @@ from memwarm_cli.bootstrap.trimming import Trimmed
 from memwarm_cli.bootstrap.workspace_state import SetupState, check_legacy_state, read_setup_state
 from memwarm_cli.boundary_read import ReadFailure
 from memwarm_cli.jsstring import js_length, js_trim, js_trim_end
-from memwarm_cli.profiles.releases import REFERENCE, Profile, legacy_state_error_name
+from memwarm_cli.profiles.releases import Profile, legacy_state_error_name
 
 BootstrapMode = Literal["full", "none"]
 
@@ -178,7 +178,7 @@ class BootstrapPlan(NamedTuple):
     truncation_notice: str | None
     blocks: RenderedBlocks
     rows: list[BootstrapRow]
-    profile: Profile = REFERENCE  # the OpenClaw release group whose rules made the plan
+    profile: Profile  # the OpenClaw release group whose rules made the plan
 
     @property
     def budget_used(self) -> int:
@@ -207,7 +207,7 @@ def _apply_filters(
     `memory`: path -> why the memory eligibility rule drops it)."""
     marked = []
     for file in loaded:
-        reason = session_filter_reason(file.name, session, profile)
+        reason = session_filter_reason(file.name, session, profile=profile)
         if reason is not None:
             file = file._replace(dropped=Dropped.SESSION_FILTER, dropped_reason=reason)
         elif file.name == BOOTSTRAP_MD and setup.completed:
@@ -279,7 +279,7 @@ def build_bootstrap_plan(
     cfg: Mapping[str, Any] | None,
     session_key: str | None,
     *,
-    profile: Profile = REFERENCE,
+    profile: Profile,
     env: Mapping[str, str] | None = None,
     version: str | None = None,
 ) -> BootstrapPlan:
@@ -293,11 +293,13 @@ def build_bootstrap_plan(
     LegacyWorkspaceStateError for a workspace whose legacy setup state must be migrated first.
     """
     root = workspace_root(workspace)
-    session = parse_session_key(session_key, cfg, profile)
-    default_agent_id = designated_default(cfg, profile) if cfg is not None else "main"
-    injection = resolve_context_injection(cfg, session.agent_id, profile)
-    max_chars = resolve_limit(cfg, session.agent_id, "bootstrapMaxChars", DEFAULT_MAX_CHARS, profile)
-    total = resolve_limit(cfg, session.agent_id, "bootstrapTotalMaxChars", DEFAULT_TOTAL_MAX_CHARS, profile)
+    session = parse_session_key(session_key, cfg, profile=profile)
+    default_agent_id = designated_default(cfg, profile=profile) if cfg is not None else "main"
+    injection = resolve_context_injection(cfg, session.agent_id, profile=profile)
+    max_chars = resolve_limit(cfg, session.agent_id, "bootstrapMaxChars", DEFAULT_MAX_CHARS, profile=profile)
+    total = resolve_limit(
+        cfg, session.agent_id, "bootstrapTotalMaxChars", DEFAULT_TOTAL_MAX_CHARS, profile=profile
+    )
     if profile.legacy_state_refused:
         check_legacy_state(root, env or {}, legacy_state_error_name(version, profile))
     if profile.setup_state == "state-database":
@@ -309,14 +311,14 @@ def build_bootstrap_plan(
         setup = read_setup_state(root)
     heartbeat = None
     if cfg is not None and profile.heartbeat_filter and default_agent_id is not None:
-        heartbeat = heartbeat_decision(cfg, session.agent_id, default_agent_id, profile)
+        heartbeat = heartbeat_decision(cfg, session.agent_id, default_agent_id, profile=profile)
 
-    read = read_bootstrap_files(root, profile)
+    read = read_bootstrap_files(root, profile=profile)
     loaded = _apply_filters(
         read, session, setup, heartbeat, _memory_reasons(root, read, cfg, profile), profile
     )
     files = [] if injection == "never" else [f for f in loaded if f.dropped is None]
-    placements = place_files(files, max_chars.value, total.value, profile)
+    placements = place_files(files, max_chars.value, total.value, profile=profile)
     by_path = {p.file.path: p for p in placements}
     context_files = [ContextFile(p.file.path, p.content) for p in placements if p.content is not None]
 
@@ -337,7 +339,7 @@ def build_bootstrap_plan(
         injected.append(
             InjectedStat(file.name, file.path, file.missing, raw, chars, not file.missing and chars < raw)
         )
-    warning_mode = resolve_truncation_warning(cfg, profile)
+    warning_mode = resolve_truncation_warning(cfg, profile=profile)
     notice = TRUNCATION_NOTICE if warning_mode != "off" and any(s.truncated for s in injected) else None
     rows = [_row(f, by_path.get(f.path), visible, injection, shown(f.path)) for f in loaded]
     return BootstrapPlan(
@@ -355,7 +357,7 @@ def build_bootstrap_plan(
         context_files=context_files,
         injected=injected,
         truncation_notice=notice,
-        blocks=render_blocks(visible_files, profile),
+        blocks=render_blocks(visible_files, profile=profile),
         rows=rows,
         profile=profile,
     )

@@ -13,7 +13,7 @@ from typing import Any, Literal, NamedTuple
 from memwarm_cli.agents import find_agent_entry, list_agent_entries, normalize_agent_id, roster_label
 from memwarm_cli.config.lookup import as_object, lookup
 from memwarm_cli.jsstring import js_is_finite_number, js_number_text, js_trim, js_truthy
-from memwarm_cli.profiles.releases import REFERENCE, Profile
+from memwarm_cli.profiles.releases import Profile
 from memwarm_cli.textsafe import clip
 
 DEFAULT_MAX_CHARS = 20_000
@@ -44,16 +44,16 @@ def _shown(value: Any) -> str:
 
 
 def resolve_limit(
-    cfg: Mapping[str, Any] | None, agent_id: str, key: str, default: int, profile: Profile = REFERENCE
+    cfg: Mapping[str, Any] | None, agent_id: str, key: str, default: int, *, profile: Profile
 ) -> BootstrapLimit:
     """`entry[key] ?? defaults[key]`; a finite number > 0 is floored, anything else is the default.
 
     `??` falls back only for null or missing, so an invalid per-agent value does not reach the defaults.
     """
-    entry = find_agent_entry(cfg, agent_id, profile) if cfg is not None else None
+    entry = find_agent_entry(cfg, agent_id, profile=profile) if cfg is not None else None
     origin: LimitOrigin
     if entry is not None and entry.get(key) is not None:
-        roster = roster_label(cfg, profile)
+        roster = roster_label(cfg, profile=profile)
         where = f"{roster}.{agent_id}.{key}" if roster == "agents.entries" else f"{roster}[{agent_id}].{key}"
         raw, origin = entry[key], "per-agent"
     else:
@@ -68,11 +68,9 @@ def resolve_limit(
     return BootstrapLimit(key, value, origin, raw, note)
 
 
-def resolve_context_injection(
-    cfg: Mapping[str, Any] | None, agent_id: str, profile: Profile = REFERENCE
-) -> Any:
+def resolve_context_injection(cfg: Mapping[str, Any] | None, agent_id: str, *, profile: Profile) -> Any:
     """The entry's valid mode, else `agents.defaults.contextInjection` unvalidated, else `always`."""
-    entry = find_agent_entry(cfg, agent_id, profile) if cfg is not None else None
+    entry = find_agent_entry(cfg, agent_id, profile=profile) if cfg is not None else None
     own = entry.get("contextInjection") if entry is not None else None
     if own in INJECTION_MODES:
         return own
@@ -80,7 +78,7 @@ def resolve_context_injection(
     return "always" if configured is None else configured
 
 
-def resolve_truncation_warning(cfg: Mapping[str, Any] | None, profile: Profile = REFERENCE) -> str:
+def resolve_truncation_warning(cfg: Mapping[str, Any] | None, *, profile: Profile) -> str:
     """`agents.defaults.bootstrapPromptTruncationWarning` up to 2026.7.x; from 2026.8.1 the key is retired
     and the notice is always given."""
     if not profile.truncation_warning_setting:
@@ -139,16 +137,16 @@ class HeartbeatDecision(NamedTuple):
 
 
 def heartbeat_decision(
-    cfg: Mapping[str, Any], agent_id: str, default_agent_id: str, profile: Profile = REFERENCE
+    cfg: Mapping[str, Any], agent_id: str, default_agent_id: str, *, profile: Profile
 ) -> HeartbeatDecision:
     """Whether HEARTBEAT.md stays in the bootstrap files (only asked when a config is given)."""
     if agent_id != default_agent_id:
         return HeartbeatDecision(True, f"agent {agent_id} is not the default agent")
-    entries = list_agent_entries(cfg, profile)
+    entries = list_agent_entries(cfg, profile=profile)
     with_heartbeat = [entry for entry in entries if js_truthy(entry.get("heartbeat"))]
     if with_heartbeat and not any(normalize_agent_id(e.get("id")) == agent_id for e in with_heartbeat):
         return HeartbeatDecision(False, "heartbeats are configured for other agents only")
-    entry = find_agent_entry(cfg, agent_id, profile)
+    entry = find_agent_entry(cfg, agent_id, profile=profile)
     merged = {**as_object(agents_defaults(cfg).get("heartbeat")), **as_object(lookup(entry, "heartbeat"))}
     if merged.get("includeSystemPromptSection") is False:
         return HeartbeatDecision(False, "heartbeat.includeSystemPromptSection is false")

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from memwarm_cli.jsstring import JS_WHITESPACE, js_trim
-from memwarm_cli.profiles.releases import REFERENCE, Profile
+from memwarm_cli.profiles.releases import Profile
 
 HEARTBEAT_PROMPT_TEXT = (
     "Default heartbeat prompt:\n"
@@ -109,7 +109,7 @@ def _strip_heartbeat_prompts(text: str) -> str:
     return "".join([*pieces, text[kept:]]) if pieces else text
 
 
-def sanitize_for_prompt(content: str, profile: Profile = REFERENCE) -> str:
+def sanitize_for_prompt(content: str, *, profile: Profile) -> str:
     """The default heartbeat prompt removed, every run of 3 or more newlines made 2."""
     if profile.heartbeat_prompt_pattern:
         text = _strip_heartbeat_prompts(content) if HEARTBEAT_PROMPT_HEAD in content else content
@@ -163,14 +163,14 @@ def without_project_entries(content: str) -> str:
     return "\n".join(kept)
 
 
-def stable_order(files: Sequence[ContextFile], profile: Profile = REFERENCE) -> list[ContextFile]:
+def stable_order(files: Sequence[ContextFile], *, profile: Profile) -> list[ContextFile]:
     stable = [f for f in files if not profile.heartbeat_filter or not is_dynamic(f.path)]
     return sorted(stable, key=lambda f: BASENAME_RANK.get(prompt_basename(f.path), UNRANKED))
 
 
 def _block(lines: list[str], files: Sequence[ContextFile], profile: Profile) -> str:
     for file in files:
-        lines += [f"## {file.path}", sanitize_for_prompt(file.content, profile)]
+        lines += [f"## {file.path}", sanitize_for_prompt(file.content, profile=profile)]
     return "\n".join(line for line in lines if line)
 
 
@@ -179,14 +179,14 @@ class RenderedBlocks(NamedTuple):
     dynamic_project_context: str | None
 
 
-def render_blocks(visible: Sequence[ContextFile], profile: Profile = REFERENCE) -> RenderedBlocks:
+def render_blocks(visible: Sequence[ContextFile], *, profile: Profile) -> RenderedBlocks:
     """The stable and dynamic blocks for the prompt-visible context files (None when a block is empty)."""
     if profile.curated_project_entries_filtered:
         visible = [
             ContextFile(f.path, without_project_entries(f.content)) if _is_curated_path(f.path) else f
             for f in visible
         ]
-    stable = stable_order(visible, profile)
+    stable = stable_order(visible, profile=profile)
     dynamic = [f for f in visible if profile.heartbeat_filter and is_dynamic(f.path)]
     project = None
     if stable:

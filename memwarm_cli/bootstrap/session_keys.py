@@ -26,7 +26,7 @@ from memwarm_cli.agents import (
 )
 from memwarm_cli.errors import UsageError
 from memwarm_cli.jsstring import js_trim
-from memwarm_cli.profiles.releases import REFERENCE, Profile
+from memwarm_cli.profiles.releases import Profile
 from memwarm_cli.textsafe import clip
 
 SessionClass = Literal["main", "subagent", "cron", "acp"]
@@ -163,17 +163,15 @@ def chat_type(lowered: str, profile: Profile) -> str:
 def _fallback_agent(cfg: Mapping[str, Any] | None, profile: Profile, key: str | None) -> str:
     """The agent of a session whose key names none."""
     if profile.default_agent_rule != "ownership":
-        return resolve_default_agent_id(cfg, profile) if cfg is not None else "main"
-    owner = workspace_owner_id(cfg, profile)
+        return resolve_default_agent_id(cfg, profile=profile) if cfg is not None else "main"
+    owner = workspace_owner_id(cfg, profile=profile)
     if owner is None:
-        known = ", ".join(list_agent_ids(cfg, profile))
+        known = ", ".join(list_agent_ids(cfg, profile=profile))
         raise SessionKeyError(key or "", f"{NO_SESSION_OWNER} (known agents: {known})")
     return owner
 
 
-def parse_session_key(
-    key: str | None, cfg: Mapping[str, Any] | None, profile: Profile = REFERENCE
-) -> SessionKey:
+def parse_session_key(key: str | None, cfg: Mapping[str, Any] | None, *, profile: Profile) -> SessionKey:
     """`resolveSessionAgentId` plus the subagent/cron/acp tests, all case-insensitive.
 
     SessionKeyError (2026.8.1+) for a malformed `agent:` key, or one that names no agent when no agent

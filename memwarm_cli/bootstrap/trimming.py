@@ -15,7 +15,7 @@ from typing import Literal, NamedTuple
 
 from memwarm_cli.bootstrap.agents_digest import policy_digest
 from memwarm_cli.jsstring import js_length, js_slice, js_trim_end, slice_utf16_safe, truncate_utf16_safe
-from memwarm_cli.profiles.releases import REFERENCE, Profile
+from memwarm_cli.profiles.releases import Profile
 
 CutStyle = Literal["full", "compact", "digest"]
 MIN_FULL_MARKER_ROOM = 16
@@ -123,7 +123,7 @@ def _trim_agents(text: str, length: int, limit: int, profile: Profile) -> Trimme
     return Trimmed(out, length, "digest", head, tail, js_length(digest.text), digest.omitted)
 
 
-def trim_bootstrap_content(content: str, name: str, limit: int, profile: Profile = REFERENCE) -> Trimmed:
+def trim_bootstrap_content(content: str, name: str, limit: int, *, profile: Profile) -> Trimmed:
     """The file's text as OpenClaw injects it under a per-file `limit` (before the total-budget clamp)."""
     text = js_trim_end(content)
     length = js_length(text)

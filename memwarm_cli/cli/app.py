@@ -68,8 +68,7 @@ def root(
         typer.Option("--version", "-V", callback=_version, is_eager=True, help="Show the version and exit."),
     ] = False,
 ) -> None:
-    # The options act in their callbacks; `--config` lands in the context's meta, `--openclaw` in the
-    # invocation too (options.py).
+    # The options act in their callbacks: both land in the context's meta (options.py).
     pass
 
 

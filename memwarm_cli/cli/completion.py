@@ -215,15 +215,23 @@ def _complete_kind(kind: str) -> Any:
 
 
 def _complete_agent(ctx: Context, _param: Parameter, incomplete: str) -> list[str]:
-    """The agent ids of the config the command line names so far (or the default one)."""
+    """The agent ids of the config the command line names so far (or the default one), by the rules of
+    the release it names (or the environment, the installed package, the config's shape): the roster
+    every command of that line would see."""
     from memwarm_cli.agents import resolve_agents
-    from memwarm_cli.cli.options import CONFIG_META_KEY
+    from memwarm_cli.cli.options import CONFIG_META_KEY, OPENCLAW_META_KEY
     from memwarm_cli.cli.terminal.invocation import current
-    from memwarm_cli.config import load_config
+    from memwarm_cli.config.run import load_run
 
     try:
-        loaded = load_config(ctx.meta.get(CONFIG_META_KEY), current().env, dotenv=True)
-        ids = [agent.id for agent in resolve_agents(loaded.data, loaded.env)]
+        run = load_run(
+            ctx.meta.get(CONFIG_META_KEY),
+            current().env,
+            openclaw_flag=ctx.meta.get(OPENCLAW_META_KEY),
+            dotenv=True,
+        )
+        loaded = run.loaded
+        ids = [agent.id for agent in resolve_agents(loaded.data, loaded.env, profile=run.profile)]
     except Exception:  # no config, a broken one: nothing to offer, and never a traceback in the shell
         return []
     return [agent_id for agent_id in ids if agent_id.startswith(incomplete)]

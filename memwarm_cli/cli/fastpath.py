@@ -22,7 +22,7 @@ from types import MappingProxyType
 from typing import Any, NamedTuple
 
 GLOBAL_VALUE_OPTIONS = {"--config": "config_path", "-c": "config_path", "--openclaw": "openclaw"}
-# The global options' parameters: `config_path` goes to the run function, `openclaw` to the invocation.
+# The global options' parameters, passed to the run function with the command's own.
 GLOBAL_DEFAULTS: dict[str, Any] = {"config_path": None, "openclaw": None}
 _SHARED_VALUE_OPTIONS = {
     **GLOBAL_VALUE_OPTIONS,
@@ -219,11 +219,8 @@ def parse_fast_argv(argv: Sequence[str]) -> tuple[FastCommand, dict[str, Any]] |
 
 
 def run_fast(command: FastCommand, params: dict[str, Any]) -> int:
-    """Run a parsed invocation through the function its Typer command calls; the exit code."""
-    from memwarm_cli.cli.terminal.release_choice import remember_openclaw
-
-    params = dict(params)
-    remember_openclaw(params.pop("openclaw", None))
+    """Run a parsed invocation through the function its Typer command calls (every parameter by name,
+    `--config` and `--openclaw` too); the exit code."""
     # Every command returns its exit code, here as through Typer (cli/main.py passes it on).
     if command is PRELUDE:
         from memwarm_cli.cli.commands.prelude import run_prelude

@@ -4,7 +4,7 @@ The global `--config`/`-c` and `--openclaw` are accepted before the subcommand a
 (`memwarm -c X prelude`, `memwarm prelude -c X`, `memwarm config -c X check`), as users type them:
 every command and group of the tree gets its own (cli/app.py `build_command`), each records its value
 in the context's `meta`, which a context shares with its parents, so the one given last on the command
-line wins (`--openclaw` also on the invocation: cli/terminal/release_choice.py). cli/fastpath.py
+line wins; the command passes both on to its run function by name (`global_options`). cli/fastpath.py
 accepts the same spellings.
 """
 
@@ -76,7 +76,8 @@ OPENCLAW_HELP = (
 
 @record
 class GlobalOptions:
-    config_path: str | None = None
+    config_path: str | None  # --config
+    openclaw: str | None  # --openclaw: the release to reproduce (memwarm_cli/profiles/choice.py)
 
 
 def remember_config(ctx: Any, _param: Any, value: str | None) -> None:
@@ -86,14 +87,11 @@ def remember_config(ctx: Any, _param: Any, value: str | None) -> None:
 
 
 def remember_openclaw(ctx: Any, _param: Any, value: str | None) -> None:
-    """The `--openclaw` callback of every command: the latest value given wins, for the run
-    (cli/terminal/release_choice.py); not while the shell asks for completions."""
-    if value is not None and not ctx.resilient_parsing:
-        from memwarm_cli.cli.terminal.release_choice import remember_openclaw as remember
-
+    """The `--openclaw` callback of every command: the latest value given wins (completion of `--agent`
+    reads it too: the release decides the roster)."""
+    if value is not None:
         ctx.meta[OPENCLAW_META_KEY] = value
-        remember(value)
 
 
 def global_options(ctx: typer.Context) -> GlobalOptions:
-    return GlobalOptions(config_path=ctx.meta.get(CONFIG_META_KEY))
+    return GlobalOptions(config_path=ctx.meta.get(CONFIG_META_KEY), openclaw=ctx.meta.get(OPENCLAW_META_KEY))

@@ -27,14 +27,14 @@ from memwarm_cli.configview.credentials import mask_text
 from memwarm_cli.configview.release_checks import release_name
 from memwarm_cli.errors import ConfigError
 from memwarm_cli.frozen_records import record
-from memwarm_cli.profiles.releases import REFERENCE, Profile
+from memwarm_cli.profiles.choice import OpenClawChoice
+from memwarm_cli.profiles.releases import Profile, release_node_range
 from memwarm_cli.textsafe import escape_text
 
 Severity = Literal["error", "warning"]
 # `backends.process.resolve_executable(command, env, cwd)`: the path exec would run, or None.
 FindExecutable = Callable[[str, Mapping[str, str], Path], str | None]
-# The run's release for a loaded config (its data: the shape may decide): the profile and the version.
-ChooseRelease = Callable[[Mapping[str, Any] | None], tuple[Profile, str | None]]
+ChooseRelease = Callable[[Mapping[str, Any] | None], OpenClawChoice]
 
 
 @record
@@ -66,6 +66,7 @@ class Finding:
 @dataclass
 class CheckReport:
     source: ConfigSource
+    openclaw: OpenClawChoice  # the release the config was judged for
     findings: list[Finding] = field(default_factory=list)
     unreadable: bool = False  # the file could not be read or parsed: one error finding says why (exit 3)
     error_line: str | None = None  # that error as one line, `<file>[:<line>:<col>]: <message>`
@@ -133,7 +134,7 @@ class _Scope:
 
     loaded: LoadedConfig
     entries: list[tuple[int, dict[str, Any]]]  # (index in agents.list, entry) for object entries
-    profile: Profile = REFERENCE
+    profile: Profile
     release_node: tuple[str, str] | None = None  # the selected release and the Node it needs
 
     @property
@@ -146,14 +147,10 @@ class _Scope:
 
 
 def _scope(loaded: LoadedConfig, profile: Profile, version: str | None) -> _Scope:
-    from memwarm_cli.profiles.releases import release_node_range
-
     agents_cfg = loaded.data.get("agents")
-    raw_list = agents_cfg.get("list") if isinstance(agents_cfg, dict) else None
-    entries = (
-        [(i, e) for i, e in enumerate(raw_list) if isinstance(e, dict)] if isinstance(raw_list, list) else []
-    )
-    release_node = (release_name(profile, version), release_node_range(version, profile))
+    raw = agents_cfg.get("list") if isinstance(agents_cfg, dict) else None
+    entries = [(i, e) for i, e in enumerate(raw if isinstance(raw, list) else []) if isinstance(e, dict)]
+    release_node = (release_name(profile=profile, version=version), release_node_range(version, profile))
     return _Scope(loaded, entries, profile, release_node)
 
 
@@ -346,11 +343,11 @@ def check_config(
     host_zone: str | None = None,
     find_executable: FindExecutable = resolve_executable,
     token: CancelToken | None = None,
-    choose_release: ChooseRelease | None = None,
+    choose_release: ChooseRelease,
 ) -> CheckReport:
-    """Check a config (`dotenv` as load_config's) for the release `choose_release` picks from it (None:
-    the reference, 2026.6.35). Never raises for the config's sake: a file that cannot be read or parsed
-    gives a report with that one error, marked `unreadable`."""
+    """Check a config (`dotenv` as load_config's) for the release `choose_release` picks from its data
+    (None: no file). Never raises for the config's sake: a file that cannot be read or parsed gives a
+    report with that one error, marked `unreadable`."""
     from memwarm_cli.configview.release_checks import release_errors
 
     include_errors: list[IncludeError] = []
@@ -364,10 +361,12 @@ def check_config(
         out.add("error", "", exc.detail, Loc(exc.file, exc.line or 1, exc.column or 1))
         # An array at the top is a config the check judged (invalid); anything else could not be read.
         unreadable = not isinstance(exc, TopLevelArrayError)
-        return CheckReport(source, out.sorted(), unreadable, str(exc) if unreadable else None)
+        error = str(exc) if unreadable else None
+        return CheckReport(source, choose_release(None), out.sorted(), unreadable, error)
 
-    profile, version = choose_release(loaded.data) if choose_release is not None else (REFERENCE, None)
-    release = release_name(profile, version)
+    choice = choose_release(loaded.data if loaded.source.exists else None)
+    profile, version = choice.profile, choice.version
+    release = release_name(profile=profile, version=version)
     out = _Collector(str(loaded.source.path))
     _include_findings(include_errors, out)
     for warning in loaded.warnings:
@@ -385,7 +384,7 @@ def check_config(
             out.add("error", "", message, loc)
             continue
         out.add("warning", warning.dotted_path or "", message, loc)
-    for issue in release_errors(loaded.data, loaded.positions, loaded.env, loaded.state_dir, profile):
+    for issue in release_errors(loaded.data, loaded.positions, loaded.env, loaded.state_dir, profile=profile):
         out.add(issue.severity, issue.path, issue.message, issue.node.loc if issue.node else None)
     if loaded.source.exists:
         scope = _scope(loaded, profile, version)
@@ -395,6 +394,6 @@ def check_config(
         _agent_findings(scope, out, find_executable, token)
         from memwarm_cli.backends.init.session_export_check import session_export_findings
 
-        for severity, path, message in session_export_findings(loaded):  # export dirs, secrets in clear
+        for severity, path, message in session_export_findings(loaded, profile=profile):  # export dirs
             out.add(severity, path, message, _loc_at(scope.pos, *_keys_of(path)))
-    return CheckReport(loaded.source, out.sorted())
+    return CheckReport(loaded.source, choice, out.sorted())

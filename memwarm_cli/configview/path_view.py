@@ -10,6 +10,7 @@ from memwarm_cli.agents import resolve_agents
 from memwarm_cli.backends.settings.agent_backend import resolve_agent_backend
 from memwarm_cli.config.loader import LoadedConfig
 from memwarm_cli.config.paths import is_directory, resolve_state_dir_choice
+from memwarm_cli.profiles.releases import Profile
 
 PATH_SCHEMA_VERSION = 1  # `config path --json`
 
@@ -24,13 +25,14 @@ def source_data(loaded: LoadedConfig) -> dict[str, Any]:
     }
 
 
-def path_data(loaded: LoadedConfig) -> dict[str, Any]:
-    """Which config file and why, the state dir, and each agent's workspace and qmd index path."""
+def path_data(loaded: LoadedConfig, *, profile: Profile) -> dict[str, Any]:
+    """Which config file and why, the state dir, and each agent's workspace (by `profile`'s rules) and
+    qmd index path."""
     state = resolve_state_dir_choice(loaded.env)
     agents = []
-    for agent in resolve_agents(loaded.data, loaded.env):
+    for agent in resolve_agents(loaded.data, loaded.env, profile=profile):
         settings = resolve_agent_backend(
-            loaded.data, agent.id, agent.entry, agent.workspace, loaded.state_dir, loaded.env
+            loaded.data, agent.id, agent.entry, agent.workspace, loaded.state_dir, loaded.env, profile=profile
         )
         disabled = settings.memory_search is None
         agents.append(

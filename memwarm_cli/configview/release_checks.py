@@ -27,11 +27,11 @@ from memwarm_cli.config.positions import PNode, join_path
 from memwarm_cli.configview.agent_dirs import bound_agent_ids, duplicate_agent_dir_message
 from memwarm_cli.configview.schema_types import Issue
 from memwarm_cli.errors import ConfigError
-from memwarm_cli.profiles.releases import REFERENCE, Profile
+from memwarm_cli.profiles.releases import Profile
 from memwarm_cli.textsafe import clip
 
 
-def release_name(profile: Profile = REFERENCE, version: str | None = None) -> str:
+def release_name(*, profile: Profile, version: str | None) -> str:
     """`OpenClaw 2026.9.6`: the release a refusal is said of (the run's version, else the profile's
     reference release)."""
     return f"OpenClaw {clip(version.strip()) if version else profile.reference}"
@@ -202,7 +202,8 @@ def release_errors(
     positions: PNode | None,
     env: Mapping[str, str],
     state_dir: Path,
-    profile: Profile = REFERENCE,
+    *,
+    profile: Profile,
 ) -> list[Issue]:
     """Every finding of the schema of `profile` (its `config_schema`) and of the release's steps after
     it, in the release's order."""
@@ -221,17 +222,16 @@ def release_errors(
     return issues
 
 
-def refuse_rejected_config(loaded: Any, profile: Profile | None = None, version: str | None = None) -> None:
+def refuse_rejected_config(loaded: Any, *, profile: Profile, version: str | None) -> None:
     """Raise ConfigRejectedError (exit 3, one line) when the release would refuse `loaded`'s config; the
     first error is named where it stands, with how many there are. Cheap on a valid config: the schema
     walk without positions (the file is read again with them only to place an error).
 
-    `profile` is the run's release profile (memwarm_cli/profiles; None: the reference, P0): its
-    `config_schema` judges; `version` the run's release, which the message names."""
+    `profile` is the run's release profile (memwarm_cli/profiles): its `config_schema` judges;
+    `version` the run's release (None: the profile's reference), which the message names."""
     from memwarm_cli.config import load_config
 
-    profile = profile if profile is not None else REFERENCE
-    release = release_name(profile, version)
+    release = release_name(profile=profile, version=version)
     source = loaded.source
     if not source.exists:
         return
@@ -243,13 +243,15 @@ def refuse_rejected_config(loaded: Any, profile: Profile | None = None, version:
                 str(source.path), f"the top-level value is not an object: {release} refuses this config", 1, 1
             )
         return
-    found = release_errors(data, positions, loaded.env, loaded.state_dir, profile)
+    found = release_errors(data, positions, loaded.env, loaded.state_dir, profile=profile)
     errors = [i for i in found if i.severity == "error"]
     if not errors:
         return
     if positions is None:
         tracked = load_config(str(source.path), loaded.env, dotenv=False, track=True)
-        found = release_errors(tracked.data, tracked.positions, tracked.env, tracked.state_dir, profile)
+        found = release_errors(
+            tracked.data, tracked.positions, tracked.env, tracked.state_dir, profile=profile
+        )
         errors = [i for i in found if i.severity == "error"] or errors
     first = errors[0]
     loc = first.node.loc if first.node is not None else None

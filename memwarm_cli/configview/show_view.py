@@ -12,6 +12,7 @@ from memwarm_cli.config.loader import LoadedConfig
 from memwarm_cli.config.paths import is_directory
 from memwarm_cli.configview.credentials import mask_show_data
 from memwarm_cli.configview.path_view import source_data
+from memwarm_cli.profiles.releases import Profile
 from memwarm_cli.startup.prelude_settings import (
     host_timezone_name,
     jsonable,
@@ -20,7 +21,9 @@ from memwarm_cli.startup.prelude_settings import (
 )
 
 
-def _agent_show(loaded: LoadedConfig, agent: Agent, host_zone: str | None) -> dict[str, Any]:
+def _agent_show(
+    loaded: LoadedConfig, agent: Agent, host_zone: str | None, profile: Profile
+) -> dict[str, Any]:
     data = loaded.data
     startup = resolve_startup_settings(
         data, host_zone if host_zone is not None else host_timezone_name(loaded.env)
@@ -37,7 +40,7 @@ def _agent_show(loaded: LoadedConfig, agent: Agent, host_zone: str | None) -> di
         for limit in startup.limits
     }
     backend = resolve_agent_backend(
-        data, agent.id, agent.entry, agent.workspace, loaded.state_dir, loaded.env
+        data, agent.id, agent.entry, agent.workspace, loaded.state_dir, loaded.env, profile=profile
     )
     search = backend.memory_search
     memory_search: dict[str, Any] | None = None
@@ -111,19 +114,19 @@ SHOW_SCHEMA_VERSION = 2
 
 
 def show_data(
-    loaded: LoadedConfig, agent_id: str | None = None, host_zone: str | None = None
+    loaded: LoadedConfig, *, agent_id: str | None, profile: Profile, host_zone: str | None = None
 ) -> dict[str, Any]:
-    """The effective settings per agent (one agent with `agent_id`; UnknownAgentError if unknown), every
-    credential-like value hidden."""
+    """The effective settings per agent by `profile`'s rules (one agent with `agent_id`;
+    UnknownAgentError if unknown), every credential-like value hidden."""
     if agent_id is not None:
-        agents = [select_agent(loaded.data, loaded.env, agent_id)]
+        agents = [select_agent(loaded.data, loaded.env, agent_id, profile=profile)]
     else:
-        agents = resolve_agents(loaded.data, loaded.env)
+        agents = resolve_agents(loaded.data, loaded.env, profile=profile)
     shown = {
         "schema": SHOW_SCHEMA_VERSION,
         "config": source_data(loaded),
         "stateDir": str(loaded.state_dir),
-        "agents": [_agent_show(loaded, agent, host_zone) for agent in agents],
+        "agents": [_agent_show(loaded, agent, host_zone, profile) for agent in agents],
     }
     # Credentials hidden once, here, for every format (credentials.py): output like this is pasted.
     return mask_show_data(shown, loaded.unsubstituted, loaded.data)

@@ -145,8 +145,3 @@ def resolve_openclaw(
     if named is not None and named.strip():
         return _named(named, "env", f"from {ENV_VAR}", ENV_VAR)
     return _installed(env) or _from_config(cfg)
-
-
-def reference_choice() -> OpenClawChoice:
-    """The reference profile, for callers that run without a CLI invocation (core tests, embedders)."""
-    return OpenClawChoice(REFERENCE, None, "default", None, "default", False)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from memwarm_cli.boundary_read import ReadFailure, read_workspace_file
 from memwarm_cli.frozen_records import field, mutable_record
 from memwarm_cli.jsstring import js_length, js_trim
-from memwarm_cli.profiles.releases import REFERENCE, Profile
+from memwarm_cli.profiles.releases import Profile
 from memwarm_cli.startup.clock import window_stamps
 from memwarm_cli.startup.file_rows import FileRow, Status, WindowDay
 from memwarm_cli.startup.prelude_settings import (
@@ -247,7 +247,7 @@ def build_plan(
     *,
     host_zone: str | None = None,
     include_others: bool = False,
-    profile: Profile = REFERENCE,
+    profile: Profile,
 ) -> StartupPlan:
     """Compute everything the prelude does for `workspace` at `at_ms` (epoch milliseconds), by the rules
     of `profile` (OpenClaw 2026.6.35's by default)."""

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from memwarm_cli.cwd import absolute_path
 from memwarm_cli.errors import UsageError
 from memwarm_cli.frozen_records import record
-from memwarm_cli.profiles.releases import REFERENCE, Profile
+from memwarm_cli.profiles.releases import Profile
 from memwarm_cli.startup.plan import StartupPlan, build_plan
 from memwarm_cli.startup.prelude_settings import host_timezone_name
 
@@ -33,7 +33,7 @@ def plan_for_agent(
     *,
     workspace_override: Path | None = None,
     include_others: bool = False,
-    profile: Profile = REFERENCE,
+    profile: Profile,
 ) -> AgentPlan:
     """The agent's startup plan by `profile`'s rules; `workspace_override` replaces only the directory,
     never the settings.

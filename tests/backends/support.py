@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from memwarm_cli.backends.settings.agent_backend import AgentBackendSettings, resolve_agent_backend
+from memwarm_cli.profiles.releases import P0
 
 # The fake qmd lives in fake_qmd.py; the tests import it from here, as before.
 from tests.backends.fake_qmd import FAKE_QMD as FAKE_QMD
@@ -45,7 +46,7 @@ ENV = {"HOME": "/home/u"}
 
 def resolve(cfg: dict[str, Any], agent_id: str = "main", entry: dict[str, Any] | None = None) -> Any:
     """The agent's backend settings (typed Any, so tests reach into optional parts without narrowing)."""
-    settings: AgentBackendSettings = resolve_agent_backend(cfg, agent_id, entry, WS, STATE, ENV)
+    settings: AgentBackendSettings = resolve_agent_backend(cfg, agent_id, entry, WS, STATE, ENV, profile=P0)
     return settings
 
 

@@ -51,21 +51,21 @@ def test_agent_keys_split_by_release(
     for profile, want in ((P0, p0), (P1, p1), (P2, p3), (P3, p3)):
         if want is None:
             with pytest.raises(SessionKeyError, match="Malformed agent session key") as raised:
-                parse_session_key(key, cfg, profile)
+                parse_session_key(key, cfg, profile=profile)
             assert raised.value.reason == MALFORMED_KEY and raised.value.exit_code == ExitCode.USAGE
             continue
-        session = parse_session_key(key, cfg, profile)
+        session = parse_session_key(key, cfg, profile=profile)
         assert (session.agent_id, session.agent_scoped) == want, profile.name
 
 
 def test_a_key_naming_no_agent_needs_an_owner_from_2026_8() -> None:
     two = {"agents": {"entries": {"a": {}, "b": {}}}}
     with pytest.raises(SessionKeyError, match="no explicit owner"):
-        parse_session_key("cron-job", two, P3)
-    assert parse_session_key("cron-job", {"agents": {"entries": {"solo": {}}}}, P3).agent_id == "solo"
+        parse_session_key("cron-job", two, profile=P3)
+    assert parse_session_key("cron-job", {"agents": {"entries": {"solo": {}}}}, profile=P3).agent_id == "solo"
     marked = {"agents": {"list": [{"id": "a"}, {"id": "b", "default": True}]}}
-    assert parse_session_key("x", marked, P3).agent_id == "b"
-    assert parse_session_key("x", None, P3).agent_id == "main"
+    assert parse_session_key("x", marked, profile=P3).agent_id == "b"
+    assert parse_session_key("x", None, profile=P3).agent_id == "main"
 
 
 @pytest.mark.parametrize(
@@ -213,14 +213,14 @@ DIGEST_AGENTS = (
 
 
 def test_the_p3_digest_keeps_prose_and_knows_the_chinese_words() -> None:
-    p3 = trim_bootstrap_content(DIGEST_AGENTS, "AGENTS.md", 300, P3).text
+    p3 = trim_bootstrap_content(DIGEST_AGENTS, "AGENTS.md", 300, profile=P3).text
     assert p3 == (
         "intro prose line\n- bullet after pro\n[...truncated, read AGENTS.md for full content...]\n"
         "[Policy digest from AGENTS.md]\nintro prose line\n- bullet after prose\ncode must\n禁止 提交 秘密\n"
         "必須 測試\n一律 紅線 here\nplain 🔴 stop\n[...1 more policy lines omitted...]\n"
         "…(truncated AGENTS.md: kept 35+policy 87+0 chars of 732)…"
     )
-    p2 = trim_bootstrap_content(DIGEST_AGENTS, "AGENTS.md", 300, P2).text
+    p2 = trim_bootstrap_content(DIGEST_AGENTS, "AGENTS.md", 300, profile=P2).text
     assert p2 == (
         "intro prose line\n- bullet after prose\n```test\ncode must\n```\n禁止 提交 秘密\n必須 測試\n"
         "一律 紅線 here\nplain 🔴 stop\n[...truncated, read AGENTS.md for full content...]\n"
@@ -231,7 +231,7 @@ def test_the_p3_digest_keeps_prose_and_knows_the_chinese_words() -> None:
 
 @pytest.mark.parametrize(("profile", "cut"), [(P0, True), (P1, False), (P3, False)])
 def test_head_and_tail_cuts_keep_pairs_whole_from_p1(profile: Profile, cut: bool) -> None:
-    text = trim_bootstrap_content("😀" * 120, "SOUL.md", 101, profile).text
+    text = trim_bootstrap_content("😀" * 120, "SOUL.md", 101, profile=profile).text
     assert ("\ud83d[…truncated 59+19/240]\ude00" in text) is cut
     assert "[…truncated 59+19/240]" in text  # the marker counts the units asked for
 

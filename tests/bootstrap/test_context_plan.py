@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from memwarm_cli.bootstrap.context_plan import BootstrapPlan, BootstrapStatus, build_bootstrap_plan
+from memwarm_cli.profiles.releases import P0
 from tests.parity.bootstrap_cases import all_case_workspaces, load_bootstrap_cases
 
 
@@ -34,7 +35,7 @@ def test_every_read_failure_is_a_missing_file_with_its_own_status(tmp_path: Path
     (ws / "USER.md").mkdir()
     write(ws, "HEARTBEAT.md", b"x" * (2 * 1024 * 1024 + 1))
     write(ws, "AGENTS.md", "rules")
-    plan = build_bootstrap_plan(ws, {}, None)
+    plan = build_bootstrap_plan(ws, {}, None, profile=P0)
     assert statuses(plan) == {
         "AGENTS.md": "included",
         "SOUL.md": "symlink-escape",
@@ -65,7 +66,7 @@ def test_filters_empty_and_injection_never(tmp_path: Path) -> None:
     write(ws, "USER.md", " \n\t")
     write(ws, "openclaw-workspace-state.json", json.dumps({"setupCompletedAt": "2026-01-01"}))
     cfg: dict[str, Any] = {"agents": {"defaults": {"heartbeat": {"every": "0m"}}}}
-    plan = build_bootstrap_plan(ws, cfg, "agent:main:main")
+    plan = build_bootstrap_plan(ws, cfg, "agent:main:main", profile=P0)
     assert statuses(plan) == {
         "AGENTS.md": "included",
         "SOUL.md": "included",
@@ -75,10 +76,12 @@ def test_filters_empty_and_injection_never(tmp_path: Path) -> None:
         "HEARTBEAT.md": "heartbeat-off",
         "BOOTSTRAP.md": "setup-completed",
     }
-    cron = build_bootstrap_plan(ws, {}, "agent:main:cron:nightly")
+    cron = build_bootstrap_plan(ws, {}, "agent:main:cron:nightly", profile=P0)
     assert statuses(cron)["HEARTBEAT.md"] == "session-filter"
     assert statuses(cron)["SOUL.md"] == "included"
-    never = build_bootstrap_plan(ws, {"agents": {"defaults": {"contextInjection": "never"}}}, None)
+    never = build_bootstrap_plan(
+        ws, {"agents": {"defaults": {"contextInjection": "never"}}}, None, profile=P0
+    )
     assert set(statuses(never).values()) == {"injection-never"}
     assert never.blocks.project_context is None and never.injected == []
 
@@ -89,7 +92,7 @@ def test_truncated_and_budget_exhausted_rows_say_why(tmp_path: Path) -> None:
     write(ws, "SOUL.md", "s" * 500)
     write(ws, "TOOLS.md", "t" * 10)
     cfg = {"agents": {"defaults": {"bootstrapMaxChars": 1000, "bootstrapTotalMaxChars": 250}}}
-    plan = build_bootstrap_plan(ws, cfg, None)
+    plan = build_bootstrap_plan(ws, cfg, None, profile=P0)
     rows = {row.file.name: row for row in plan.rows}
     soul = rows["SOUL.md"]
     assert soul.status is BootstrapStatus.TRUNCATED
@@ -105,7 +108,9 @@ def test_a_present_file_needs_64_units_left(tmp_path: Path, agents_len: int, pla
     ws = tmp_path / "ws"
     write(ws, "AGENTS.md", "a" * agents_len)
     write(ws, "SOUL.md", "soul")
-    plan = build_bootstrap_plan(ws, {"agents": {"defaults": {"bootstrapTotalMaxChars": 250}}}, None)
+    plan = build_bootstrap_plan(
+        ws, {"agents": {"defaults": {"bootstrapTotalMaxChars": 250}}}, None, profile=P0
+    )
     soul = next(row for row in plan.rows if row.file.name == "SOUL.md")
     assert (soul.status is BootstrapStatus.INCLUDED) is placed
     assert (soul.status is BootstrapStatus.BUDGET_EXHAUSTED) is not placed
@@ -121,7 +126,7 @@ def test_the_workspace_is_not_modified(tmp_path: Path) -> None:
         return {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in ws.iterdir()}
 
     before = snapshot()
-    build_bootstrap_plan(ws, {"agents": {"defaults": {"bootstrapMaxChars": 500}}}, None)
+    build_bootstrap_plan(ws, {"agents": {"defaults": {"bootstrapMaxChars": 500}}}, None, profile=P0)
     assert snapshot() == before
 
 
@@ -133,8 +138,8 @@ def test_no_config_gives_what_an_empty_config_gives_for_every_case() -> None:
     assert len(cases) > 20
     with all_case_workspaces(cases) as workspaces:
         for case in cases:
-            without = build_bootstrap_plan(workspaces[case["name"]], None, case["sessionKey"])
-            empty = build_bootstrap_plan(workspaces[case["name"]], {}, case["sessionKey"])
+            without = build_bootstrap_plan(workspaces[case["name"]], None, case["sessionKey"], profile=P0)
+            empty = build_bootstrap_plan(workspaces[case["name"]], {}, case["sessionKey"], profile=P0)
             assert (without.injected, without.blocks, without.context_files, without.bootstrap_mode) == (
                 empty.injected,
                 empty.blocks,

@@ -13,10 +13,11 @@ from memwarm_cli.bootstrap.context_settings import (
     resolve_limit,
     resolve_truncation_warning,
 )
+from memwarm_cli.profiles.releases import P0
 
 
 def limit(cfg: dict[str, Any] | None, agent: str = "main") -> tuple[int, str, str | None]:
-    result = resolve_limit(cfg, agent, "bootstrapMaxChars", 20_000)
+    result = resolve_limit(cfg, agent, "bootstrapMaxChars", 20_000, profile=P0)
     return result.value, result.origin, result.note
 
 
@@ -50,9 +51,10 @@ def test_limit_values(raw: Any, value: int) -> None:
 
 
 def test_context_injection_and_warning_mode() -> None:
-    assert resolve_context_injection(None, "main") == "always"
+    assert resolve_context_injection(None, "main", profile=P0) == "always"
     assert (
-        resolve_context_injection({"agents": {"defaults": {"contextInjection": "bogus"}}}, "main") == "bogus"
+        resolve_context_injection({"agents": {"defaults": {"contextInjection": "bogus"}}}, "main", profile=P0)
+        == "bogus"
     )
     cfg = {
         "agents": {
@@ -60,13 +62,19 @@ def test_context_injection_and_warning_mode() -> None:
             "list": [{"id": "main", "contextInjection": "x"}],
         }
     }
-    assert resolve_context_injection(cfg, "main") == "always"  # an invalid per-agent mode is ignored
     assert (
-        resolve_truncation_warning({"agents": {"defaults": {"bootstrapPromptTruncationWarning": "off"}}})
+        resolve_context_injection(cfg, "main", profile=P0) == "always"
+    )  # an invalid per-agent mode is ignored
+    assert (
+        resolve_truncation_warning(
+            {"agents": {"defaults": {"bootstrapPromptTruncationWarning": "off"}}}, profile=P0
+        )
         == "off"
     )
     assert (
-        resolve_truncation_warning({"agents": {"defaults": {"bootstrapPromptTruncationWarning": 1}}})
+        resolve_truncation_warning(
+            {"agents": {"defaults": {"bootstrapPromptTruncationWarning": 1}}}, profile=P0
+        )
         == "always"
     )
 
@@ -97,13 +105,19 @@ def test_heartbeat_every(text: str, ms: int | None) -> None:
 
 
 def test_heartbeat_decision() -> None:
-    assert heartbeat_decision({}, "main", "main").keep
-    assert heartbeat_decision({"agents": {"defaults": {"heartbeat": {"every": "0m"}}}}, "ops", "main").keep
+    assert heartbeat_decision({}, "main", "main", profile=P0).keep
+    assert heartbeat_decision(
+        {"agents": {"defaults": {"heartbeat": {"every": "0m"}}}}, "ops", "main", profile=P0
+    ).keep
     off = {"agents": {"defaults": {"heartbeat": {"every": "0m"}}}}
-    assert not heartbeat_decision(off, "main", "main").keep
+    assert not heartbeat_decision(off, "main", "main", profile=P0).keep
     other = {"agents": {"list": [{"id": "main"}, {"id": "ops", "heartbeat": {"every": "5m"}}]}}
-    assert not heartbeat_decision(other, "main", "main").keep
+    assert not heartbeat_decision(other, "main", "main", profile=P0).keep
     section_off = {"agents": {"defaults": {"heartbeat": {"includeSystemPromptSection": False}}}}
-    assert not heartbeat_decision(section_off, "main", "main").keep
-    assert not heartbeat_decision({"agents": {"defaults": {"heartbeat": {"every": 30}}}}, "main", "main").keep
-    assert heartbeat_decision({"agents": {"defaults": {"heartbeat": {"every": None}}}}, "main", "main").keep
+    assert not heartbeat_decision(section_off, "main", "main", profile=P0).keep
+    assert not heartbeat_decision(
+        {"agents": {"defaults": {"heartbeat": {"every": 30}}}}, "main", "main", profile=P0
+    ).keep
+    assert heartbeat_decision(
+        {"agents": {"defaults": {"heartbeat": {"every": None}}}}, "main", "main", profile=P0
+    ).keep

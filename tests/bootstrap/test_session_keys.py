@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memwarm_cli.bootstrap.session_keys import main_session_key, parse_session_key
+from memwarm_cli.profiles.releases import P0
 
 CFG = {"agents": {"list": [{"id": "ops"}, {"id": "Main", "default": True}]}}
 
@@ -26,11 +27,11 @@ CFG = {"agents": {"list": [{"id": "ops"}, {"id": "Main", "default": True}]}}
     ],
 )
 def test_parse(key: str | None, agent: str, session_class: str, primary: bool) -> None:
-    session = parse_session_key(key, CFG)
+    session = parse_session_key(key, CFG, profile=P0)
     assert (session.agent_id, session.session_class, session.primary) == (agent, session_class, primary)
 
 
 def test_default_agent_comes_from_the_config_or_is_main() -> None:
-    assert parse_session_key("cron:x", {"agents": {"list": [{"id": "Ops"}]}}).agent_id == "ops"
-    assert parse_session_key(None, None).agent_id == "main"
+    assert parse_session_key("cron:x", {"agents": {"list": [{"id": "Ops"}]}}, profile=P0).agent_id == "ops"
+    assert parse_session_key(None, None, profile=P0).agent_id == "main"
     assert main_session_key("ops") == "agent:ops:main"

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from memwarm_cli.bootstrap.agents_digest import policy_digest
 from memwarm_cli.bootstrap.trimming import trim_bootstrap_content
 from memwarm_cli.jsstring import clamp_to_budget, js_length, truncate_utf16_safe
+from memwarm_cli.profiles.releases import P0
 
 GRIN = "\U0001f600"  # two UTF-16 units: \ud83d \ude00
 
@@ -32,19 +33,19 @@ def test_clamp_to_budget_small_budgets_cut_bare_larger_ones_end_in_an_ellipsis()
 def test_trim_end_uses_the_js_set() -> None:
     # U+0085, U+180E and U+200B are not JS whitespace; U+FEFF and U+3000 are.
     for kept in ("\u0085", "\u180e", "\u200b"):
-        assert trim_bootstrap_content("x" + kept, "SOUL.md", 100).text == "x" + kept
-    trimmed = trim_bootstrap_content("  x \ufeff\u3000\n\t", "SOUL.md", 100)
+        assert trim_bootstrap_content("x" + kept, "SOUL.md", 100, profile=P0).text == "x" + kept
+    trimmed = trim_bootstrap_content("  x \ufeff\u3000\n\t", "SOUL.md", 100, profile=P0)
     assert trimmed.text == "  x" and trimmed.raw_chars == 3 and not trimmed.cut
 
 
 def test_exactly_at_the_limit_is_not_cut() -> None:
-    assert not trim_bootstrap_content("y" * 150, "SOUL.md", 150).cut
-    assert trim_bootstrap_content("y" * 151, "SOUL.md", 150).cut
+    assert not trim_bootstrap_content("y" * 150, "SOUL.md", 150, profile=P0).cut
+    assert trim_bootstrap_content("y" * 151, "SOUL.md", 150, profile=P0).cut
 
 
 def test_full_marker_keeps_three_quarters_head_one_quarter_tail() -> None:
     text = "h" * 300 + "t" * 300
-    trimmed = trim_bootstrap_content(text, "SOUL.md", 200)
+    trimmed = trim_bootstrap_content(text, "SOUL.md", 200, profile=P0)
     assert trimmed.style == "full"
     assert js_length(trimmed.text) <= 200
     assert trimmed.text.startswith(
@@ -57,15 +58,15 @@ def test_full_marker_keeps_three_quarters_head_one_quarter_tail() -> None:
 
 def test_tiny_limits_give_a_prefix_of_the_compact_marker() -> None:
     text = "z" * 100
-    assert trim_bootstrap_content(text, "TOOLS.md", 1).text == "["
-    assert trim_bootstrap_content(text, "TOOLS.md", 7).text == "[\u2026trunc"
-    compact = trim_bootstrap_content(text, "TOOLS.md", 40)
+    assert trim_bootstrap_content(text, "TOOLS.md", 1, profile=P0).text == "["
+    assert trim_bootstrap_content(text, "TOOLS.md", 7, profile=P0).text == "[\u2026trunc"
+    compact = trim_bootstrap_content(text, "TOOLS.md", 40, profile=P0)
     assert compact.style == "compact" and compact.text.startswith("z" * compact.head + "[\u2026truncated ")
 
 
 def test_head_and_tail_cuts_can_leave_lone_surrogates() -> None:
     text = GRIN * 100
-    trimmed = trim_bootstrap_content(text, "USER.md", 101)
+    trimmed = trim_bootstrap_content(text, "USER.md", 101, profile=P0)
     units = trimmed.text.encode("utf-16-le", "surrogatepass")
     assert len(units) // 2 <= 101
     # The head is a raw slice: an odd head length ends in a lone high surrogate before the marker.
@@ -84,7 +85,7 @@ def test_head_and_tail_cuts_can_leave_lone_surrogates() -> None:
     st.sampled_from(["AGENTS.md", "SOUL.md", "agents.md"]),
 )
 def test_a_cut_never_exceeds_its_limit(text: str, limit: int, name: str) -> None:
-    trimmed = trim_bootstrap_content(text, name, limit)
+    trimmed = trim_bootstrap_content(text, name, limit, profile=P0)
     assert js_length(trimmed.text) <= limit
     assert trimmed.cut == (trimmed.raw_chars > limit)
 
@@ -94,7 +95,7 @@ def test_agents_md_keeps_a_policy_digest_with_high_priority_lines_first() -> Non
     lines[10] = "- run the test suite before you push"  # a policy word (test, push), rule-shaped
     lines[40] = "You must never commit secrets."  # high-priority words
     text = "\n".join(lines)
-    trimmed = trim_bootstrap_content(text, "AGENTS.md", 300)
+    trimmed = trim_bootstrap_content(text, "AGENTS.md", 300, profile=P0)
     assert trimmed.style == "digest" and js_length(trimmed.text) <= 300
     assert "[Policy digest from AGENTS.md]" in trimmed.text
     assert "You must never commit secrets." in trimmed.text
@@ -133,5 +134,5 @@ def test_bootstrap_md_path_and_prompt_sanitising() -> None:
     assert is_bootstrap_md_path("/ws/BOOTSTRAP.md") and is_bootstrap_md_path("C:\\ws\\bootstrap.MD")
     assert is_bootstrap_md_path("BOOTSTRAP.md")
     assert not is_bootstrap_md_path("/ws/XBOOTSTRAP.md") and not is_bootstrap_md_path("/ws/BOOTſTRAP.md")
-    assert sanitize_for_prompt("a\n\n\n\n\nb\r\n\r\n\r\nc") == "a\n\nb\r\n\r\n\r\nc"
-    assert sanitize_for_prompt(f"x\n{HEARTBEAT_PROMPT_TEXT}\n\ny") == "x\n\ny"
+    assert sanitize_for_prompt("a\n\n\n\n\nb\r\n\r\n\r\nc", profile=P0) == "a\n\nb\r\n\r\n\r\nc"
+    assert sanitize_for_prompt(f"x\n{HEARTBEAT_PROMPT_TEXT}\n\ny", profile=P0) == "x\n\ny"

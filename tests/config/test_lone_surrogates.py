@@ -15,8 +15,10 @@ import pytest
 
 from memwarm_cli.config import load_config
 from memwarm_cli.configview.check import check_config
+from memwarm_cli.profiles.releases import P0
 from tests.backends.support import real_qmd_scenario
 from tests.conftest import RunCli
+from tests.profiles.support import choose
 
 LONE = "\ud800"
 REPLACED = "\ufffd"
@@ -135,7 +137,7 @@ def test_config_check_warns_at_the_value(
 ) -> None:
     cfg = tmp_path / name
     cfg.write_text(text, encoding="utf-8")
-    report = check_config(str(cfg), {"HOME": str(tmp_path)}, host_zone="UTC")
+    report = check_config(str(cfg), {"HOME": str(tmp_path)}, host_zone="UTC", choose_release=choose(P0))
     (finding,) = [f for f in report.findings if "lone surrogate" in f.message]
     assert (finding.severity, finding.path) == ("warning", "agents.defaults.workspace")
     assert (finding.file, finding.line, finding.column) == (str(cfg), line, column)
@@ -147,7 +149,7 @@ def test_config_check_warns_at_the_value(
 def test_surrogate_pairs_still_form_one_character(tmp_path: Path) -> None:
     cfg = tmp_path / "c.json5"
     cfg.write_text('{a: "\\ud83d\\ude00", "\\ud83d\\ude01": 1}')
-    report = check_config(str(cfg), {"HOME": str(tmp_path)}, host_zone="UTC")
+    report = check_config(str(cfg), {"HOME": str(tmp_path)}, host_zone="UTC", choose_release=choose(P0))
     assert not [f for f in report.findings if "lone surrogate" in f.message]
     assert load_config(str(cfg), {"HOME": str(tmp_path)}).data == {"a": "😀", "😁": 1}
 

@@ -14,7 +14,9 @@ from hypothesis import strategies as st
 from memwarm_cli.backends.qmd.process import resolve_executable
 from memwarm_cli.configview.check import CheckReport, Finding, check_config
 from memwarm_cli.errors import ConfigError
+from memwarm_cli.profiles.releases import P0
 from memwarm_cli.textsafe import escape_text
+from tests.profiles.support import choose
 from tests.terminal_safety import assert_one_safe_line
 
 
@@ -31,6 +33,7 @@ def run_check(home_dir: Path, name: str, text: str, **kw: Any) -> CheckReport:
     cfg.write_text(text)
     kw.setdefault("find_executable", _which_all)
     kw.setdefault("host_zone", "UTC")
+    kw.setdefault("choose_release", choose(P0))
     return check_config(str(cfg), {"HOME": str(home_dir), "PATH": "/nonexistent"}, **kw)
 
 
@@ -61,7 +64,7 @@ def test_clean_config_has_no_findings(home_dir: Path) -> None:
 
 
 def test_missing_default_config_is_clean(home_dir: Path) -> None:
-    report = check_config(None, {"HOME": str(home_dir)})
+    report = check_config(None, {"HOME": str(home_dir)}, choose_release=choose(P0))
     assert report.findings == [] and not report.source.exists
 
 
@@ -628,7 +631,9 @@ def test_a_qmd_that_would_run_on_an_old_node_is_warned_about(
     node = _executable(bin_dir / "node", f"#!/bin/sh\necho {version}\n")
     cfg = home_dir.parent / "c.json5"
     cfg.write_text("{memory: {backend: 'qmd'}}")
-    report = check_config(str(cfg), {"HOME": str(home_dir), "PATH": str(bin_dir)}, host_zone="UTC")
+    report = check_config(
+        str(cfg), {"HOME": str(home_dir), "PATH": str(bin_dir)}, host_zone="UTC", choose_release=choose(P0)
+    )
     messages = [f.message for f in report.findings]
     if not warned:
         assert messages == []
@@ -650,7 +655,7 @@ def test_the_node_warning_says_which_node_the_selected_release_needs(home_dir: P
     cfg = home_dir.parent / "c.json5"
     cfg.write_text("{memory: {backend: 'qmd'}}")
     env = {"HOME": str(home_dir), "PATH": str(bin_dir)}
-    report = check_config(str(cfg), env, host_zone="UTC", choose_release=lambda _: (P1, "2026.7.35"))
+    report = check_config(str(cfg), env, host_zone="UTC", choose_release=choose(P1, "2026.7.35"))
     (finding,) = report.findings
     assert "(v20.11.1), and qmd needs Node.js 22 or later" in finding.message
     assert (
@@ -665,7 +670,9 @@ def test_a_qmd_whose_node_is_missing_is_warned_about(home_dir: Path, tmp_path: P
     qmd = _executable(bin_dir / "qmd", "#!/usr/bin/env node\n")
     cfg = home_dir.parent / "c.json5"
     cfg.write_text(f"{{memory: {{backend: 'qmd', qmd: {{command: '{qmd}'}}}}}}")
-    report = check_config(str(cfg), {"HOME": str(home_dir), "PATH": "/nonexistent"}, host_zone="UTC")
+    report = check_config(
+        str(cfg), {"HOME": str(home_dir), "PATH": "/nonexistent"}, host_zone="UTC", choose_release=choose(P0)
+    )
     (finding,) = report.findings
     assert finding.path == "memory.qmd.command"
     assert finding.message == (
@@ -726,10 +733,12 @@ def test_qmd_is_looked_up_on_the_config_env_path_as_init_backends_does(
     monkeypatch.setenv("PATH", str(tools))
     cfg = home_dir.parent / "c.json5"
     cfg.write_text("{memory: {backend: 'qmd'}}")
-    report = check_config(str(cfg), {"HOME": str(home_dir)}, host_zone="UTC")
+    report = check_config(str(cfg), {"HOME": str(home_dir)}, host_zone="UTC", choose_release=choose(P0))
     (finding,) = report.findings
     assert finding.message.startswith('qmd command "qmd" not found')
-    report = check_config(str(cfg), {"HOME": str(home_dir), "PATH": str(tools)}, host_zone="UTC")
+    report = check_config(
+        str(cfg), {"HOME": str(home_dir), "PATH": str(tools)}, host_zone="UTC", choose_release=choose(P0)
+    )
     assert report.findings == []
 
 
@@ -809,7 +818,13 @@ def test_random_bytes(home_dir: Path, data: bytes, name: str) -> None:
     cfg = home_dir.parent / name
     cfg.write_bytes(data)
     try:
-        check_config(str(cfg), {"HOME": str(home_dir)}, find_executable=_which_all, host_zone="UTC")
+        check_config(
+            str(cfg),
+            {"HOME": str(home_dir)},
+            find_executable=_which_all,
+            host_zone="UTC",
+            choose_release=choose(P0),
+        )
     except ConfigError as exc:
         assert exc.line is None or exc.line >= 1
         assert_one_safe_line(escape_text(str(exc)))
@@ -906,5 +921,5 @@ def test_the_release_steps_walk_the_agent_list_a_bounded_number_of_times(
     count = 2_000
     entries = [{"id": f"agent-{i}", "agentDir": f"/dirs/{i}"} for i in range(count)]
     data = {"agents": {"list": entries}, "bindings": [{"agentId": "agent-7", "match": {"channel": "x"}}]}
-    assert release_errors(data, None, {"HOME": "/home/u"}, Path("/state")) == []
+    assert release_errors(data, None, {"HOME": "/home/u"}, Path("/state"), profile=P0) == []
     assert calls <= 5 * count

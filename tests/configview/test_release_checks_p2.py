@@ -14,6 +14,7 @@ from memwarm_cli.configview.check import check_config
 from memwarm_cli.configview.release_checks import ConfigRejectedError, refuse_rejected_config
 from memwarm_cli.profiles.releases import P0, P1, P2, P3, PROFILES, Profile
 from tests.conftest import RunCli
+from tests.profiles.support import choose
 
 QMD_CONFIG = "{agents: {list: [{id: 'main'}]}, memory: {backend: 'qmd', qmd: {searchMode: 'search'}}}"
 ENTRIES_CONFIG = "{agents: {entries: {main: {}}}, memory: {search: {enabled: true}}}"
@@ -32,7 +33,7 @@ def _env(tmp_path: Path) -> dict[str, str]:
 def _refusal(tmp_path: Path, text: str, profile: Profile, version: str | None = None) -> str | None:
     loaded = load_config(str(_write(tmp_path, text)), _env(tmp_path), dotenv=False)
     try:
-        refuse_rejected_config(loaded, profile, version)
+        refuse_rejected_config(loaded, profile=profile, version=version)
     except ConfigRejectedError as exc:
         return str(exc)
     return None
@@ -54,9 +55,7 @@ def test_a_list_the_loader_cannot_move_is_judged_as_each_release_does(
     tmp_path: Path, profile: Profile, errors: list[str]
 ) -> None:
     text = "{agents: {list: [{id: 'main'}, {id: 'main'}]}}"
-    report = check_config(
-        str(_write(tmp_path, text)), _env(tmp_path), choose_release=lambda _: (profile, None)
-    )
+    report = check_config(str(_write(tmp_path, text)), _env(tmp_path), choose_release=choose(profile))
     assert sorted(f.path for f in report.findings if f.severity == "error") == errors
     refused = next(f for f in report.findings if f.path == "agents.list")
     assert 'cannot be moved because the id "main" is given twice' in refused.message
@@ -96,9 +95,7 @@ def test_a_2026_9_config_is_refused_on_p0_and_accepted_on_p3(tmp_path: Path) -> 
     ],
 )
 def test_a_retired_key_says_what_doctor_changes(tmp_path: Path, text: str, doctor: str) -> None:
-    report = check_config(
-        str(_write(tmp_path, text)), _env(tmp_path), choose_release=lambda _: (P3, "2026.9.6")
-    )
+    report = check_config(str(_write(tmp_path, text)), _env(tmp_path), choose_release=choose(P3, "2026.9.6"))
     (error,) = [f for f in report.findings if f.severity == "error"]
     assert (
         "OpenClaw 2026.8.1 and later refuse this config; `openclaw doctor --fix` migrates it" in error.message
@@ -108,9 +105,7 @@ def test_a_retired_key_says_what_doctor_changes(tmp_path: Path, text: str, docto
 
 
 def test_an_unknown_top_level_key_doctor_only_removes(tmp_path: Path) -> None:
-    report = check_config(
-        str(_write(tmp_path, "{cli: {}}")), _env(tmp_path), choose_release=lambda _: (P3, None)
-    )
+    report = check_config(str(_write(tmp_path, "{cli: {}}")), _env(tmp_path), choose_release=choose(P3))
     (error,) = [f for f in report.findings if f.severity == "error"]
     assert (error.path, error.line) == ("cli", 1)
     assert error.message.endswith(
@@ -121,7 +116,7 @@ def test_an_unknown_top_level_key_doctor_only_removes(tmp_path: Path) -> None:
 
 def test_a_moved_list_entry_is_placed_where_it_is_written(tmp_path: Path) -> None:
     text = "{\n agents: {\n  list: [\n   {id: 'ops', bogus: 1},\n  ],\n },\n}"
-    report = check_config(str(_write(tmp_path, text)), _env(tmp_path), choose_release=lambda _: (P3, None))
+    report = check_config(str(_write(tmp_path, text)), _env(tmp_path), choose_release=choose(P3))
     (error,) = [f for f in report.findings if f.severity == "error"]
     assert (error.path, error.line, error.column) == ("agents.entries.ops.bogus", 4, 16)
     assert error.message.endswith("(at agents.list[0].bogus, read as agents.entries.ops)")
@@ -131,7 +126,7 @@ def test_a_moved_list_entry_is_placed_where_it_is_written(tmp_path: Path) -> Non
 
 def test_context_tokens_is_a_warning_not_an_error(tmp_path: Path) -> None:
     text = "{agents: {defaults: {contextTokens: 1000}}}"
-    report = check_config(str(_write(tmp_path, text)), _env(tmp_path), choose_release=lambda _: (P3, None))
+    report = check_config(str(_write(tmp_path, text)), _env(tmp_path), choose_release=choose(P3))
     assert report.errors == 0
     finding = next(f for f in report.findings if f.path == "agents.defaults.contextTokens")
     assert (

@@ -30,6 +30,7 @@ from memwarm_cli.backends.sessions.session_export import (
 from memwarm_cli.backends.settings.agent_backend import resolve_agent_backend
 from memwarm_cli.backends.settings.qmd_collections import sessions_collection_name
 from memwarm_cli.backends.settings.qmd_settings import resolve_session_settings
+from memwarm_cli.profiles.releases import P0
 from tests.parity.sessions_case import (
     SessionsCaseTree,
     build_sessions_case,
@@ -189,7 +190,13 @@ def test_case_config_gives_the_same_settings(name: str, tmp_path: Path) -> None:
         assert (tree.workspace / entry["path"]).is_dir()  # so init-backends can add the collection
     env = {"HOME": str(tree.base / "home"), **tree.env()}
     backend = resolve_agent_backend(
-        config, tree.agent_id, find_agent_entry(config, tree.agent_id), tree.workspace, tree.state_dir, env
+        config,
+        tree.agent_id,
+        find_agent_entry(config, tree.agent_id, profile=P0),
+        tree.workspace,
+        tree.state_dir,
+        env,
+        profile=P0,
     )
     assert backend.qmd is not None
     *others, sessions = backend.qmd.collections  # the export's collection comes after every other one

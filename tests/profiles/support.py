@@ -5,7 +5,12 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+
+from memwarm_cli.profiles.choice import OpenClawChoice
+from memwarm_cli.profiles.releases import Profile
 
 REAL_PACKAGE_96 = Path("/tmp/oc796/node_modules/openclaw")  # the released 2026.9.6, where installed
 
@@ -53,3 +58,17 @@ def installer_wrapper(prefix: Path, version: str | None, build_version: str | No
     )
     wrapper.chmod(0o755)
     return bin_dir
+
+
+def chosen(profile: Profile, version: str | None = None) -> OpenClawChoice:
+    """The choice a run makes when `--openclaw VERSION` names a release of `profile` (no version: when
+    only the config's shape said which profile)."""
+    if version is None:
+        return OpenClawChoice(profile, None, "config-shape", None, "config shape (test)", False)
+    return OpenClawChoice(profile, version, "flag", None, "from --openclaw", version in profile.releases)
+
+
+def choose(profile: Profile, version: str | None = None) -> Callable[[Any], OpenClawChoice]:
+    """A `choose_release` for check_config that always picks `profile` (and `version`)."""
+    choice = chosen(profile, version)
+    return lambda _cfg: choice

@@ -22,9 +22,11 @@ from memwarm_cli.configview.check import check_config
 from memwarm_cli.configview.path_view import path_data
 from memwarm_cli.configview.show_view import show_data
 from memwarm_cli.errors import MemwarmError
+from memwarm_cli.profiles.releases import P0
 from memwarm_cli.startup.session import plan_for_agent
 from memwarm_cli.textsafe import escape_text
 from tests.conftest import RunCli
+from tests.profiles.support import choose
 
 DOCUMENTED_EXITS = {0, 1, 2, 3}
 # A hang detector, not a cost: an example takes milliseconds; bound sized for load 10 on 2 cores.
@@ -248,7 +250,7 @@ def test_hostile_config_in_process(tmp_path: Path, config: tuple[str, bytes]) ->
     env = {"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
     started = time.monotonic()
     try:
-        report = check_config(str(cfg), env, host_zone="UTC")
+        report = check_config(str(cfg), env, host_zone="UTC", choose_release=choose(P0))
     except MemwarmError as exc:
         assert int(exc.exit_code) in DOCUMENTED_EXITS and one_line(str(exc))
         return
@@ -256,11 +258,13 @@ def test_hostile_config_in_process(tmp_path: Path, config: tuple[str, bytes]) ->
         assert len(finding.format().splitlines()) == 1
     try:
         loaded = load_config(str(cfg), env)
-        json.dumps([path_data(loaded), show_data(loaded, host_zone="UTC")])
+        json.dumps(
+            [path_data(loaded, profile=P0), show_data(loaded, agent_id=None, host_zone="UTC", profile=P0)]
+        )
         from memwarm_cli.agents import resolve_agents
 
-        for agent in resolve_agents(loaded.data, loaded.env)[:3]:
-            plan_for_agent(loaded, agent, 1775930400000)
+        for agent in resolve_agents(loaded.data, loaded.env, profile=P0)[:3]:
+            plan_for_agent(loaded, agent, 1775930400000, profile=P0)
     except MemwarmError as exc:
         assert int(exc.exit_code) in DOCUMENTED_EXITS and one_line(str(exc))
     took = time.monotonic() - started

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from memwarm_cli.cli.commands.scan_views import PLAIN_COLUMNS
+from memwarm_cli.profiles.releases import P0
 from memwarm_cli.startup import plan as plan_module
 from memwarm_cli.startup.file_rows import STATUS_DESCRIPTIONS, Status
 from memwarm_cli.startup.plan import build_plan
@@ -168,7 +169,7 @@ def test_vanished_between_listing_and_stat(tmp_path: Path, monkeypatch: pytest.M
         return real_stat(path, *args, **kwargs)
 
     monkeypatch.setattr(plan_module.os, "lstat", deleting_stat)
-    plan = build_plan(tmp_path, CHICAGO, AT_MS)
+    plan = build_plan(tmp_path, CHICAGO, AT_MS, profile=P0)
     assert {r.name: r.status for r in plan.rows}["2026-04-11-gone.md"] is Status.VANISHED
 
 
@@ -177,7 +178,7 @@ def test_slugged_name_with_invalid_utf8_is_dropped_as_node_does(tmp_path: Path) 
     raw = os.path.join(os.fsencode(tmp_path / "memory"), b"2026-04-11-caf\xe9.md")
     with open(raw, "wb") as handle:
         handle.write(b"latin-1 name")
-    plan = build_plan(tmp_path, CHICAGO, AT_MS)
+    plan = build_plan(tmp_path, CHICAGO, AT_MS, profile=P0)
     row = next(r for r in plan.rows if r.name.startswith("2026-04-11-caf"))
     assert row.status is Status.VANISHED and plan.prelude is None
 
@@ -195,7 +196,7 @@ def test_unreadable_reports_the_os_error(tmp_path: Path, monkeypatch: pytest.Mon
         return real_open(path, *args, **kwargs)
 
     monkeypatch.setattr(reading.os, "open", denied)
-    row = build_plan(tmp_path, CHICAGO, AT_MS).rows[0]
+    row = build_plan(tmp_path, CHICAGO, AT_MS, profile=P0).rows[0]
     assert (row.status, row.detail) == (Status.UNREADABLE, "Permission denied")
 
 

@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memwarm_cli.agents import resolve_agents, select_agent
+from memwarm_cli.profiles.releases import P0
 from memwarm_cli.startup.plan import build_plan
 from memwarm_cli.startup.prelude_settings import LIMIT_SPECS, should_apply_startup_context
 
@@ -56,10 +57,10 @@ def test_any_config_value_is_read_without_raising(tmp_path: Path, cfg: Any) -> N
     for action in ("new", "reset"):
         decision = should_apply_startup_context(mapping, action)  # type: ignore[arg-type]
         assert decision.applied in (True, False)
-    plan = build_plan(tmp_path, mapping, 1775930400000, host_zone="UTC")
+    plan = build_plan(tmp_path, mapping, 1775930400000, host_zone="UTC", profile=P0)
     for limit, spec in zip(plan.settings.limits, LIMIT_SPECS, strict=True):
         assert spec.minimum <= limit.value <= spec.maximum
     assert plan.prelude is None or plan.prelude.startswith("[Startup context loaded by runtime]")
     env = {"HOME": str(tmp_path)}
-    agents = resolve_agents(mapping, env)
-    assert agents and select_agent(mapping, env, None).id in {agent.id for agent in agents}
+    agents = resolve_agents(mapping, env, profile=P0)
+    assert agents and select_agent(mapping, env, None, profile=P0).id in {agent.id for agent in agents}

@@ -10,6 +10,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from memwarm_cli.jsstring import js_length
+from memwarm_cli.profiles.releases import P0
 from memwarm_cli.startup.file_rows import Status
 from memwarm_cli.startup.plan import build_plan, build_window
 from memwarm_cli.startup.text import HEADER_LINES, fit_block, format_block, sanitize_label
@@ -56,7 +57,7 @@ def test_window_marks_the_clock() -> None:
 def test_golden_today_and_yesterday(workspace: Path) -> None:
     write_memory_note(workspace, "2026-04-11.md", "today notes")
     write_memory_note(workspace, "2026-04-10.md", "yesterday notes")
-    plan = build_plan(workspace, CHICAGO, ms("2026-04-11T18:00"))
+    plan = build_plan(workspace, CHICAGO, ms("2026-04-11T18:00"), profile=P0)
     assert plan.prelude is not None and js_length(plan.prelude) == 627
     assert plan.prelude.endswith("```text\nyesterday notes\n```\nEND_QUOTED_NOTES")
     assert [row.status for row in plan.rows] == [Status.INCLUDED, Status.INCLUDED]
@@ -65,7 +66,9 @@ def test_golden_today_and_yesterday(workspace: Path) -> None:
 
 def test_max_total_180_keeps_67_chars(workspace: Path) -> None:
     write_memory_note(workspace, "2026-04-11.md", "x" * 500)
-    plan = build_plan(workspace, with_limits(maxFileChars=500, maxTotalChars=180), ms("2026-04-11T18:00"))
+    plan = build_plan(
+        workspace, with_limits(maxFileChars=500, maxTotalChars=180), ms("2026-04-11T18:00"), profile=P0
+    )
     row = plan.rows[0]
     assert row.status is Status.SHRUNK and row.block_chars == 180
     assert (
@@ -75,7 +78,7 @@ def test_max_total_180_keeps_67_chars(workspace: Path) -> None:
 
 def test_header_only_when_first_block_cannot_fit(workspace: Path) -> None:
     write_memory_note(workspace, "2026-04-11.md", "today notes")
-    plan = build_plan(workspace, with_limits(maxTotalChars=1), ms("2026-04-11T18:00"))
+    plan = build_plan(workspace, with_limits(maxTotalChars=1), ms("2026-04-11T18:00"), profile=P0)
     assert plan.prelude == "\n".join(HEADER_LINES)
     assert plan.rows[0].status is Status.BUDGET_EXHAUSTED and not plan.marker_emitted
 
@@ -83,7 +86,7 @@ def test_header_only_when_first_block_cannot_fit(workspace: Path) -> None:
 def test_second_block_marker(workspace: Path) -> None:
     write_memory_note(workspace, "2026-04-11.md", "a" * 100)
     write_memory_note(workspace, "2026-04-10.md", "b" * 100)
-    plan = build_plan(workspace, with_limits(maxTotalChars=250), ms("2026-04-11T18:00"))
+    plan = build_plan(workspace, with_limits(maxTotalChars=250), ms("2026-04-11T18:00"), profile=P0)
     assert plan.marker_emitted
     assert plan.prelude is not None and plan.prelude.endswith("\n...[additional startup memory truncated]...")
     assert [row.status for row in plan.rows] == [Status.INCLUDED, Status.BUDGET_EXHAUSTED]
@@ -92,13 +95,13 @@ def test_second_block_marker(workspace: Path) -> None:
 def test_whitespace_only_skipped_without_marker(workspace: Path) -> None:
     write_memory_note(workspace, "2026-04-11.md", "  \n\tpadded\n  \n")
     write_memory_note(workspace, "2026-04-10.md", " \n\t ")
-    plan = build_plan(workspace, CHICAGO, ms("2026-04-11T18:00"))
+    plan = build_plan(workspace, CHICAGO, ms("2026-04-11T18:00"), profile=P0)
     assert [row.status for row in plan.rows] == [Status.INCLUDED, Status.EMPTY]
     assert plan.prelude is not None and "```text\npadded\n```" in plan.prelude and not plan.marker_emitted
 
 
 def test_null_when_nothing_loaded(workspace: Path) -> None:
-    plan = build_plan(workspace, None, ms("2026-04-11T18:00"), host_zone="UTC")
+    plan = build_plan(workspace, None, ms("2026-04-11T18:00"), host_zone="UTC", profile=P0)
     assert plan.prelude is None
     assert {row.status for row in plan.rows} == {Status.MISSING}
 
@@ -107,7 +110,7 @@ def test_slug_cap_by_recency(workspace: Path) -> None:
     base = ms("2026-04-11T18:00") / 1000
     for index, suffix in enumerate(["zz-old", "yy-old", "xx-old", "ww-keep", "aa-keep", "bb-keep"]):
         write_memory_note(workspace, f"2026-04-11-{suffix}.md", f"notes {suffix}", base + index * 60)
-    plan = build_plan(workspace, with_limits(dailyMemoryDays=1), ms("2026-04-11T18:00"))
+    plan = build_plan(workspace, with_limits(dailyMemoryDays=1), ms("2026-04-11T18:00"), profile=P0)
     by_name = {row.name: row.status for row in plan.rows}
     assert [row.name for row in plan.rows if row.candidate][1:] == [
         "2026-04-11-bb-keep.md",
@@ -152,7 +155,9 @@ def test_all_classifies_other_notes_by_a_strict_date_stamp(workspace: Path) -> N
     ]
     for name in names:
         write_memory_note(workspace, name, "x")
-    plan = build_plan(workspace, with_limits(dailyMemoryDays=1), ms("2026-04-11T18:00"), include_others=True)
+    plan = build_plan(
+        workspace, with_limits(dailyMemoryDays=1), ms("2026-04-11T18:00"), include_others=True, profile=P0
+    )
     others = {row.name: (row.stamp, row.kind, row.status) for row in plan.rows if not row.candidate}
     assert others == {
         "2026-01-05.md": ("2026-01-05", "daily", Status.OUTSIDE_WINDOW),

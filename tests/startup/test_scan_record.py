@@ -12,6 +12,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from memwarm_cli.profiles.releases import P0
 from memwarm_cli.startup.file_rows import Status
 from memwarm_cli.startup.plan import build_plan
 from memwarm_cli.startup.scan_record import (
@@ -56,7 +57,7 @@ def test_file_record_json_is_the_stdlib_json_of_file_record(tmp_path: Path, case
     out.mkdir()
     limits = CASES[case](ws, out)
     cfg = {"agents": {"defaults": {"userTimezone": "America/Chicago", "startupContext": limits}}}
-    plan = build_plan(ws, cfg, AT_MS, include_others=True)
+    plan = build_plan(ws, cfg, AT_MS, include_others=True, profile=P0)
     assert plan.rows
     for row in plan.rows:
         assert file_record_json(row, ZONE) == stdlib_json(file_record(row, ZONE)), row

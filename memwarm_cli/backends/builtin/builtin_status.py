@@ -106,10 +106,10 @@ def selected_builtin_agents(
 ) -> list[Agent]:
     """Every agent of the release's roster in its order, or the requested ones (UnknownAgentError)."""
     profile = choice.profile
-    everyone = resolve_agents(loaded.data, loaded.env, profile)
+    everyone = resolve_agents(loaded.data, loaded.env, profile=profile)
     if not requested:
         return everyone
-    wanted = {select_agent(loaded.data, loaded.env, raw, profile).id for raw in requested}
+    wanted = {select_agent(loaded.data, loaded.env, raw, profile=profile).id for raw in requested}
     return [agent for agent in everyone if agent.id in wanted]
 
 

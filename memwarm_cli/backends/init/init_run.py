@@ -47,15 +47,16 @@ from memwarm_cli.backends.state.state_files import describe_os_error
 from memwarm_cli.cancel import Cancelled, CancelToken
 from memwarm_cli.config import LoadedConfig
 from memwarm_cli.frozen_records import field, mutable_record
+from memwarm_cli.profiles.releases import Profile
 
 
-def export_dir_agents(loaded: LoadedConfig) -> dict[str, tuple[str, ...]]:
+def export_dir_agents(loaded: LoadedConfig, *, profile: Profile) -> dict[str, tuple[str, ...]]:
     """Every session export dir (real path) of the config's agents, with the agents exporting there,
     selected by `--agent` or not: agents that share one would delete each other's exports."""
     owners: dict[str, list[str]] = {}
-    for agent in resolve_agents(loaded.data, loaded.env):
+    for agent in resolve_agents(loaded.data, loaded.env, profile=profile):
         settings = resolve_agent_backend(
-            loaded.data, agent.id, agent.entry, agent.workspace, loaded.state_dir, loaded.env
+            loaded.data, agent.id, agent.entry, agent.workspace, loaded.state_dir, loaded.env, profile=profile
         )
         if settings.skip_reason is None and settings.qmd is not None and settings.qmd.sessions.enabled:
             export_dir = str(settings.qmd.sessions.export_dir)
@@ -176,23 +177,28 @@ def run_init_backends(
     loaded: LoadedConfig,
     options: InitOptions,
     *,
+    profile: Profile,
     token: CancelToken | None = None,
     on_event: EventSink = ignore_events,
 ) -> InitReport:
     """Prepare every selected agent's qmd backend. Raises UnknownAgentError for an unknown `--agent`."""
     started = time.monotonic()
     token = token or CancelToken()
-    agents = select_agents(loaded, options.agents)
+    agents = select_agents(loaded, options.agents, profile=profile)
     context = RunContext(loaded, options, token, on_event)
     slots = [
-        _Slot(resolve_agent_backend(loaded.data, a.id, a.entry, a.workspace, loaded.state_dir, loaded.env))
+        _Slot(
+            resolve_agent_backend(
+                loaded.data, a.id, a.entry, a.workspace, loaded.state_dir, loaded.env, profile=profile
+            )
+        )
         for a in agents
     ]
     runnable = [slot for slot in slots if slot.settings.skip_reason is None]
     # Only an exporting agent asks who shares its export dir: resolving every agent again for that cost
     # each run as much as resolving the selected ones did.
     if any(slot.settings.qmd is not None and slot.settings.qmd.sessions.enabled for slot in runnable):
-        context.export_dir_agents = export_dir_agents(loaded)
+        context.export_dir_agents = export_dir_agents(loaded, profile=profile)
     workers = options.concurrency or default_concurrency(len(runnable))
     workers = max(1, min(workers, len(runnable) or 1))
     _walk_files(context, runnable, workers)

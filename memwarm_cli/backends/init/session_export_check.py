@@ -13,11 +13,12 @@ from memwarm_cli.backends.init.session_export_step import homes_of
 
 if TYPE_CHECKING:
     from memwarm_cli.config import LoadedConfig
+    from memwarm_cli.profiles.releases import Profile
 
 Severity = Literal["error", "warning"]
 
 
-def session_export_findings(loaded: LoadedConfig) -> list[tuple[Severity, str, str]]:
+def session_export_findings(loaded: LoadedConfig, *, profile: Profile) -> list[tuple[Severity, str, str]]:
     """(severity, config path, message) for `config check`: an export dir that agents share (an error:
     init-backends refuses each of them), each agent's export dir that memwarm refuses, one outside the
     agent's qmd state (the gateway's stale cleanup deletes every *.md in it), and, when any agent exports
@@ -37,10 +38,16 @@ def session_export_findings(loaded: LoadedConfig) -> list[tuple[Severity, str, s
     findings: list[tuple[Severity, str, str]] = []
     owners: dict[str, list[str]] = {}
     exporting = False
-    for agent in resolve_agents(loaded.data, loaded.env):
+    for agent in resolve_agents(loaded.data, loaded.env, profile=profile):
         try:
             backend = resolve_agent_backend(
-                loaded.data, agent.id, agent.entry, agent.workspace, loaded.state_dir, loaded.env
+                loaded.data,
+                agent.id,
+                agent.entry,
+                agent.workspace,
+                loaded.state_dir,
+                loaded.env,
+                profile=profile,
             )
         except (OSError, ValueError):
             continue

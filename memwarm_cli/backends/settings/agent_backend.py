@@ -26,6 +26,7 @@ from memwarm_cli.frozen_records import record
 if TYPE_CHECKING:
     from memwarm_cli.agents import Agent
     from memwarm_cli.config import LoadedConfig
+    from memwarm_cli.profiles.releases import Profile
 
 
 @record
@@ -91,8 +92,11 @@ def resolve_agent_backend(
     workspace: Path,
     state_dir: Path,
     env: Mapping[str, str],
+    *,
+    profile: Profile,
 ) -> AgentBackendSettings:
-    """§3 + §4 + §5.1 for one agent (`entry` is its agents.list object, None when it has none)."""
+    """§3 + §4 + §5.1 for one agent (`entry` is its roster entry, None when it has none); `profile`'s
+    roster rules say which agent is the default one (the gateway's boot eligibility)."""
     memory_search = resolve_memory_search(cfg, agent_id, entry, state_dir, env)
     choice = resolve_backend_choice(cfg)
     qmd: QmdSettings | None = None
@@ -118,7 +122,7 @@ def resolve_agent_backend(
         choice=choice,
         qmd=qmd,
         paths=agent_qmd_paths(state_dir, agent_id),
-        boot_eligible=boot_eligible(cfg, agent_id, entry),
+        boot_eligible=boot_eligible(cfg, agent_id, entry, profile=profile),
         configured=configured_settings(
             choice.qmd_block,
             choice.qmd_source,
@@ -127,11 +131,13 @@ def resolve_agent_backend(
     )
 
 
-def boot_eligible(cfg: Mapping[str, Any], agent_id: str, entry: Mapping[str, Any] | None) -> bool:
+def boot_eligible(
+    cfg: Mapping[str, Any], agent_id: str, entry: Mapping[str, Any] | None, *, profile: Profile
+) -> bool:
     """Whether 6.35's gateway starts this agent's memory at boot rather than deferring it
     (`shouldEagerlyStartAgentMemory`): the only agent, the default agent, every agent when
     `agents.defaults.memorySearch.enabled` is true, or an agent whose list entry sets `memorySearch`."""
-    count, explicit, default_id = _boot_facts(cfg)
+    count, explicit, default_id = _boot_facts(cfg, profile)
     if count <= 1 or agent_id == default_id:
         return True
     if lookup(cfg, "agents", "defaults", "memorySearch", "enabled") is True:
@@ -140,11 +146,12 @@ def boot_eligible(cfg: Mapping[str, Any], agent_id: str, entry: Mapping[str, Any
 
 
 # The last config's (agent count, ids whose entry sets memorySearch, default id), keyed by its
-# agents.list object: asked for every agent, computed once per list (10,000 agents, one pass).
-_boot_memo: list[tuple[object, int, tuple[int, frozenset[str], str]]] = []
+# agents.list object and the profile: asked for every agent, computed once per list (10,000 agents,
+# one pass).
+_boot_memo: list[tuple[object, int, Profile, tuple[int, frozenset[str], str]]] = []
 
 
-def _boot_facts(cfg: Mapping[str, Any]) -> tuple[int, frozenset[str], str]:
+def _boot_facts(cfg: Mapping[str, Any], profile: Profile) -> tuple[int, frozenset[str], str]:
     from memwarm_cli.agents import (
         list_agent_entries,
         list_agent_ids,
@@ -155,23 +162,29 @@ def _boot_facts(cfg: Mapping[str, Any]) -> tuple[int, frozenset[str], str]:
     raw_list = lookup(cfg, "agents", "list")
     key: object = raw_list if isinstance(raw_list, list) else None
     size = len(raw_list) if isinstance(raw_list, list) else 0
-    if _boot_memo and _boot_memo[0][0] is key and _boot_memo[0][1] == size and key is not None:
-        return _boot_memo[0][2]
-    entries = list_agent_entries(cfg)
+    if _boot_memo and key is not None:
+        memo_key, memo_size, memo_profile, memo_facts = _boot_memo[0]
+        if memo_key is key and memo_size == size and memo_profile is profile:
+            return memo_facts
+    entries = list_agent_entries(cfg, profile=profile)
     explicit = frozenset(
         normalize_agent_id(e.get("id")) for e in entries if e.get("memorySearch") is not None
     )
-    facts = (len(list_agent_ids(cfg)), explicit, resolve_default_agent_id(cfg))
-    _boot_memo[:] = [(key, size, facts)]
+    facts = (
+        len(list_agent_ids(cfg, profile=profile)),
+        explicit,
+        resolve_default_agent_id(cfg, profile=profile),
+    )
+    _boot_memo[:] = [(key, size, profile, facts)]
     return facts
 
 
-def select_agents(loaded: LoadedConfig, requested: Sequence[str]) -> list[Agent]:
+def select_agents(loaded: LoadedConfig, requested: Sequence[str], *, profile: Profile) -> list[Agent]:
     """Every agent in config order, or the requested ones (unknown ids raise UnknownAgentError)."""
     from memwarm_cli.agents import resolve_agents, select_agent
 
-    everyone = resolve_agents(loaded.data, loaded.env)
+    everyone = resolve_agents(loaded.data, loaded.env, profile=profile)
     if not requested:
         return everyone
-    wanted = {select_agent(loaded.data, loaded.env, raw).id for raw in requested}
+    wanted = {select_agent(loaded.data, loaded.env, raw, profile=profile).id for raw in requested}
     return [agent for agent in everyone if agent.id in wanted]

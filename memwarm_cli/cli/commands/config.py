@@ -12,13 +12,19 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 if TYPE_CHECKING:
     from memwarm_cli.configview.check import CheckReport
     from memwarm_cli.exitcodes import ExitCode
-    from memwarm_cli.profiles.releases import Profile
+    from memwarm_cli.profiles.choice import OpenClawChoice
+
+
+class PathResult(NamedTuple):
+    data: dict[str, Any]
+    openclaw: OpenClawChoice  # the release whose rules placed the workspaces
 
 
 class CheckResult(NamedTuple):
     report: CheckReport
     strict: bool
     quiet: bool
+    openclaw: OpenClawChoice  # the release the config was judged for
 
 
 class ShowResult(NamedTuple):
@@ -26,62 +32,71 @@ class ShowResult(NamedTuple):
     config_file: str  # named when the data cannot be written (nested too deeply)
 
 
-def run_config_path(config_path: str | None, json_output: bool, quiet: bool) -> ExitCode:
+def run_config_path(
+    *, config_path: str | None, openclaw: str | None, json_output: bool, quiet: bool
+) -> ExitCode:
     """Which config file is used and why, the state dir, each agent's workspace and qmd index path."""
     from memwarm_cli.cli.commands.config_views import PATH_VIEWS
-    from memwarm_cli.cli.terminal.invocation import load_for_command
+    from memwarm_cli.cli.terminal.command_config import load_for_command
     from memwarm_cli.configview.path_view import path_data
     from memwarm_cli.exitcodes import ExitCode
 
     view = PATH_VIEWS.choose(json_output, None)
-    loaded = load_for_command(config_path, quiet=quiet)
-    view.show(path_data(loaded))
+    run = load_for_command(config_path, openclaw=openclaw, quiet=quiet)
+    view.show(PathResult(path_data(run.loaded, profile=run.profile), run.openclaw))
     return ExitCode.OK
 
 
-def run_config_check(config_path: str | None, strict: bool, json_output: bool, quiet: bool) -> ExitCode:
+def run_config_check(
+    *, config_path: str | None, openclaw: str | None, strict: bool, json_output: bool, quiet: bool
+) -> ExitCode:
     """Every error and warning of the config; exit 1 with errors (with `strict`, warnings too), 3 when
     the file could not be read or parsed."""
     from memwarm_cli.cancel import Cancelled, CancelToken
     from memwarm_cli.cli.commands.config_views import CHECK_VIEWS
+    from memwarm_cli.cli.terminal.command_config import choose_release
     from memwarm_cli.cli.terminal.interrupts import signals_cancel
     from memwarm_cli.cli.terminal.invocation import current
-    from memwarm_cli.cli.terminal.release_choice import choose_for_run
     from memwarm_cli.configview.check import check_config
     from memwarm_cli.exitcodes import ExitCode, signal_exit
 
-    def choose_release(cfg: Mapping[str, Any] | None) -> tuple[Profile, str | None]:
+    def release_for(cfg: Mapping[str, Any] | None) -> OpenClawChoice:
         """The run's release (flag, environment, installed package, then the config's shape)."""
-        choice = choose_for_run(cfg, quiet=quiet)
-        return choice.profile, choice.version
+        return choose_release(openclaw, cfg, quiet=quiet)
 
     view = CHECK_VIEWS.choose(json_output, None)
     with signals_cancel(CancelToken()) as token:  # `node --version` may run: stopped before we end
         try:
             report = check_config(
-                config_path, current().env, dotenv=True, token=token, choose_release=choose_release
+                config_path, current().env, dotenv=True, token=token, choose_release=release_for
             )
         except Cancelled as stop:
             return signal_exit(stop.signum)
-    view.show(CheckResult(report, strict, quiet))
+    view.show(CheckResult(report, strict, quiet, report.openclaw))
     if report.unreadable:  # the file could not be read or parsed: its error is the one finding
         return ExitCode.CONFIG
     return ExitCode.FINDINGS if report.failed(strict) else ExitCode.OK
 
 
 def run_config_show(
-    config_path: str | None, agent: str | None, output_format: str | None, json_output: bool, quiet: bool
+    *,
+    config_path: str | None,
+    openclaw: str | None,
+    agent: str | None,
+    output_format: str | None,
+    json_output: bool,
+    quiet: bool,
 ) -> ExitCode:
     """The effective, resolved settings per agent, as YAML (the default), JSON or TOML."""
     from memwarm_cli.cli.commands.config_views import SHOW_VIEWS
-    from memwarm_cli.cli.terminal.invocation import load_for_command
+    from memwarm_cli.cli.terminal.command_config import load_for_command, with_openclaw
     from memwarm_cli.configview.show_view import show_data
     from memwarm_cli.exitcodes import ExitCode
 
     view = SHOW_VIEWS.asked(json_output, output_format) or SHOW_VIEWS.by_name["yaml"]
-    loaded = load_for_command(config_path, quiet=quiet)
-    from memwarm_cli.cli.terminal.release_choice import with_openclaw
-
+    run = load_for_command(config_path, openclaw=openclaw, quiet=quiet)
+    loaded = run.loaded
     # Every format of the record says which OpenClaw release it is read for.
-    view.show(ShowResult(with_openclaw(show_data(loaded, agent)), str(loaded.source.path)))
+    data = show_data(loaded, agent_id=agent, profile=run.profile)
+    view.show(ShowResult(with_openclaw(data, run.openclaw), str(loaded.source.path)))
     return ExitCode.OK

@@ -38,7 +38,10 @@ def path_command(ctx: typer.Context, json_output: JsonOption = False, quiet: Qui
     """Which config file is used and why, the state dir, each agent's workspace and qmd index path."""
     from memwarm_cli.cli.commands.config import run_config_path
 
-    return run_config_path(global_options(ctx).config_path, json_output, quiet)
+    options = global_options(ctx)
+    return run_config_path(
+        config_path=options.config_path, openclaw=options.openclaw, json_output=json_output, quiet=quiet
+    )
 
 
 @config_app.command(
@@ -61,7 +64,14 @@ def check_command(
     """
     from memwarm_cli.cli.commands.config import run_config_check
 
-    return run_config_check(global_options(ctx).config_path, strict, json_output, quiet)
+    options = global_options(ctx)
+    return run_config_check(
+        config_path=options.config_path,
+        openclaw=options.openclaw,
+        strict=strict,
+        json_output=json_output,
+        quiet=quiet,
+    )
 
 
 @config_app.command(
@@ -83,4 +93,12 @@ def show_command(
     """The effective, resolved settings per agent: workspace, time zone, startup limits, memory, qmd."""
     from memwarm_cli.cli.commands.config import run_config_show
 
-    return run_config_show(global_options(ctx).config_path, agent, output_format, json_output, quiet)
+    options = global_options(ctx)
+    return run_config_show(
+        config_path=options.config_path,
+        openclaw=options.openclaw,
+        agent=agent,
+        output_format=output_format,
+        json_output=json_output,
+        quiet=quiet,
+    )

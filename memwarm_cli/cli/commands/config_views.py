@@ -14,28 +14,29 @@ from typing import TYPE_CHECKING, Any
 from memwarm_cli.cli.terminal.view_format import JsonView, View, Views
 
 if TYPE_CHECKING:
-    from memwarm_cli.cli.commands.config import CheckResult, ShowResult
+    from memwarm_cli.cli.commands.config import CheckResult, PathResult, ShowResult
 
 CHECK_SCHEMA_VERSION = 1
 
 # ---- path ------------------------------------------------------------------------------------------
 
 
-class PathText(View[dict[str, Any]]):
+class PathText(View["PathResult"]):
     name = "text"
 
-    def render(self, result: dict[str, Any]) -> Iterator[str]:
+    def render(self, result: PathResult) -> Iterator[str]:
         from memwarm_cli.cli.terminal.output import guarded_lines
         from memwarm_cli.textsafe import escape_text as esc
 
-        cfg = result["config"]
-        state = result["stateDir"]
+        data = result.data
+        cfg = data["config"]
+        state = data["stateDir"]
         # Paths, ids and reasons (which quote environment variables) are outside text: escaped one by one.
         lines = [
             f"config:     {esc(cfg['path'])} ({esc(cfg['reason'])}; {_exists(cfg['exists'])})",
             f"state dir:  {esc(state['path'])} ({esc(state['reason'])})",
         ]
-        for agent in result["agents"]:
+        for agent in data["agents"]:
             marker = " (default)" if agent["default"] else ""
             lines.append(f"agent {esc(agent['agentId'])}{marker}")
             lines.append(f"  workspace:  {esc(agent['workspace'])} ({_exists(agent['workspaceExists'])})")
@@ -49,11 +50,11 @@ def _exists(flag: bool) -> str:
     return "exists" if flag else "missing"
 
 
-def _same(data: dict[str, Any]) -> dict[str, Any]:
-    return data
+def _path_data(result: PathResult) -> dict[str, Any]:
+    return result.data
 
 
-PATH_VIEWS: Views[dict[str, Any]] = Views(PathText(), JsonView(_same), pipe="text")
+PATH_VIEWS: Views[PathResult] = Views(PathText(), JsonView(_path_data), pipe="text")
 
 # ---- check -----------------------------------------------------------------------------------------
 
@@ -93,26 +94,22 @@ def _count(n: int, word: str) -> str:
 
 
 def check_data(result: CheckResult) -> dict[str, Any]:
-    """`config check --json`'s object, with the release it was judged for."""
-    from memwarm_cli.cli.terminal.release_choice import with_openclaw
-
+    """`config check --json`'s object (JsonView adds the release it was judged for)."""
     report = result.report
-    return with_openclaw(
-        {
-            "schema": CHECK_SCHEMA_VERSION,
-            "config": {
-                "path": str(report.source.path),
-                "reason": report.source.reason,
-                "exists": report.source.exists,
-            },
-            "errors": report.errors,
-            "warnings": report.warnings,
-            "strict": result.strict,
-            "ok": not report.failed(result.strict),
-            "unreadable": report.unreadable,
-            "findings": [f.as_dict() for f in report.findings],
-        }
-    )
+    return {
+        "schema": CHECK_SCHEMA_VERSION,
+        "config": {
+            "path": str(report.source.path),
+            "reason": report.source.reason,
+            "exists": report.source.exists,
+        },
+        "errors": report.errors,
+        "warnings": report.warnings,
+        "strict": result.strict,
+        "ok": not report.failed(result.strict),
+        "unreadable": report.unreadable,
+        "findings": [f.as_dict() for f in report.findings],
+    }
 
 
 CHECK_VIEWS: Views[CheckResult] = Views(CheckText(), JsonView(check_data), pipe="text")

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from memwarm_cli.exitcodes import ExitCode
+    from memwarm_cli.profiles.choice import OpenClawChoice
     from memwarm_cli.session_context import StartupContext
 
 PARTS = ("bootstrap", "prelude")
@@ -24,10 +25,13 @@ class ContextResult(NamedTuple):
     only: str | None  # --only bootstrap|prelude
     quiet: bool
     raw: bool  # --raw: the text view's exact bytes on a terminal too
+    openclaw: OpenClawChoice  # the release the context was computed for
 
 
 def run_context(
+    *,
     config_path: str | None,
+    openclaw: str | None,
     agent: str | None = None,
     workspace: Path | None = None,
     session_key: str | None = None,
@@ -42,9 +46,8 @@ def run_context(
     """Print the startup context of a new session: text, table, plain or JSON."""
     from memwarm_cli.bootstrap.workspace_state import LegacyWorkspaceStateError
     from memwarm_cli.cli.commands.context_views import CONTEXT_VIEWS
-    from memwarm_cli.cli.terminal.invocation import load_for_command
+    from memwarm_cli.cli.terminal.command_config import load_for_command
     from memwarm_cli.cli.terminal.output import warn
-    from memwarm_cli.cli.terminal.release_choice import run_openclaw
     from memwarm_cli.errors import UsageError
     from memwarm_cli.exitcodes import ExitCode
     from memwarm_cli.session_context import compute_startup_context
@@ -56,23 +59,23 @@ def run_context(
         raise UsageError(f'--only must be bootstrap or prelude, not "{only}"')
     view = CONTEXT_VIEWS.choose(json_output, output_format)
     at_ms = parse_instant(at)
-    loaded = load_for_command(config_path, quiet=quiet)
+    run = load_for_command(config_path, openclaw=openclaw, quiet=quiet)
     try:
         context = compute_startup_context(
-            loaded,
-            agent,
-            workspace,
-            session_key,
-            at_ms,
-            "new" if action == "new" else "reset",
-            run_openclaw(),
+            run.loaded,
+            agent=agent,
+            workspace=workspace,
+            session_key=session_key,
+            at_ms=at_ms,
+            action="new" if action == "new" else "reset",
+            openclaw=run.openclaw,
         )
     except LegacyWorkspaceStateError as refused:
         # The release fails the session: `--json` says so on stdout, the error line follows (exit 1).
         if view.name == "json":
-            from memwarm_cli.cli.commands.context_json import REFUSED_VIEW
+            from memwarm_cli.cli.commands.context_json import REFUSED_VIEW, RefusedSession
 
-            REFUSED_VIEW.show(refused)
+            REFUSED_VIEW.show(RefusedSession(refused, run.openclaw))
         raise
     from memwarm_cli.cli.commands.prelude import warn_unknown_zone
 
@@ -82,5 +85,5 @@ def run_context(
             warn(line)
         if view.name != "json" and not os.path.isdir(context.startup.workspace):
             warn(f'workspace of agent "{context.agent_id}" does not exist: {context.startup.workspace}')
-    view.show(ContextResult(context, only, quiet, raw))
+    view.show(ContextResult(context, only, quiet, raw, run.openclaw))
     return ExitCode.OK

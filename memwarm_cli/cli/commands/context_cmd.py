@@ -65,16 +65,18 @@ def context_command(
     """Show the Project Context block(s) and the startup prelude a new session would see, and why."""
     from memwarm_cli.cli.commands.context import run_context
 
+    options = global_options(ctx)
     return run_context(
-        global_options(ctx).config_path,
-        agent,
-        workspace,
-        session_key,
-        at,
-        action,
-        only,
-        json_output,
-        output_format,
-        quiet,
-        raw,
+        config_path=options.config_path,
+        openclaw=options.openclaw,
+        agent=agent,
+        workspace=workspace,
+        session_key=session_key,
+        at=at,
+        action=action,
+        only=only,
+        json_output=json_output,
+        output_format=output_format,
+        quiet=quiet,
+        raw=raw,
     )

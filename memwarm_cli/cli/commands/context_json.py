@@ -7,7 +7,7 @@ stats) plus memwarm's explanation (`rows`, limit sources); `prelude` and `scan` 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from memwarm_cli.cli.terminal.view_format import JsonView
 from memwarm_cli.jsstring import js_length
@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from memwarm_cli.bootstrap.context_settings import BootstrapLimit
     from memwarm_cli.bootstrap.workspace_state import LegacyWorkspaceStateError
     from memwarm_cli.cli.terminal.output import IndentedRows
+    from memwarm_cli.profiles.choice import OpenClawChoice
     from memwarm_cli.session_context import StartupContext
     from memwarm_cli.startup.plan import StartupPlan
 
@@ -152,9 +153,17 @@ def _indented_file_rows(plan: StartupPlan, tz: tzinfo) -> IndentedRows:
     return IndentedRows(plan.rows, lambda row, indent: file_record_indented(row, tz, indent))
 
 
-def refused_record(refused: LegacyWorkspaceStateError) -> dict[str, Any]:
+class RefusedSession(NamedTuple):
+    """The session the release fails, and the release."""
+
+    refused: LegacyWorkspaceStateError
+    openclaw: OpenClawChoice
+
+
+def refused_record(result: RefusedSession) -> dict[str, Any]:
     """`context --json` when the release fails the session (2026.8.1+: legacy workspace setup state):
     its error, as `<type>: <message>` and `code` would print it; no plans."""
+    refused = result.refused
     return {
         "schema": CONTEXT_SCHEMA_VERSION,
         "workspace": refused.workspace,
@@ -169,4 +178,4 @@ def refused_record(refused: LegacyWorkspaceStateError) -> dict[str, Any]:
     }
 
 
-REFUSED_VIEW: JsonView[LegacyWorkspaceStateError] = JsonView(refused_record)
+REFUSED_VIEW: JsonView[RefusedSession] = JsonView(refused_record)

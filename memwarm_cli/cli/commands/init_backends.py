@@ -15,12 +15,15 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from memwarm_cli.backends.retired import RetiredBackends
-    from memwarm_cli.config import LoadedConfig
+    from memwarm_cli.config.run import ConfigRun
     from memwarm_cli.exitcodes import ExitCode
+    from memwarm_cli.profiles.choice import OpenClawChoice
 
 
 def run_init_backends_command(
+    *,
     config_path: str | None,
+    openclaw: str | None,
     agent: Sequence[str] | None = None,
     dry_run: bool = False,
     force: bool = False,
@@ -33,7 +36,6 @@ def run_init_backends_command(
     at: str | None = None,
     json_output: bool = False,
     quiet: bool = False,
-    *,
     include_stale: bool = False,
 ) -> ExitCode:
     """Prepare each agent's qmd index where the gateway looks for it; returns the exit code."""
@@ -42,9 +44,9 @@ def run_init_backends_command(
     from memwarm_cli.backends.qmd.process import timeout_ms_from_seconds
     from memwarm_cli.cancel import CancelToken
     from memwarm_cli.cli.commands.init_backends_progress import InitRenderer
-    from memwarm_cli.cli.commands.init_backends_views import INIT_VIEWS
+    from memwarm_cli.cli.commands.init_backends_views import INIT_VIEWS, InitRun
+    from memwarm_cli.cli.terminal.command_config import load_for_command
     from memwarm_cli.cli.terminal.interrupts import signals_cancel
-    from memwarm_cli.cli.terminal.invocation import load_for_command
     from memwarm_cli.errors import UsageError
     from memwarm_cli.jsstring import js_trim
     from memwarm_cli.startup.clock import parse_instant
@@ -56,19 +58,20 @@ def run_init_backends_command(
         raise UsageError("--probe-query: the query is empty")
     view = INIT_VIEWS.choose(json_output, None)
     at_ms = parse_instant(at)
-    loaded = load_for_command(config_path, quiet=quiet)
+    run = load_for_command(config_path, openclaw=openclaw, quiet=quiet)
     from memwarm_cli.backends.retired import retired_backends
-    from memwarm_cli.cli.terminal.release_choice import run_openclaw, run_profile
     from memwarm_cli.configview.release_checks import refuse_rejected_config
 
+    loaded, choice = run.loaded, run.openclaw
     # Before the release's config checks: a release without the qmd backend refuses a qmd config, and
     # what to say then is that there is nothing to prepare (exit 6), with that refusal in the line.
-    retired = retired_backends(loaded, run_openclaw(), tuple(agent or ()))
+    retired = retired_backends(loaded, choice, tuple(agent or ()))
     if retired is not None and retired.refused_keys:
-        return _show_retired(retired, dry_run=dry_run, json_output=json_output, quiet=quiet)
-    refuse_rejected_config(loaded, run_profile())  # the gateway would not start on it (exit 3)
+        return _show_retired(retired, choice, dry_run=dry_run, json_output=json_output, quiet=quiet)
+    # the gateway would not start on it (exit 3)
+    refuse_rejected_config(loaded, profile=choice.profile, version=choice.version)
     if retired is not None:  # no qmd config on a release without qmd: its builtin index
-        return _builtin(loaded, agent, dry_run, force, include_stale, timeout, json_output, quiet)
+        return _builtin(run, agent, dry_run, force, include_stale, timeout, json_output, quiet)
 
     options = InitOptions(
         agents=tuple(agent or ()),
@@ -85,15 +88,17 @@ def run_init_backends_command(
     token = CancelToken()
     renderer = InitRenderer(quiet=quiet, dry_run=dry_run)
     with signals_cancel(token), renderer.live():
-        report = run_init_backends(loaded, options, token=token, on_event=renderer.handle)
+        report = run_init_backends(
+            loaded, options, profile=choice.profile, token=token, on_event=renderer.handle
+        )
 
     renderer.finish(report)  # the summary line first: it still reaches stderr if stdout cannot be written
-    view.show(report)
+    view.show(InitRun(report, choice))
     return report.exit_code
 
 
 def _builtin(
-    loaded: LoadedConfig,
+    run: ConfigRun,
     agent: Sequence[str] | None,
     dry_run: bool,
     force: bool,
@@ -114,10 +119,14 @@ def _builtin(
         include_stale=include_stale,
         timeout_ms=timeout_ms_from_seconds(timeout) if timeout is not None else None,
     )
-    return run_builtin_init_command(loaded, options, json_output=json_output, quiet=quiet)
+    return run_builtin_init_command(
+        run.loaded, options, openclaw=run.openclaw, json_output=json_output, quiet=quiet
+    )
 
 
-def _show_retired(retired: RetiredBackends, *, dry_run: bool, json_output: bool, quiet: bool) -> ExitCode:
+def _show_retired(
+    retired: RetiredBackends, openclaw: OpenClawChoice, *, dry_run: bool, json_output: bool, quiet: bool
+) -> ExitCode:
     """Every agent `retired`: its line on stderr (a dry run's plan on stdout), then the summary; no qmd."""
     from memwarm_cli.cli.commands.init_backends_views import RETIRED_INIT_VIEWS, RetiredRun, retired_summary
     from memwarm_cli.cli.terminal.output import write_stderr
@@ -129,5 +138,5 @@ def _show_retired(retired: RetiredBackends, *, dry_run: bool, json_output: bool,
             for agent in retired.agents:
                 write_stderr(escape_text(f'agent "{agent.agent_id}": retired: {agent.reason}'))
         write_stderr(escape_text(retired_summary(retired, dry_run)))
-    view.show(RetiredRun(retired, dry_run))
+    view.show(RetiredRun(retired, dry_run, openclaw))
     return retired.exit_code

@@ -24,10 +24,12 @@ if TYPE_CHECKING:
     )
     from memwarm_cli.config import LoadedConfig
     from memwarm_cli.exitcodes import ExitCode
+    from memwarm_cli.profiles.choice import OpenClawChoice
 
 
 class BuiltinRun(NamedTuple):
     report: BuiltinInitReport
+    openclaw: OpenClawChoice  # the release whose `openclaw memory index` built the indexes
 
 
 def outcome_line(outcome: BuiltinOutcome) -> str | None:
@@ -143,18 +145,22 @@ class _Renderer:
 
 
 def run_builtin_init_command(
-    loaded: LoadedConfig, options: BuiltinInitOptions, *, json_output: bool, quiet: bool
+    loaded: LoadedConfig,
+    options: BuiltinInitOptions,
+    *,
+    openclaw: OpenClawChoice,
+    json_output: bool,
+    quiet: bool,
 ) -> ExitCode:
     from memwarm_cli.backends.builtin.builtin_init import run_builtin_init
     from memwarm_cli.backends.retired import release_label
     from memwarm_cli.cancel import CancelToken
     from memwarm_cli.cli.terminal.interrupts import signals_cancel
     from memwarm_cli.cli.terminal.output import write_stderr
-    from memwarm_cli.cli.terminal.release_choice import run_openclaw
     from memwarm_cli.textsafe import escape_text
 
     view = BUILTIN_INIT_VIEWS.choose(json_output, None)
-    choice = run_openclaw()
+    choice = openclaw
     token = CancelToken()
     renderer = _Renderer(quiet=quiet)
     renderer.start()
@@ -172,7 +178,7 @@ def run_builtin_init_command(
         renderer.stop()
     if not quiet:
         write_stderr(escape_text(summary_line(report)))
-    view.show(BuiltinRun(report))
+    view.show(BuiltinRun(report, choice))
     return report.exit_code
 
 

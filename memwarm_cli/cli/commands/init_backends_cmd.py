@@ -87,19 +87,21 @@ def init_backends_command(
     """Prepare each agent's qmd index where the gateway looks for it (collections, update, embed)."""
     from memwarm_cli.cli.commands.init_backends import run_init_backends_command
 
+    options = global_options(ctx)
     return run_init_backends_command(
-        global_options(ctx).config_path,
-        agent,
-        dry_run,
-        force,
-        embed,
-        probe,
-        probe_query,
-        probe_timeout,
-        concurrency,
-        timeout,
-        at,
-        json_output,
-        quiet,
+        config_path=options.config_path,
+        openclaw=options.openclaw,
+        agent=agent,
+        dry_run=dry_run,
+        force=force,
+        embed=embed,
+        probe=probe,
+        probe_query=probe_query,
+        probe_timeout=probe_timeout,
+        concurrency=concurrency,
+        timeout=timeout,
+        at=at,
+        json_output=json_output,
+        quiet=quiet,
         include_stale=include_stale,
     )

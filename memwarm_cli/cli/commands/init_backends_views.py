@@ -12,18 +12,26 @@ from memwarm_cli.cli.terminal.view_format import JsonView, View, Views
 if TYPE_CHECKING:
     from memwarm_cli.backends.init.init_report import AgentOutcome, InitReport, SessionExportOutcome
     from memwarm_cli.backends.retired import RetiredBackends
+    from memwarm_cli.profiles.choice import OpenClawChoice
 
 
-class InitText(View["InitReport"]):
+class InitRun(NamedTuple):
+    """What a run's views show: its report, and the release the agents were prepared for."""
+
+    report: InitReport
+    openclaw: OpenClawChoice
+
+
+class InitText(View[InitRun]):
     """A dry run's plan, per agent; a real run writes nothing on stdout."""
 
     name = "text"
 
-    def render(self, result: InitReport) -> Iterator[str]:
+    def render(self, result: InitRun) -> Iterator[str]:
         from memwarm_cli.cli.terminal.output import guarded_lines
 
-        if result.dry_run:
-            for outcome in result.agents:
+        if result.report.dry_run:
+            for outcome in result.report.agents:
                 yield from guarded_lines(_plan_lines(outcome))
 
 
@@ -74,11 +82,11 @@ def _session_lines(sessions: SessionExportOutcome) -> list[str]:
     return lines
 
 
-def _report(result: InitReport) -> dict[str, Any]:
-    return result.to_json()
+def _report(result: InitRun) -> dict[str, Any]:
+    return result.report.to_json()
 
 
-INIT_VIEWS: Views[InitReport] = Views(InitText(), JsonView(_report), pipe="text")
+INIT_VIEWS: Views[InitRun] = Views(InitText(), JsonView(_report), pipe="text")
 
 
 # ---- a release without the qmd backend (backends/retired.py): every agent `retired`, nothing run
@@ -87,6 +95,7 @@ INIT_VIEWS: Views[InitReport] = Views(InitText(), JsonView(_report), pipe="text"
 class RetiredRun(NamedTuple):
     retired: RetiredBackends
     dry_run: bool
+    openclaw: OpenClawChoice
 
 
 class RetiredInitText(View[RetiredRun]):

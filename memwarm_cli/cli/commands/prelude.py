@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from memwarm_cli.exitcodes import ExitCode
+    from memwarm_cli.profiles.choice import OpenClawChoice
     from memwarm_cli.startup.plan import StartupPlan
     from memwarm_cli.startup.prelude_settings import GateDecision
     from memwarm_cli.startup.session import AgentPlan
@@ -21,10 +22,13 @@ class PreludeResult(NamedTuple):
     gate: GateDecision
     quiet: bool
     raw: bool  # --raw: the prelude's exact bytes on a terminal too
+    openclaw: OpenClawChoice  # the release the plan was made for (every --json output names it)
 
 
 def run_prelude(
+    *,
     config_path: str | None,
+    openclaw: str | None,
     agent: str | None = None,
     workspace: Path | None = None,
     at: str | None = None,
@@ -36,8 +40,7 @@ def run_prelude(
     """Print the startup prelude a new or reset session would see (or a JSON report)."""
     from memwarm_cli.agents import select_agent
     from memwarm_cli.cli.commands.prelude_views import PRELUDE_VIEWS
-    from memwarm_cli.cli.terminal.invocation import load_for_command
-    from memwarm_cli.cli.terminal.release_choice import run_profile
+    from memwarm_cli.cli.terminal.command_config import load_for_command
     from memwarm_cli.errors import UsageError
     from memwarm_cli.exitcodes import ExitCode
     from memwarm_cli.startup.clock import parse_instant
@@ -48,13 +51,13 @@ def run_prelude(
         raise UsageError(f'--action must be new or reset, not "{action}"')
     view = PRELUDE_VIEWS.choose(json_output, None)
     at_ms = parse_instant(at)
-    loaded = load_for_command(config_path, quiet=quiet)
-    profile = run_profile()
-    chosen = select_agent(loaded.data, loaded.env, agent, profile)
-    result = plan_for_agent(loaded, chosen, at_ms, workspace_override=workspace, profile=profile)
+    run = load_for_command(config_path, openclaw=openclaw, quiet=quiet)
+    loaded = run.loaded
+    chosen = select_agent(loaded.data, loaded.env, agent, profile=run.profile)
+    result = plan_for_agent(loaded, chosen, at_ms, workspace_override=workspace, profile=run.profile)
     gate = should_apply_startup_context(loaded.data, "new" if action == "new" else "reset")
     warn_unknown_zone(result.plan, quiet)
-    view.show(PreludeResult(result, action, gate, quiet, raw))
+    view.show(PreludeResult(result, action, gate, quiet, raw, run.openclaw))
     return ExitCode.OK
 
 

@@ -33,4 +33,15 @@ def prelude_command(
     """Print the startup prelude a new or reset session would see."""
     from memwarm_cli.cli.commands.prelude import run_prelude
 
-    return run_prelude(global_options(ctx).config_path, agent, workspace, at, action, json_output, quiet, raw)
+    options = global_options(ctx)
+    return run_prelude(
+        config_path=options.config_path,
+        openclaw=options.openclaw,
+        agent=agent,
+        workspace=workspace,
+        at=at,
+        action=action,
+        json_output=json_output,
+        quiet=quiet,
+        raw=raw,
+    )

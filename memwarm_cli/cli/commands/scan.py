@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from memwarm_cli.exitcodes import ExitCode
+    from memwarm_cli.profiles.choice import OpenClawChoice
     from memwarm_cli.startup.session import AgentPlan
 
 
@@ -22,10 +23,13 @@ class ScanResult(NamedTuple):
     config: object  # the raw config the plans were computed from (the gates are read from it)
     all_agents: bool  # --all-agents: JSON is then an object holding every agent's record
     quiet: bool
+    openclaw: OpenClawChoice  # the release the plans were made for
 
 
 def run_scan(
+    *,
     config_path: str | None,
+    openclaw: str | None,
     agent: str | None = None,
     all_agents: bool = False,
     workspace: Path | None = None,
@@ -38,8 +42,7 @@ def run_scan(
     """Explain every candidate memory file and where the character budget went."""
     from memwarm_cli.agents import resolve_agents, select_agent
     from memwarm_cli.cli.commands.scan_views import SCAN_VIEWS
-    from memwarm_cli.cli.terminal.invocation import load_for_command
-    from memwarm_cli.cli.terminal.release_choice import run_profile
+    from memwarm_cli.cli.terminal.command_config import load_for_command
     from memwarm_cli.errors import UsageError
     from memwarm_cli.exitcodes import ExitCode
     from memwarm_cli.startup.clock import parse_instant
@@ -49,12 +52,12 @@ def run_scan(
         raise UsageError("--agent and --all-agents exclude each other")
     view = SCAN_VIEWS.choose(json_output, output_format)
     at_ms = parse_instant(at)
-    loaded = load_for_command(config_path, quiet=quiet)
-    profile = run_profile()
+    run = load_for_command(config_path, openclaw=openclaw, quiet=quiet)
+    loaded, profile = run.loaded, run.profile
     agents = (
-        resolve_agents(loaded.data, loaded.env, profile)
+        resolve_agents(loaded.data, loaded.env, profile=profile)
         if all_agents
-        else [select_agent(loaded.data, loaded.env, agent, profile)]
+        else [select_agent(loaded.data, loaded.env, agent, profile=profile)]
     )
     plans = [
         plan_for_agent(
@@ -65,5 +68,5 @@ def run_scan(
     from memwarm_cli.cli.commands.prelude import warn_unknown_zone
 
     warn_unknown_zone(plans[0].plan, quiet)  # agents.defaults: the same zone for every agent
-    view.show(ScanResult(plans, loaded.data, all_agents, quiet))
+    view.show(ScanResult(plans, loaded.data, all_agents, quiet, run.openclaw))
     return ExitCode.OK

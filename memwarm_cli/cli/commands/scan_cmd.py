@@ -43,14 +43,16 @@ def scan_command(
     """Explain every candidate memory file and where the character budget went."""
     from memwarm_cli.cli.commands.scan import run_scan
 
+    options = global_options(ctx)
     return run_scan(
-        global_options(ctx).config_path,
-        agent,
-        all_agents,
-        workspace,
-        at,
-        show_all,
-        json_output,
-        output_format,
-        quiet,
+        config_path=options.config_path,
+        openclaw=options.openclaw,
+        agent=agent,
+        all_agents=all_agents,
+        workspace=workspace,
+        at=at,
+        show_all=show_all,
+        json_output=json_output,
+        output_format=output_format,
+        quiet=quiet,
     )

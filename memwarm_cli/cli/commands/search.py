@@ -13,21 +13,23 @@ if TYPE_CHECKING:
 
 
 def run_search(
+    *,
     config_path: str | None,
+    openclaw: str | None,
     query: str,
     agent: str | None = None,
     mode: str | None = None,
     max_results: int | None = None,
+    min_score: float = 0.0,
     json_output: bool = False,
     quiet: bool = False,
-    min_score: float = 0.0,
 ) -> ExitCode:
     """Search an agent's memory the way its memory_search tool would, with the real qmd."""
     from memwarm_cli.backends.agent_search import search_agent_memory
     from memwarm_cli.cancel import Cancelled, CancelToken
-    from memwarm_cli.cli.commands.search_views import SEARCH_VIEWS
+    from memwarm_cli.cli.commands.search_views import SEARCH_VIEWS, SearchRun
+    from memwarm_cli.cli.terminal.command_config import load_for_command
     from memwarm_cli.cli.terminal.interrupts import signals_cancel
-    from memwarm_cli.cli.terminal.invocation import load_for_command
     from memwarm_cli.errors import UsageError
     from memwarm_cli.exitcodes import ExitCode, signal_exit
     from memwarm_cli.jsstring import js_trim
@@ -35,23 +37,31 @@ def run_search(
     if not js_trim(query):
         raise UsageError("the query is empty")
     view = SEARCH_VIEWS.choose(json_output, None)
-    loaded = load_for_command(config_path, quiet=quiet)
+    run = load_for_command(config_path, openclaw=openclaw, quiet=quiet)
     from memwarm_cli.backends.retired import refuse_retired_search
-    from memwarm_cli.cli.terminal.release_choice import run_openclaw, run_profile
     from memwarm_cli.configview.release_checks import refuse_rejected_config
 
-    refuse_retired_search(loaded, run_openclaw(), agent)  # no qmd backend on the release: exit 6, one line
-    refuse_rejected_config(loaded, run_profile())  # OpenClaw's memory commands do not run on it (exit 3)
+    loaded, choice = run.loaded, run.openclaw
+    refuse_retired_search(loaded, choice, agent)  # no qmd backend on the release: exit 6, one line
+    # OpenClaw's memory commands do not run on it (exit 3)
+    refuse_rejected_config(loaded, profile=choice.profile, version=choice.version)
     with signals_cancel(CancelToken()) as token:  # a signal stops qmd's group before memwarm ends
         try:
             result = search_agent_memory(
-                loaded, agent, query, mode=mode, limit=max_results, min_score=min_score, token=token
+                loaded,
+                agent,
+                query,
+                profile=choice.profile,
+                mode=mode,
+                limit=max_results,
+                min_score=min_score,
+                token=token,
             )
         except Cancelled as stop:
             return signal_exit(stop.signum)
     if not quiet:
         _warn_without_vectors(result)
-    view.show(result)
+    view.show(SearchRun(result, choice))
     return ExitCode.OK
 
 

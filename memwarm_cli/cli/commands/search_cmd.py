@@ -41,13 +41,15 @@ def search_command(
     """Search an agent's memory the way its memory_search tool would, with the real qmd."""
     from memwarm_cli.cli.commands.search import run_search
 
+    options = global_options(ctx)
     return run_search(
-        global_options(ctx).config_path,
-        query,
-        agent,
-        mode.value if mode is not None else None,
-        max_results,
-        json_output,
-        quiet,
-        min_score,
+        config_path=options.config_path,
+        openclaw=options.openclaw,
+        query=query,
+        agent=agent,
+        mode=mode.value if mode is not None else None,
+        max_results=max_results,
+        min_score=min_score,
+        json_output=json_output,
+        quiet=quiet,
     )

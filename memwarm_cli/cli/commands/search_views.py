@@ -5,25 +5,33 @@ none. `--json`: the search's result with its metadata."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from memwarm_cli.cli.terminal.view_format import JsonView, View, Views
 
 if TYPE_CHECKING:
     from memwarm_cli.backends.agent_search import SearchResult
+    from memwarm_cli.profiles.choice import OpenClawChoice
 
 
-class SearchText(View["SearchResult"]):
+class SearchRun(NamedTuple):
+    """What `search`'s views show: the search's result, and the release it searched as."""
+
+    result: SearchResult
+    openclaw: OpenClawChoice
+
+
+class SearchText(View[SearchRun]):
     name = "text"
 
-    def render(self, result: SearchResult) -> Iterator[str]:
+    def render(self, result: SearchRun) -> Iterator[str]:
         from memwarm_cli.cli.terminal.output import guarded_lines
         from memwarm_cli.textsafe import escape_text
 
-        if not result.hits:
+        if not result.result.hits:
             return guarded_lines(["No matches."])
         lines: list[str] = []
-        for hit in result.hits:
+        for hit in result.result.hits:
             lines.append(f"{hit.score:.3f} {escape_text(hit.path)}:{hit.start_line}-{hit.end_line}")
             # A snippet ending in a line break (qmd's, when the note ends there) would add a second
             # blank line after the hit; one follows each (--json keeps the snippet as it is).
@@ -32,8 +40,8 @@ class SearchText(View["SearchResult"]):
         return guarded_lines(lines)
 
 
-def _json(result: SearchResult) -> dict[str, Any]:
-    return result.to_json()
+def _json(result: SearchRun) -> dict[str, Any]:
+    return result.result.to_json()
 
 
-SEARCH_VIEWS: Views[SearchResult] = Views(SearchText(), JsonView(_json), pipe="text")
+SEARCH_VIEWS: Views[SearchRun] = Views(SearchText(), JsonView(_json), pipe="text")

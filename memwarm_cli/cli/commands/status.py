@@ -19,8 +19,9 @@ if TYPE_CHECKING:
     from memwarm_cli.backends.builtin.builtin_status import BuiltinStatusReport
     from memwarm_cli.backends.retired import RetiredBackends
     from memwarm_cli.cli.terminal.view_format import View
-    from memwarm_cli.config import LoadedConfig
+    from memwarm_cli.config.run import ConfigRun
     from memwarm_cli.exitcodes import ExitCode
+    from memwarm_cli.profiles.choice import OpenClawChoice
 
 
 class StatusResult(NamedTuple):
@@ -28,10 +29,13 @@ class StatusResult(NamedTuple):
 
     report: StatusReport
     quiet: bool  # the table and plain views list only the agents that are not warm
+    openclaw: OpenClawChoice  # the release the indexes were judged for
 
 
 def run_status(
+    *,
     config_path: str | None,
+    openclaw: str | None,
     agent: Sequence[str] | None = None,
     all_agents: bool = False,
     json_output: bool = False,
@@ -44,8 +48,8 @@ def run_status(
     from memwarm_cli.backends.agent_status import StatusOptions, collect_status
     from memwarm_cli.cancel import Cancelled, CancelToken
     from memwarm_cli.cli.commands.status_prometheus import prometheus_text, status_failed_text, write_textfile
+    from memwarm_cli.cli.terminal.command_config import load_for_command
     from memwarm_cli.cli.terminal.interrupts import signals_cancel
-    from memwarm_cli.cli.terminal.invocation import load_for_command
     from memwarm_cli.cli.terminal.output import warn
     from memwarm_cli.errors import MemwarmError
     from memwarm_cli.exitcodes import signal_exit
@@ -54,26 +58,27 @@ def run_status(
         max_age_seconds, view = _options(all_agents, agent, max_age, json_output, output_format, textfile)
         with signals_cancel(CancelToken()) as token:
             try:
-                loaded = load_for_command(config_path, quiet=quiet)
+                run = load_for_command(config_path, openclaw=openclaw, quiet=quiet)
                 from memwarm_cli.backends.retired import retired_backends
-                from memwarm_cli.cli.terminal.release_choice import run_openclaw, run_profile
                 from memwarm_cli.configview.release_checks import refuse_rejected_config
 
+                loaded, choice = run.loaded, run.openclaw
                 # Before the config checks, as init-backends: a qmd config on a release without qmd is
                 # `retired` (exit 6); any other config there has the builtin index (backends/builtin/).
-                retired = retired_backends(loaded, run_openclaw(), tuple(agent or ()))
+                retired = retired_backends(loaded, choice, tuple(agent or ()))
                 report = None
                 builtin = None
                 if retired is not None and not retired.refused_keys:
                     retired = None
-                    refuse_rejected_config(loaded, run_profile())
-                    builtin = _builtin_status(loaded, tuple(agent or ()), max_age_seconds, quiet)
+                    refuse_rejected_config(loaded, profile=choice.profile, version=choice.version)
+                    builtin = _builtin_status(run, tuple(agent or ()), max_age_seconds, quiet)
                 elif retired is None:
                     # No index is "warm" for a config the release refuses.
-                    refuse_rejected_config(loaded, run_profile())
+                    refuse_rejected_config(loaded, profile=choice.profile, version=choice.version)
                     report = collect_status(
                         loaded,
                         StatusOptions(agents=tuple(agent or ()), max_age_seconds=max_age_seconds),
+                        profile=choice.profile,
                         warn=None if quiet else warn,
                         token=token,
                     )
@@ -89,36 +94,39 @@ def run_status(
     if token.signum is not None:  # also a signal during the walks, which do not stop for it
         return signal_exit(token.signum)
     if retired is not None:
-        return _show_retired(retired, view, textfile, max_age_seconds, quiet)
+        return _show_retired(run, retired, view, textfile, max_age_seconds, quiet)
     if builtin is not None:
-        return _show_builtin(builtin, view, textfile, quiet)
+        return _show_builtin(run, builtin, view, textfile, quiet)
     assert report is not None
     if textfile is not None:
         write_textfile(textfile, prometheus_text(report))
     if view is not None:
-        view.show(StatusResult(report, quiet))
+        view.show(StatusResult(report, quiet, run.openclaw))
     return report.exit_code
 
 
 def _builtin_status(
-    loaded: LoadedConfig, agents: tuple[str, ...], max_age_seconds: float | None, quiet: bool
+    run: ConfigRun, agents: tuple[str, ...], max_age_seconds: float | None, quiet: bool
 ) -> BuiltinStatusReport:
     """Every agent's builtin index on a 2026.8.1+ release, judged read-only (backends/builtin/)."""
     from memwarm_cli.backends.builtin.builtin_status import collect_builtin_status
     from memwarm_cli.backends.retired import release_label
     from memwarm_cli.cli.terminal.output import warn
-    from memwarm_cli.cli.terminal.release_choice import run_openclaw
 
-    choice = run_openclaw()
+    choice = run.openclaw
     if max_age_seconds is not None and not quiet:
         warn("--max-age is not used on the builtin index: memwarm keeps no run record of OpenClaw's builds")
     return collect_builtin_status(
-        loaded, agents, choice=choice, release=release_label(choice), max_age_seconds=max_age_seconds
+        run.loaded, agents, choice=choice, release=release_label(choice), max_age_seconds=max_age_seconds
     )
 
 
 def _show_builtin(
-    report: BuiltinStatusReport, view: View[StatusResult] | None, textfile: str | None, quiet: bool
+    run: ConfigRun,
+    report: BuiltinStatusReport,
+    view: View[StatusResult] | None,
+    textfile: str | None,
+    quiet: bool,
 ) -> ExitCode:
     from memwarm_cli.cli.commands.status_builtin import (
         BUILTIN_STATUS_VIEWS,
@@ -126,16 +134,16 @@ def _show_builtin(
         builtin_prometheus_text,
     )
     from memwarm_cli.cli.commands.status_prometheus import write_textfile
-    from memwarm_cli.cli.terminal.release_choice import run_openclaw
 
     if textfile is not None:
         write_textfile(textfile, builtin_prometheus_text(report))
     if view is not None:
-        BUILTIN_STATUS_VIEWS.by_name[view.name].show(BuiltinStatus(report, quiet, run_openclaw().summary))
+        BUILTIN_STATUS_VIEWS.by_name[view.name].show(BuiltinStatus(report, quiet, run.openclaw))
     return report.exit_code
 
 
 def _show_retired(
+    run: ConfigRun,
     retired: RetiredBackends,
     view: View[StatusResult] | None,
     textfile: str | None,
@@ -151,7 +159,7 @@ def _show_retired(
     if textfile is not None:
         write_textfile(textfile, retired_prometheus_text(retired))
     if view is not None:
-        shown = RetiredStatus(retired, quiet, time.time(), max_age_seconds)
+        shown = RetiredStatus(retired, quiet, time.time(), max_age_seconds, run.openclaw)
         RETIRED_STATUS_VIEWS.by_name[view.name].show(shown)
     return retired.exit_code
 

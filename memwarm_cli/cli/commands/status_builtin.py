@@ -16,6 +16,7 @@ from memwarm_cli.textsafe import escape_text
 
 if TYPE_CHECKING:
     from memwarm_cli.backends.builtin.builtin_status import BuiltinAgentStatus, BuiltinStatusReport
+    from memwarm_cli.profiles.choice import OpenClawChoice
 
 BUILTIN_STYLES = {**STATUS_STYLES, "cold": "red", "invalid": "red", "skipped": "dim"}
 
@@ -23,7 +24,7 @@ BUILTIN_STYLES = {**STATUS_STYLES, "cold": "red", "invalid": "red", "skipped": "
 class BuiltinStatus(NamedTuple):
     report: BuiltinStatusReport
     quiet: bool  # the table and plain views list only the agents that are not warm
-    summary: str  # the run's OpenClaw choice, for the summary line
+    openclaw: OpenClawChoice  # the run's release (the summary line and --json name it)
 
 
 def _selected(result: BuiltinStatus) -> list[BuiltinAgentStatus]:
@@ -48,7 +49,8 @@ def builtin_summary_line(result: BuiltinStatus) -> str:
     parts = [f"{count} {verdict}" for verdict, count in counts.items() if count]
     total = len(result.report.agents)
     noun = "agent" if total == 1 else "agents"
-    return f"status: {total} {noun}: {', '.join(parts) or 'none'} (builtin memory index); {result.summary}"
+    release = result.openclaw.summary
+    return f"status: {total} {noun}: {', '.join(parts) or 'none'} (builtin memory index); {release}"
 
 
 class BuiltinPlain(View[BuiltinStatus]):

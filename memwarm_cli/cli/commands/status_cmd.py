@@ -52,13 +52,15 @@ def status_command(
     """Show whether each agent's qmd index is warm, and why not (read-only)."""
     from memwarm_cli.cli.commands.status import run_status
 
+    options = global_options(ctx)
     return run_status(
-        global_options(ctx).config_path,
-        agent,
-        all_agents,
-        json_output,
-        output_format,
-        textfile,
-        max_age,
-        quiet,
+        config_path=options.config_path,
+        openclaw=options.openclaw,
+        agent=agent,
+        all_agents=all_agents,
+        json_output=json_output,
+        output_format=output_format,
+        textfile=textfile,
+        max_age=max_age,
+        quiet=quiet,
     )

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from memwarm_cli.backends.retired import RetiredAgent, RetiredBackends
     from memwarm_cli.cli.commands.status import StatusResult
     from memwarm_cli.cli.terminal.table import Styles
+    from memwarm_cli.profiles.choice import OpenClawChoice
 
 PLAIN_COLUMNS = (
     "agent",
@@ -89,15 +90,13 @@ def _cells(agent: AgentStatus) -> list[str]:
     ]
 
 
-def summary_line(report: StatusReport) -> str:
+def summary_line(report: StatusReport, openclaw: OpenClawChoice) -> str:
     counts = report.counts()
     parts = [f"{count} {verdict}" for verdict, count in counts.items() if count]
     total = len(report.agents)
     noun = "agent" if total == 1 else "agents"
-    from memwarm_cli.cli.terminal.release_choice import run_openclaw
-
     tail = "" if report.running_known else "; running runs cannot be seen here (no /proc/locks)"
-    return f"status: {total} {noun}: {', '.join(parts) or 'none'}{tail}; {run_openclaw().summary}"
+    return f"status: {total} {noun}: {', '.join(parts) or 'none'}{tail}; {openclaw.summary}"
 
 
 class StatusPlain(View["StatusResult"]):
@@ -115,7 +114,7 @@ class StatusPlain(View["StatusResult"]):
 
     def summary(self, result: StatusResult) -> Iterator[str]:
         if not result.quiet:
-            yield f"# {summary_line(result.report)}"
+            yield f"# {summary_line(result.report, result.openclaw)}"
 
 
 class StatusTable(View["StatusResult"]):
@@ -131,7 +130,9 @@ class StatusTable(View["StatusResult"]):
         for line in table_lines(console.width, Styles(console), result.report, result.quiet):
             yield line + "\n"
         if not result.quiet:
-            for line in wrap_words(escape_unsafe(summary_line(result.report)), console.width):
+            for line in wrap_words(
+                escape_unsafe(summary_line(result.report, result.openclaw)), console.width
+            ):
                 yield line + "\n"
 
 
@@ -185,6 +186,7 @@ class RetiredStatus(NamedTuple):
     quiet: bool  # no summary (every agent is listed: none is warm)
     generated_at: float
     max_age_seconds: float | None
+    openclaw: OpenClawChoice  # the release without the qmd backend
 
 
 def _retired_cells(agent: RetiredAgent) -> list[str]:
@@ -194,12 +196,10 @@ def _retired_cells(agent: RetiredAgent) -> list[str]:
     return cells
 
 
-def retired_summary_line(retired: RetiredBackends) -> str:
-    from memwarm_cli.cli.terminal.release_choice import run_openclaw
-
+def retired_summary_line(retired: RetiredBackends, openclaw: OpenClawChoice) -> str:
     total = len(retired.agents)
     noun = "agent" if total == 1 else "agents"
-    return f"status: {total} {noun}: {total} retired (no qmd backend); {run_openclaw().summary}"
+    return f"status: {total} {noun}: {total} retired (no qmd backend); {openclaw.summary}"
 
 
 class RetiredPlain(View[RetiredStatus]):
@@ -213,7 +213,7 @@ class RetiredPlain(View[RetiredStatus]):
 
     def summary(self, result: RetiredStatus) -> Iterator[str]:
         if not result.quiet:
-            yield f"# {retired_summary_line(result.retired)}"
+            yield f"# {retired_summary_line(result.retired, result.openclaw)}"
 
 
 class RetiredTable(View[RetiredStatus]):
@@ -238,7 +238,9 @@ class RetiredTable(View[RetiredStatus]):
         for line in draw_table(console.width, "memwarm status", columns, rows, styles):
             yield line + "\n"
         if not result.quiet:
-            for line in wrap_words(escape_unsafe(retired_summary_line(result.retired)), console.width):
+            for line in wrap_words(
+                escape_unsafe(retired_summary_line(result.retired, result.openclaw)), console.width
+            ):
                 yield line + "\n"
 
 

@@ -6,8 +6,7 @@ environment would. Nothing in the CLI layer reads sys.stdout, sys.stderr or os.e
 ask `current()`. The active invocation is a plain module global, not a ContextVar, because
 init-backends writes from worker threads, which a ContextVar would not reach.
 
-The config a command works on is loaded from this environment too (`load_for_command`: the `.env` files
-as well, since a memwarm process is the real-process.env case), its warnings on stderr unless `-q`.
+The config a command works on is loaded from this environment too (cli/terminal/command_config.py).
 """
 
 from __future__ import annotations
@@ -16,7 +15,7 @@ import os
 import sys
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TextIO
 
 
 class Invocation:
@@ -25,8 +24,6 @@ class Invocation:
 
     __slots__ = (
         "env",
-        "openclaw",
-        "openclaw_flag",
         "stderr",
         "stderr_failed",
         "stdin",
@@ -49,10 +46,6 @@ class Invocation:
         # at /dev/null so that Python's flush at exit cannot fail again (an extra message, exit 120).
         self.stdout_failed = False
         self.stderr_failed = False
-        # The OpenClaw release the run describes: `--openclaw`'s value, and the choice made from it once
-        # (cli/terminal/release_choice.py).
-        self.openclaw_flag: str | None = None
-        self.openclaw: Any = None
 
 
 _active: Invocation | None = None
@@ -134,21 +127,3 @@ def terminal_size(invocation: Invocation) -> tuple[int, int]:
     if lines is not None and lines.isdigit():
         height = int(lines)
     return width or 80, height or 25
-
-
-if TYPE_CHECKING:
-    from memwarm_cli.config import LoadedConfig
-
-
-def load_for_command(config_path: str | None, *, quiet: bool) -> LoadedConfig:
-    from memwarm_cli.cli.terminal.output import warn
-    from memwarm_cli.config import load_config
-
-    loaded = load_config(config_path, current().env, dotenv=True)
-    if not quiet:
-        for warning in loaded.warnings:
-            warn(warning.message)
-    from memwarm_cli.cli.terminal.release_choice import choose_for_run
-
-    choose_for_run(loaded.data if loaded.source.exists else None, quiet=quiet)
-    return loaded

@@ -16,9 +16,22 @@ own. The command then returns its exit code: views never decide it.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
+
+if TYPE_CHECKING:
+    from memwarm_cli.profiles.choice import OpenClawChoice
 
 R = TypeVar("R")
+
+
+class Released(Protocol):
+    """A result that carries the release it was computed for (every command's result does)."""
+
+    @property
+    def openclaw(self) -> OpenClawChoice: ...
+
+
+RR = TypeVar("RR", bound=Released)
 
 
 class View(Generic[R]):
@@ -49,14 +62,15 @@ class View(Generic[R]):
             write_stderr(line)
 
 
-class JsonView(View[R]):
-    """`--json`: the data `data(result)` gives, as strict JSON (cli/terminal/output.json_chunks)."""
+class JsonView(View[RR]):
+    """`--json`: the data `data(result)` gives, as strict JSON (cli/terminal/output.json_chunks), with
+    the result's release as its `"openclaw"` object."""
 
     name = "json"
 
     def __init__(
         self,
-        data: Callable[[R], Any],
+        data: Callable[[RR], Any],
         *,
         rows_key: str | None = None,
         row_text: Callable[[Any], str] | None = None,
@@ -67,13 +81,13 @@ class JsonView(View[R]):
         self._row_text = row_text
         self._walk = walk  # the data holds IndentedRows (cli/terminal/output.py)
 
-    def render(self, result: R) -> Iterator[str]:
+    def render(self, result: RR) -> Iterator[str]:
+        from memwarm_cli.cli.terminal.command_config import with_openclaw
         from memwarm_cli.cli.terminal.output import json_chunks
-        from memwarm_cli.cli.terminal.release_choice import with_openclaw
 
         data = self._data(result)
         if isinstance(data, dict):  # every top-level object says which OpenClaw release it describes
-            data = with_openclaw(data)
+            data = with_openclaw(data, result.openclaw)
         return json_chunks(data, rows_key=self._rows_key, row_text=self._row_text, walk=self._walk)
 
 

@@ -18,6 +18,7 @@ from memwarm_cli.backends.sessions.export_cache import cache_json
 from memwarm_cli.backends.sessions.session_export import apply_session_export, plan_session_export
 from memwarm_cli.backends.settings.agent_backend import resolve_agent_backend
 from memwarm_cli.backends.state.state_records import write_json_atomically
+from memwarm_cli.profiles.releases import P0
 from tests.backends.session_export_support import NOW_MS, record
 from tests.backends.support import NOTES, real_qmd_scenario
 
@@ -33,7 +34,7 @@ class Agent:
         (self.workspace / "memory").mkdir(parents=True)
         (self.workspace / "MEMORY.md").write_text("# M\n")
         config = {"memory": {"backend": "qmd", "qmd": {"sessions": {"enabled": True}}}}
-        settings = resolve_agent_backend(config, "main", None, self.workspace, self.state, {})
+        settings = resolve_agent_backend(config, "main", None, self.workspace, self.state, {}, profile=P0)
         assert settings.qmd is not None and settings.qmd.sessions.enabled
         self.qmd, self.paths = settings.qmd, settings.paths
         self.sessions = settings.qmd.sessions

@@ -20,6 +20,7 @@ from memwarm_cli.backends.freshness.index_check import check_collection, content
 from memwarm_cli.backends.freshness.qmd_glob import compile_mask
 from memwarm_cli.backends.qmd.index_stats import index_identity, open_index, read_index_stats
 from memwarm_cli.backends.settings.agent_backend import resolve_agent_backend
+from memwarm_cli.profiles.releases import P0
 from tests.conftest import require_tool
 
 NOTES = {
@@ -153,7 +154,9 @@ def test_pending_embeddings_count_complete_vector_sets_of_the_current_model(tmp_
 
 
 def _settings(workspace: Path, state: Path) -> tuple[FreshnessJob, Path]:
-    settings = resolve_agent_backend({"memory": {"backend": "qmd"}}, "main", None, workspace, state, {})
+    settings = resolve_agent_backend(
+        {"memory": {"backend": "qmd"}}, "main", None, workspace, state, {}, profile=P0
+    )
     assert settings.qmd is not None
     job = FreshnessJob(settings.qmd, settings.paths.index_path, workspace, 0)
     return job, settings.paths.index_path

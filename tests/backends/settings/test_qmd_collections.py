@@ -15,13 +15,14 @@ from memwarm_cli.backends.settings.qmd_collections import (
     escape_exact_file_pattern,
     sanitize_collection_name,
 )
+from memwarm_cli.profiles.releases import P0
 from tests.backends.support import resolve
 
 
 def settings_of(cfg: dict[str, Any], home: Path, agent_id: str = "main") -> Any:
     env = {"HOME": str(home)}
-    agent = next(a for a in resolve_agents(cfg, env) if a.id == agent_id)
-    return resolve_agent_backend(cfg, agent.id, agent.entry, agent.workspace, home / "state", env)
+    agent = next(a for a in resolve_agents(cfg, env, profile=P0) if a.id == agent_id)
+    return resolve_agent_backend(cfg, agent.id, agent.entry, agent.workspace, home / "state", env, profile=P0)
 
 
 def collections(cfg: dict[str, Any], home: Path, agent_id: str = "main") -> list[tuple[str, str, str]]:
