@@ -19,6 +19,7 @@ from memwarm_cli.backends.init.init_run import run_init_backends
 from memwarm_cli.backends.state.locks import embed_lock_path
 from memwarm_cli.config import load_config
 from memwarm_cli.exitcodes import ExitCode
+from memwarm_cli.profiles.releases import P0
 from tests.backends.support import (
     NOTES,
     Scenario,
@@ -625,7 +626,7 @@ def test_a_stuck_embed_lock_is_waited_out_once_per_run_not_once_per_agent(tmp_pa
     with open(lock_path, "w") as holder:
         fcntl.flock(holder, fcntl.LOCK_EX)
         options = InitOptions(concurrency=3, timeout_ms=1000)
-        report = run_init_backends(loaded, options, on_event=events.append)
+        report = run_init_backends(loaded, options, profile=P0, on_event=events.append)
     assert {agent.status for agent in report.agents} == {"degraded"}
     timed_waits = [
         event
