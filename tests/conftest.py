@@ -320,6 +320,6 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         return
     parts = []
     for golden_set in sorted(cases):
-        tally = ", ".join(f"{count} {outcome}" for outcome, count in sorted(outcomes[golden_set].items()))
-        parts.append(f"{golden_set}: {len(cases[golden_set])} cases ({tally})")
+        counted = ", ".join(f"{count} {outcome}" for outcome, count in sorted(outcomes[golden_set].items()))
+        parts.append(f"{golden_set}: {len(cases[golden_set])} cases ({counted})")
     terminalreporter.write_line("golden cases (tests/golden): " + "; ".join(parts))

@@ -23,5 +23,5 @@ def test_every_code_is_distinct() -> None:
 def test_an_unwritable_stdout_has_its_own_code() -> None:
     from memwarm_cli.errors import OutputError
 
-    assert ExitCode.OUTPUT == 5
+    assert int(ExitCode.OUTPUT) == 5
     assert OutputError("x").exit_code is ExitCode.OUTPUT

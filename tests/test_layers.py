@@ -226,7 +226,7 @@ def test_private_typer_click_rich_names_are_touched_in_one_module() -> None:
             for module in modules:
                 head, *rest = module.split(".")
                 if head in CORE_FREE_OF and any(part.startswith("_") for part in rest):
-                    wrong.append(f"{where}:{node.lineno}: {module}")
+                    wrong.append(f"{where}:{getattr(node, 'lineno', '?')}: {module}")
             if (
                 isinstance(node, ast.Attribute)
                 and node.attr.startswith("_")

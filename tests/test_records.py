@@ -6,6 +6,7 @@ defines itself kept; `replace` as `dataclasses.replace`."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -70,8 +71,8 @@ def test_equal_when_the_compared_fields_are_equal() -> None:
 
 
 def test_only_instances_of_the_same_class_are_equal() -> None:
-    assert Point(1, 2) != Other(1, 2)
-    assert Point(1, 2) != (1, 2)
+    assert Point(1, 2) != Other(1, 2)  # type: ignore[comparison-overlap]  # across types, on purpose
+    assert Point(1, 2) != (1, 2)  # type: ignore[comparison-overlap]
     assert Point(1, 2).__eq__((1, 2)) is NotImplemented
     assert Point(1, 2).__eq__(Other(1, 2)) is NotImplemented
 
@@ -201,7 +202,13 @@ def test_a_class_made_often_gets_a_compiled_init_that_behaves_the_same() -> None
     assert OftenFrozen(1, 3, (4,)).items == (4,)
     with pytest.raises(FrozenInstanceError):
         OftenFrozen(1).x = 2  # type: ignore[misc]
-    for bad in (lambda: OftenFrozen(), lambda: OftenFrozen(1, 2, (), 4), lambda: OftenFrozen(1, x=1)):
+    loose: Any = OftenFrozen  # called wrongly on purpose
+    wrong_calls: tuple[Callable[[], object], ...] = (
+        lambda: loose(),
+        lambda: loose(1, 2, (), 4),
+        lambda: loose(1, x=1),
+    )
+    for bad in wrong_calls:
         with pytest.raises(TypeError):
             bad()
 

@@ -10,7 +10,7 @@ import os
 import socket
 import stat
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
@@ -313,7 +313,7 @@ _OS_OPEN_EXCEPTIONS = {
 }
 
 
-def _flag_names(node: ast.AST, constants: dict[str, ast.AST]) -> set[str]:
+def _flag_names(node: ast.AST, constants: Mapping[str, ast.AST]) -> set[str]:
     names: set[str] = set()
     for sub in ast.walk(node):
         if isinstance(sub, ast.Attribute):

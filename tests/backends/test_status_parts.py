@@ -173,7 +173,8 @@ def test_status_reads_an_index_it_judges_over_one_connection(
 
     def counted(database: str, *args: Any, **kwargs: Any) -> sqlite3.Connection:
         connects.append(database)
-        return real_connect(database, *args, **kwargs)
+        connection: sqlite3.Connection = real_connect(database, *args, **kwargs)
+        return connection
 
     monkeypatch.setattr(sqlite3, "connect", counted)
     result = run_memwarm(["status", "--json"], scenario.env())

@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -59,7 +60,7 @@ def test_agent_keys_split_by_release(
 
 
 def test_a_key_naming_no_agent_needs_an_owner_from_2026_8() -> None:
-    two = {"agents": {"entries": {"a": {}, "b": {}}}}
+    two: dict[str, Any] = {"agents": {"entries": {"a": {}, "b": {}}}}
     with pytest.raises(SessionKeyError, match="no explicit owner"):
         parse_session_key("cron-job", two, profile=P3)
     assert parse_session_key("cron-job", {"agents": {"entries": {"solo": {}}}}, profile=P3).agent_id == "solo"
@@ -164,7 +165,9 @@ def test_memory_md_links_by_release(tmp_path: Path, target: str, p1: str | None,
 @pytest.mark.parametrize(
     "cfg", [None, {"plugins": {"enabled": False}}, {"plugins": {"slots": {"memory": " NONE "}}}]
 )
-def test_without_a_config_or_a_memory_plugin_nothing_is_dropped(tmp_path: Path, cfg: dict | None) -> None:
+def test_without_a_config_or_a_memory_plugin_nothing_is_dropped(
+    tmp_path: Path, cfg: dict[str, Any] | None
+) -> None:
     _memory_link(tmp_path, "notes/x.md")
     plan = build_bootstrap_plan(tmp_path, cfg, None, profile=P3)
     assert shown(plan)["MEMORY.md"] == "[UNREADABLE: symlink path component not allowed]"

@@ -107,7 +107,7 @@ def test_the_environment_is_the_one_given(
         code = run(args, env={**env, **extra}, stdout=stdout, stderr=io.StringIO())
         assert code == ExitCode.OK
         stdout.flush()
-        return stdout.buffer.getvalue().decode()  # type: ignore[attr-defined]
+        return stdout.buffer.getvalue().decode()
 
     path = json.loads(call(["config", "path", "--json"]))
     assert path["config"]["path"] == str(tmp_path / "given" / "openclaw.json")

@@ -189,7 +189,7 @@ def case_config(
         defaults = {f"{base}-{agent_segment}" for base in DEFAULT_COLLECTION_BASES}
         include_defaults = any(name in defaults for name in wanted)
         taken = defaults.copy() if include_defaults else set()
-        paths = []
+        paths: list[dict[str, str]] = []
         for name in wanted:
             base = None if name in defaults else _custom_collection_base(name, agent_segment, taken)
             if base is not None:

@@ -12,7 +12,6 @@ import pytest
 
 from memwarm_cli.cli.commands.scan_views import PLAIN_COLUMNS
 from memwarm_cli.profiles.releases import P0
-from memwarm_cli.startup import plan as plan_module
 from memwarm_cli.startup.file_rows import STATUS_DESCRIPTIONS, Status
 from memwarm_cli.startup.plan import build_plan
 from tests.conftest import RunCli, isolated_env, run_in_terminal, strip_ansi, write_memory_note
@@ -168,7 +167,7 @@ def test_vanished_between_listing_and_stat(tmp_path: Path, monkeypatch: pytest.M
             os.unlink(path)
         return real_stat(path, *args, **kwargs)
 
-    monkeypatch.setattr(plan_module.os, "lstat", deleting_stat)
+    monkeypatch.setattr(os, "lstat", deleting_stat)  # the os plan.py calls
     plan = build_plan(tmp_path, CHICAGO, AT_MS, profile=P0)
     assert {r.name: r.status for r in plan.rows}["2026-04-11-gone.md"] is Status.VANISHED
 
@@ -185,7 +184,6 @@ def test_slugged_name_with_invalid_utf8_is_dropped_as_node_does(tmp_path: Path) 
 
 def test_unreadable_reports_the_os_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # Permission errors cannot be produced as root (CI), so the open is made to fail as it would for a user.
-    from memwarm_cli import boundary_read as reading
 
     write_memory_note(tmp_path, "2026-04-11.md", "private")
     real_open = os.open
@@ -195,7 +193,7 @@ def test_unreadable_reports_the_os_error(tmp_path: Path, monkeypatch: pytest.Mon
             raise PermissionError(13, "Permission denied")
         return real_open(path, *args, **kwargs)
 
-    monkeypatch.setattr(reading.os, "open", denied)
+    monkeypatch.setattr(os, "open", denied)  # the os boundary_read calls
     row = build_plan(tmp_path, CHICAGO, AT_MS, profile=P0).rows[0]
     assert (row.status, row.detail) == (Status.UNREADABLE, "Permission denied")
 

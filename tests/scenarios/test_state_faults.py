@@ -21,8 +21,8 @@ from tests.backends.support import (
     fake_scenario,
     quiet_fake_log,
     run_measured,
-    run_memwarm,
 )
+from tests.conftest import run_memwarm
 
 SYMLINK = "it is a symbolic link (memwarm does not follow symlinks below the state dir)"
 

@@ -55,7 +55,7 @@ def test_any_config_value_is_read_without_raising(tmp_path: Path, cfg: Any) -> N
     (tmp_path / "memory" / "2026-04-11.md").write_text("note", encoding="utf-8")
     mapping = cfg if isinstance(cfg, dict) else {}
     for action in ("new", "reset"):
-        decision = should_apply_startup_context(mapping, action)  # type: ignore[arg-type]
+        decision = should_apply_startup_context(mapping, action)
         assert decision.applied in (True, False)
     plan = build_plan(tmp_path, mapping, 1775930400000, host_zone="UTC", profile=P0)
     for limit, spec in zip(plan.settings.limits, LIMIT_SPECS, strict=True):

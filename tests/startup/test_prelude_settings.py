@@ -117,6 +117,7 @@ def test_timezone_is_returned_as_written_and_falls_back_with_a_reason() -> None:
 
 
 def test_settings_tolerate_any_shape() -> None:
-    for cfg in (None, {}, {"agents": None}, {"agents": {"defaults": None}}, {"agents": []}):
+    cfgs: tuple[Any, ...] = (None, {}, {"agents": None}, {"agents": {"defaults": None}}, {"agents": []})
+    for cfg in cfgs:
         settings = resolve_startup_settings(cfg, "UTC")
         assert [limit.value for limit in settings.limits] == [2, 16384, 1200, 2800]

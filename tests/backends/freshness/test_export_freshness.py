@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from memwarm_cli.backends.freshness.freshness import FreshnessJob, export_cache_path, judge
-from memwarm_cli.backends.sessions import session_export
+from memwarm_cli.backends.sessions import session_export, transcript_text
 from memwarm_cli.backends.sessions.export_cache import cache_json
 from memwarm_cli.backends.sessions.session_export import apply_session_export, plan_session_export
 from memwarm_cli.backends.settings.agent_backend import resolve_agent_backend
@@ -75,7 +75,7 @@ def export_reasons(job: FreshnessJob) -> list[str]:
 def renders(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The transcripts rendered (session_export's render_transcript, counted)."""
     rendered: list[str] = []
-    real = session_export.render_transcript
+    real = transcript_text.render_transcript  # what session_export calls, by its own name
 
     def counted(stream: Any, writer: Any, **kwargs: Any) -> Any:
         rendered.append(getattr(stream, "name", "?"))

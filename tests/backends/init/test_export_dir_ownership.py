@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 from memwarm_cli.exitcodes import ExitCode
 from tests.backends.init.test_init_sessions import SessionsScenario, _config_check
@@ -184,7 +185,7 @@ def test_force_renders_every_transcript_again_whatever_the_cache_says(tmp_path: 
     identity = FileIdentity.of(os.stat(sessions / "a.jsonl"))
     # A cache that vouches for the transcript with another export's digest (what a missed edit leaves).
     stale = {"a.jsonl": CachedExport(identity, "0" * 64, 3, (), None)}
-    kwargs = {"retention_days": None, "now_ms": NOW_MS, "agent_qmd_dir": None, "cache": stale}
+    kwargs: dict[str, Any] = {"retention_days": None, "now_ms": NOW_MS, "agent_qmd_dir": None, "cache": stale}
     assert plan_session_export(sessions, export, **kwargs).targets[0].digest == "0" * 64
     forced = plan_session_export(sessions, export, force=True, **kwargs).targets[0]
     assert forced.digest != "0" * 64 and forced.text == "# Session a\n\nUser: hello\n"

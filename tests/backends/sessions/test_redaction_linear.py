@@ -17,6 +17,8 @@ import re
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 from hypothesis import example, given, settings
@@ -129,7 +131,7 @@ def test_the_form_body_substring_scanner_matches_the_releases_regex() -> None:
 
 
 def test_the_possessive_form_body_regexes_match_as_the_releases_do() -> None:
-    pairs = [
+    pairs: list[tuple[Callable[[str], Any], Callable[[str], Any]]] = [
         (form._FORM_BODY.fullmatch, RELEASE_FORM_BODY.search),
         (form._ENCODED_FORM_PAIR.findall, RELEASE_ENCODED_PAIR.findall),
         (form._URL_QUERY_PAIR.findall, RELEASE_URL_PAIR.findall),
