@@ -31,3 +31,6 @@ SessionKey.agent_scoped
 # Read by tests only, and kept beside the pattern it proves: each format's sample is run through the
 # release's redaction (tests/interop) and memwarm's (tests/backends/sessions) to show it stays in clear.
 ClearFormat.sample
+
+# Python reads it: frozen_records sets a mutable record's __hash__ to None (unhashable, as a dataclass).
+object.__hash__
