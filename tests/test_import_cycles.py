@@ -16,8 +16,6 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "memwarm_cli"
-# None tolerated: issue 29 removed the last one (invocation <-> output <-> release_choice).
-TOLERATED: list[list[str]] = []
 
 
 def _module_name(package: Path, path: Path) -> str:
@@ -121,7 +119,7 @@ def strongly_connected_components(graph: dict[str, set[str]]) -> list[list[str]]
 
 def test_no_runtime_import_cycle() -> None:
     cycles = [c for c in strongly_connected_components(import_graph(PACKAGE)) if len(c) > 1]
-    assert [c for c in cycles if c not in TOLERATED] == []
+    assert cycles == []
 
 
 @pytest.mark.parametrize(
