@@ -222,16 +222,20 @@ def release_errors(
     return issues
 
 
-def refuse_rejected_config(loaded: Any, *, profile: Profile, version: str | None) -> None:
+def refuse_rejected_config(
+    loaded: Any, *, profile: Profile, version: str | None, origin: str | None = None
+) -> None:
     """Raise ConfigRejectedError (exit 3, one line) when the release would refuse `loaded`'s config; the
     first error is named where it stands, with how many there are. Cheap on a valid config: the schema
     walk without positions (the file is read again with them only to place an error).
 
     `profile` is the run's release profile (memwarm_cli/profiles): its `config_schema` judges;
-    `version` the run's release (None: the profile's reference), which the message names."""
+    `version` the run's release (None: the profile's reference), which the message names; `origin`
+    where that release came from and how to name another (OpenClawChoice.origin), said with it."""
     from memwarm_cli.config import load_config
 
     release = release_name(profile=profile, version=version)
+    said = f"{release} refuses this config" + (f"; {origin}" if origin else "")
     source = loaded.source
     if not source.exists:
         return
@@ -239,9 +243,7 @@ def refuse_rejected_config(loaded: Any, *, profile: Profile, version: str | None
     if not data:  # `{}`, or a top level that is no object (the loader reads those as `{}`)
         tracked = load_config(str(source.path), loaded.env, dotenv=False, track=True)
         if tracked.positions is None:
-            raise ConfigRejectedError(
-                str(source.path), f"the top-level value is not an object: {release} refuses this config", 1, 1
-            )
+            raise ConfigRejectedError(str(source.path), f"the top-level value is not an object: {said}", 1, 1)
         return
     found = release_errors(data, positions, loaded.env, loaded.state_dir, profile=profile)
     errors = [i for i in found if i.severity == "error"]
@@ -258,7 +260,7 @@ def refuse_rejected_config(loaded: Any, *, profile: Profile, version: str | None
     more = f"; {len(errors) - 1} more" if len(errors) > 1 else ""
     message = (
         f"{first.path or '(top level)'}: {first.message.splitlines()[0]} "
-        f"({release} refuses this config{more}; `memwarm config check` lists every error)"
+        f"({said}{more}; `memwarm config check` lists every error)"
     )
     raise ConfigRejectedError(
         loc.file if loc else str(source.path), message, loc.line if loc else None, loc.column if loc else None

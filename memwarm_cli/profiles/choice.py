@@ -39,6 +39,7 @@ class OpenClawChoice:
     detail: str  # how it was chosen, for `config show` and `status`
     measured: bool  # the version is a measured release (False: mapped by its line, or no version)
     note: str | None = None  # an unmeasured or unreadable release, for one line on stderr
+    executable: str | None = None  # the `openclaw` the PATH runs (source "installed")
 
     def to_json(self) -> dict[str, Any]:
         """The `"openclaw"` object every `--json` output carries."""
@@ -50,6 +51,21 @@ class OpenClawChoice:
             "path": self.path,
             "measured": self.measured,
         }
+
+    @property
+    def origin(self) -> str | None:
+        """Where the release came from and how to name another, for a refusal of the config (None when
+        --openclaw named it): a release nobody named (the openclaw on PATH, the config's shape) must say
+        so, or the refusal reads as memwarm's own."""
+        other = f"{FLAG} VERSION or {ENV_VAR} names another"
+        if self.source == "flag":
+            return None
+        if self.source == "env":
+            return f"{ENV_VAR} names that release; {FLAG} VERSION names another"
+        if self.source == "installed":
+            where = self.executable or self.path
+            return f"the openclaw on PATH ({where}, package {self.path}) is that release; {other}"
+        return f"chosen by {self.detail}; {other}"
 
     @property
     def summary(self) -> str:
@@ -76,9 +92,18 @@ def _installed(env: Mapping[str, str]) -> OpenClawChoice | None:
     if match is None:
         shown = "no version" if found.version is None else f"version {clip(found.version)!r}"
         note = f"the openclaw package at {found.package_dir} has {shown}: its files do not say its release"
-        return OpenClawChoice(REFERENCE, found.version, "installed", found.package_dir, detail, False, note)
+        return OpenClawChoice(
+            REFERENCE, found.version, "installed", found.package_dir, detail, False, note, found.executable
+        )
     return OpenClawChoice(
-        match.profile, found.version, "installed", found.package_dir, detail, match.measured, match.note
+        match.profile,
+        found.version,
+        "installed",
+        found.package_dir,
+        detail,
+        match.measured,
+        match.note,
+        found.executable,
     )
 
 

@@ -217,3 +217,27 @@ def test_a_900_kb_installed_version_is_cut_in_every_message_and_kept_whole_in_js
         assert _longest_word(human.stdout + human.stderr) <= 210
         data = run_cli(["--config", config, "prelude", "--at", AT, "--json", "-q"], {"PATH": path})
         assert json.loads(data.stdout)["openclaw"]["version"] == version  # data, not a message
+
+
+@pytest.mark.parametrize("command", [["init-backends"], ["status"], ["search", "tea"]])
+def test_a_refusal_by_the_installed_release_says_where_it_came_from(
+    run_cli: RunCli, tmp_path: Path, command: list[str]
+) -> None:
+    """An openclaw 2026.6.35 on PATH and a 2026.9-shaped config: the refusal names that openclaw (the
+    release was nobody's choice on the command line) and how to name another."""
+    ws = _workspace(tmp_path)
+    bin_dir = npm_global(tmp_path / "prefix", "2026.6.35", build_version="2026.6.35")
+    config = _config(tmp_path, {"agents": {"entries": {"main": {"workspace": str(ws)}}}})
+    path = f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"
+    result = run_cli(["--config", str(config), *command], {"PATH": path})
+    assert result.returncode == 3 and result.stdout == "", result.stderr
+    package = os.path.realpath(tmp_path / "prefix/lib/node_modules/openclaw")
+    (line,) = result.stderr.splitlines()
+    assert (
+        f"(OpenClaw 2026.6.35 refuses this config; the openclaw on PATH ({bin_dir / 'openclaw'}, package "
+        f"{package}) is that release; --openclaw VERSION or MEMWARM_OPENCLAW names another; `memwarm config "
+        "check` lists every error)"
+    ) in line, line
+    # The way out it names: the release the config was written for, on the command line.
+    named = run_cli(["--openclaw", "2026.9.6", "--config", str(config), *command], {"PATH": path})
+    assert named.returncode != 3 and "refuses this config" not in named.stderr, named.stderr

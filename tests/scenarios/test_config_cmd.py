@@ -622,7 +622,9 @@ def test_commands_refuse_a_config_the_release_refuses(
     assert result.stdout == ""
     assert result.stderr.splitlines() == [
         f'memwarm: error: {cfg}:1:11: memory.backend: "qmdd" is not one of "builtin", "qmd" (did you mean '
-        '"qmd"?) (OpenClaw 2026.6.35 refuses this config; `memwarm config check` lists every error)'
+        '"qmd"?) (OpenClaw 2026.6.35 refuses this config; chosen by config shape (agents.list, the 2026.6.35 '
+        "shape); --openclaw VERSION or MEMWARM_OPENCLAW names another; `memwarm config check` lists every "
+        "error)"
     ]
     check = json.loads(run_cli(["--config", str(cfg), "config", "check", "--json"]).stdout)
     assert [(f["path"], f["severity"]) for f in check["findings"] if f["severity"] == "error"] == [

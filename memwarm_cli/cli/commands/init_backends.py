@@ -69,7 +69,7 @@ def run_init_backends_command(
     if retired is not None and retired.refused_keys:
         return _show_retired(retired, choice, dry_run=dry_run, json_output=json_output, quiet=quiet)
     # the gateway would not start on it (exit 3)
-    refuse_rejected_config(loaded, profile=choice.profile, version=choice.version)
+    refuse_rejected_config(loaded, profile=choice.profile, version=choice.version, origin=choice.origin)
     if retired is not None:  # no qmd config on a release without qmd: its builtin index
         return _builtin(run, agent, dry_run, force, include_stale, timeout, json_output, quiet)
 

@@ -44,7 +44,7 @@ def run_search(
     loaded, choice = run.loaded, run.openclaw
     refuse_retired_search(loaded, choice, agent)  # no qmd backend on the release: exit 6, one line
     # OpenClaw's memory commands do not run on it (exit 3)
-    refuse_rejected_config(loaded, profile=choice.profile, version=choice.version)
+    refuse_rejected_config(loaded, profile=choice.profile, version=choice.version, origin=choice.origin)
     with signals_cancel(CancelToken()) as token:  # a signal stops qmd's group before memwarm ends
         try:
             result = search_agent_memory(

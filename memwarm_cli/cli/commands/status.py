@@ -70,11 +70,15 @@ def run_status(
                 builtin = None
                 if retired is not None and not retired.refused_keys:
                     retired = None
-                    refuse_rejected_config(loaded, profile=choice.profile, version=choice.version)
+                    refuse_rejected_config(
+                        loaded, profile=choice.profile, version=choice.version, origin=choice.origin
+                    )
                     builtin = _builtin_status(run, tuple(agent or ()), max_age_seconds, quiet)
                 elif retired is None:
                     # No index is "warm" for a config the release refuses.
-                    refuse_rejected_config(loaded, profile=choice.profile, version=choice.version)
+                    refuse_rejected_config(
+                        loaded, profile=choice.profile, version=choice.version, origin=choice.origin
+                    )
                     report = collect_status(
                         loaded,
                         StatusOptions(agents=tuple(agent or ()), max_age_seconds=max_age_seconds),
