@@ -43,9 +43,14 @@ def require_openclaw96() -> Path:
 def main_line_config(
     workspaces: dict[str, Path], search: dict[str, Any] | None = None, **extra: Any
 ) -> dict[str, Any]:
-    """A config in 2026.9.6's own shape: `agents.entries` keyed by id, `memory.search` at the top."""
+    """A config in 2026.9.6's own shape: `agents.entries` keyed by id, `memory.search` at the top, and
+    `agents.ownership: "explicit"` (2026.8.1+ refuse a roster of several agents without it, or a legacy
+    `default: true` marker, as an invalid config)."""
     config: dict[str, Any] = {
-        "agents": {"entries": {agent: {"workspace": str(path)} for agent, path in workspaces.items()}},
+        "agents": {
+            "entries": {agent: {"workspace": str(path)} for agent, path in workspaces.items()},
+            "ownership": "explicit",
+        },
         **extra,
     }
     if search is not None:
@@ -126,11 +131,13 @@ class MainLineWorld:
             entry["agentId"]: entry["status"] for entry in self.openclaw_json("memory", "status", "--json")
         }
 
-    def memwarm(self, *args: str) -> CliResult:
-        return run_memwarm(["--config", str(self.config_path), *args], env=self.env(), cwd=self.root)
+    def memwarm(self, *args: str, timeout: float = 120) -> CliResult:
+        return run_memwarm(
+            ["--config", str(self.config_path), *args], env=self.env(), cwd=self.root, timeout=timeout
+        )
 
-    def memwarm_json(self, *args: str) -> Any:
-        result = self.memwarm(*args, "--json")
+    def memwarm_json(self, *args: str, timeout: float = 120) -> Any:
+        result = self.memwarm(*args, "--json", timeout=timeout)
         assert result.stdout, result.stderr
         return json.loads(result.stdout)
 
