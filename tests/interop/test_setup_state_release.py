@@ -27,7 +27,8 @@ from tests.interop.openclaw96_run import (
     write_notes,
 )
 
-pytestmark = pytest.mark.interop
+# One worker builds the world once (doctor alone takes half a minute) and runs its tests.
+pytestmark = [pytest.mark.interop, pytest.mark.xdist_group("openclaw-2026.9.6-setup-state")]
 
 ORACLE = Path(__file__).with_name("release_bootstrap.mjs")
 COMPLETED_AT = "2026-11-01T10:00:00.000Z"
