@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 VENV_STAMP := $(VENV)/.installed
 DEMO_AT := 2026-11-28T09:30:00Z
 
-.PHONY: venv tools interop-tools interop-tools-main-line interop demo test lint typecheck pytest golden-check bench bench-backends bench-scale clean
+.PHONY: venv tools interop-tools interop-tools-main-line interop demo test lint typecheck pytest golden-check bench bench-backends bench-builtin bench-scale clean
 
 venv: $(VENV_STAMP)
 
@@ -149,6 +149,11 @@ bench: venv tools
 # init-backends alone: 8 agents x 200 notes with the real qmd (cold, no-change re-run, --concurrency 1).
 bench-backends: venv tools
 	$(PY) -m bench.bench_init_backends
+
+# status on the builtin index of openclaw@2026.9.6 (10 agents x 10,000 notes, all warm; the release builds the
+# index once, cached in build/bench-builtin-status/): CPU seconds per agent.
+bench-builtin: venv interop-tools-main-line
+	$(PY) -m bench.bench_builtin_status
 
 # Thousands of agents and large YAML configs: config check|path|show and scan --all-agents must grow linearly.
 bench-scale: venv

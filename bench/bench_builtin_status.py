@@ -1,5 +1,5 @@
 """Benchmark `memwarm status` on the builtin index of OpenClaw 2026.9.6: 10 agents x 10,000 notes, all
-warm (issue 30). Not part of `make test` (`make bench`, or `python -m bench.bench_builtin_status`).
+warm (issue 30). Not part of `make test`: `make bench-builtin` (installs what `make interop` does).
 
 The index is the release's own: `openclaw memory index` of openclaw@2026.9.6 (`make interop` installs it
 and Node 24 into tools/) builds agent-0's once, keyword-only (`memory.search.provider: "none"`). The ten
