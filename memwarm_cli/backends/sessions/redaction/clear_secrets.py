@@ -23,10 +23,16 @@ from memwarm_cli.frozen_records import record
 
 # A value in clear: not the release's mask (`…`, `***`) and ending where a value ends.
 _VALUE = r"""["']?(?![$<{])[^\s"'`,;}\]…*]{6,}(?![^\s"'`,;}\]])"""  # `${VAR}`, `<token>`: no value
-_KEY_WORD = (
-    r"(?:(?:api|access|secret|private|client|app|auth|signing|master|encryption)[_.-]?key"
-    r"|token|secret|password|passwd|passphrase|pwd)"
+# The key names an assignment of the first format ends in (lower case): a compound `...key`, or a word.
+_KEY_ENDINGS = (
+    *(
+        f"{head}{joint}key"
+        for head in ("api", "access", "secret", "private", "client", "app", "auth", "signing", "master")
+        for joint in ("", "_", "-", ".")
+    ),
+    *("encryptionkey", "encryption_key", "token", "secret", "password", "passwd", "passphrase", "pwd"),
 )
+_SEPARATOR = re.compile("[:=：＝]")
 
 
 @record
@@ -34,7 +40,10 @@ class ClearFormat:
     label: str  # as the docs and the reports name it
     sample: str  # a text with one such secret, which the release's redaction leaves as it is
     probe: tuple[str, ...]  # the pattern runs only on a line whose lower-cased text holds one of these
-    pattern: str  # Python regex source
+    pattern: str  # Python regex source (for `after_key`, what must follow the separator)
+    # An assignment: found from its separators (`:`, `=`, full-width too) back to a key name in
+    # _KEY_ENDINGS, then `pattern` after it; a regex led by the key names cost 20 times more per line.
+    after_key: bool = False
 
 
 CLEAR_FORMATS: tuple[ClearFormat, ...] = (
@@ -44,7 +53,8 @@ CLEAR_FORMATS: tuple[ClearFormat, ...] = (
         "a full-width `TOKEN：X`)",
         "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
         ("key", "token", "secret", "pass", "pwd"),
-        rf"(?i)\b[A-Za-z0-9_]*?{_KEY_WORD}\s*[:=：＝]\s*{_VALUE}",
+        rf"\s*{_VALUE}",
+        after_key=True,
     ),
     ClearFormat(
         "percent-encoded assignments (`password%3DX`)",
@@ -86,10 +96,10 @@ CLEAR_FORMATS: tuple[ClearFormat, ...] = (
         r"\bcurl\b[^\n]{0,200}?\s(?:-u|--user)\s*[^\s:]+:[^\s…*]{3,}",
     ),
     ClearFormat(
-        "netrc lines (`login alice password X`)",
+        "netrc lines (`machine host login alice password X`)",
         "machine example.com login alice password Hunter2SecretValue",
-        ("password",),
-        r"\blogin\s+\S+\s+password\s+[^\s…*]{3,}",
+        ("machine", "default"),
+        r"\b(?:machine\s+\S+|default)\s+login\s+\S+\s+password\s+[^\s…*]{3,}",
     ),
     ClearFormat(
         "private key blocks without their END line (an OpenSSH or RSA key cut short)",
@@ -188,8 +198,18 @@ def formats_digest() -> str:
 
 
 @functools.cache
-def _compiled() -> tuple[tuple[tuple[str, ...], re.Pattern[str]], ...]:
-    return tuple((fmt.probe, re.compile(fmt.pattern)) for fmt in CLEAR_FORMATS)
+def _compiled() -> tuple[re.Pattern[str], ...]:
+    return tuple(re.compile(fmt.pattern) for fmt in CLEAR_FORMATS)
+
+
+def _assignments(lowered: str, value: re.Pattern[str]) -> int:
+    """Separators preceded by a key name (spaces between allowed) and followed by a value in clear."""
+    found = 0
+    for separator in _SEPARATOR.finditer(lowered):
+        at = separator.start()
+        if lowered[max(0, at - 40) : at].rstrip(" \t").endswith(_KEY_ENDINGS):
+            found += value.match(lowered, at + 1) is not None
+    return found
 
 
 class ClearSecretCounter:
@@ -200,9 +220,13 @@ class ClearSecretCounter:
 
     def scan(self, line: str) -> None:
         lowered = line.lower()
-        for index, (probe, pattern) in enumerate(_compiled()):
-            if any(word in lowered for word in probe):
-                found = sum(1 for _ in pattern.finditer(line))
+        for index, (fmt, pattern) in enumerate(zip(CLEAR_FORMATS, _compiled(), strict=True)):
+            if any(word in lowered for word in fmt.probe):
+                found = (
+                    _assignments(lowered, pattern)
+                    if fmt.after_key
+                    else sum(1 for _ in pattern.finditer(line))
+                )
                 if found:
                     self.counts[index] = self.counts.get(index, 0) + found
 
