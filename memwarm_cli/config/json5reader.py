@@ -52,7 +52,9 @@ def _describe_char(ch: str) -> str:
 
 # What may start an object key, or any value: after a complete value, one of these means a comma is
 # likely missing (`{a: 1 b: 2}`, `[1 2]`).
-_KEY_START = re.compile(r"""["']|[$_\\]|[^\W\d]""")
+# Spelled so: as `["']|[$_\\]|[^\W\d]` the compiler merges the sets into one negated Unicode set and
+# takes ~20 ms over it, at every start (the same characters either way).
+_KEY_START = re.compile(r"""[^\W\d]|["'$_\\]""")
 _VALUE_START = re.compile(r"""[\[{"'+\-.0-9]|true\b|false\b|null\b|Infinity\b|NaN\b""")
 
 

@@ -40,9 +40,8 @@ def _words(text: str) -> frozenset[str]:
 _COMMON_STDLIB = _words("""
 __future__ _bisect _collections _datetime _functools _json _operator _sre _struct _typing _weakrefset bisect
 collections collections.abc contextlib copyreg datetime enum errno fnmatch functools gc ipaddress itertools
-json json.decoder json.encoder json.scanner keyword math ntpath operator pathlib re re._casefix re._compiler
-re._constants re._parser reprlib struct types typing typing.io typing.re urllib urllib.parse warnings
-weakref
+keyword math ntpath operator pathlib re re._casefix re._compiler re._constants re._parser reprlib struct
+types typing typing.io typing.re urllib urllib.parse warnings weakref
 """)
 _COMMON_MEMWARM = _words("""
 memwarm_cli memwarm_cli.agents memwarm_cli.cli memwarm_cli.cli.commands memwarm_cli.cli.fastpath
@@ -59,7 +58,8 @@ memwarm_cli.startup.prelude_settings memwarm_cli.textsafe
 EXPECTED: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "context": (
         _words("""
-_string _sysconfigdata _zoneinfo string sysconfig zoneinfo zoneinfo._common zoneinfo._tzpath
+_string _sysconfigdata _zoneinfo json json.decoder json.encoder json.scanner string sysconfig zoneinfo
+zoneinfo._common zoneinfo._tzpath
 """),
         _words("""
 memwarm_cli.bootstrap memwarm_cli.bootstrap.agents_digest memwarm_cli.bootstrap.budget
@@ -94,8 +94,8 @@ memwarm_cli.startup.scan_record memwarm_cli.startup.session memwarm_cli.startup.
         _words("""
 _ast _blake2 _compat_pickle _hashlib _heapq _locale _opcode _pickle _posixsubprocess _sqlite3 array ast copy
 dataclasses difflib dis fcntl hashlib heapq importlib importlib._bootstrap importlib._bootstrap_external
-importlib.machinery inspect linecache locale opcode pickle select selectors shlex signal sqlite3
-sqlite3.dbapi2 subprocess threading token tokenize
+importlib.machinery inspect json json.decoder json.encoder json.scanner linecache locale opcode pickle
+select selectors shlex signal sqlite3 sqlite3.dbapi2 subprocess threading token tokenize
 """),
         _words("""
 memwarm_cli.backends memwarm_cli.backends.agent_status memwarm_cli.backends.freshness
