@@ -45,12 +45,12 @@ types typing typing.io typing.re urllib urllib.parse warnings weakref
 """)
 _COMMON_MEMWARM = _words("""
 memwarm_cli memwarm_cli.agents memwarm_cli.cli memwarm_cli.cli.commands memwarm_cli.cli.fastpath
-memwarm_cli.cli.main memwarm_cli.cli.terminal memwarm_cli.cli.terminal.invocation
-memwarm_cli.cli.terminal.output memwarm_cli.cli.terminal.release_choice memwarm_cli.cli.terminal.view_format
+memwarm_cli.cli.main memwarm_cli.cli.terminal memwarm_cli.cli.terminal.command_config
+memwarm_cli.cli.terminal.invocation memwarm_cli.cli.terminal.output memwarm_cli.cli.terminal.view_format
 memwarm_cli.config memwarm_cli.config.dotenv memwarm_cli.config.envsubst memwarm_cli.config.formats
 memwarm_cli.config.includes memwarm_cli.config.json5reader memwarm_cli.config.loader
-memwarm_cli.config.lookup memwarm_cli.config.paths memwarm_cli.config.positions memwarm_cli.cwd
-memwarm_cli.errors memwarm_cli.exec_search memwarm_cli.exitcodes memwarm_cli.frozen_records
+memwarm_cli.config.lookup memwarm_cli.config.paths memwarm_cli.config.positions memwarm_cli.config.run
+memwarm_cli.cwd memwarm_cli.errors memwarm_cli.exec_search memwarm_cli.exitcodes memwarm_cli.frozen_records
 memwarm_cli.jsstring memwarm_cli.profiles memwarm_cli.profiles.choice memwarm_cli.profiles.installed
 memwarm_cli.profiles.releases memwarm_cli.safe_files memwarm_cli.startup memwarm_cli.startup.clock
 memwarm_cli.startup.prelude_settings memwarm_cli.textsafe
