@@ -7,10 +7,12 @@ with `.`. So: regular files only (a symlink is never indexed, whatever it points
 hidden segment, no excluded directory at any depth, names matched case-sensitively against the mask
 (qmd_glob.py).
 
-The walk streams: directories in sorted order, each one's matching files stat'ed through its descriptor
-and handed out in chunks, so the files come in the byte order of their relative paths (the order of
-qmd's `UNIQUE(collection, path)` index) and no per-file object outlives its directory. A collection's
-digest (path, size, mtime of each file) is three running hashes over those chunks.
+The walk streams: directories in sorted order, each one listed one entry at a time (no DirEntry is
+kept), its matching names sorted and stat'ed through its descriptor into compact columns, and handed
+out in chunks of at most CHUNK_FILES, so the files come in the byte order of their relative paths (the
+order of qmd's `UNIQUE(collection, path)` index) and no per-file object outlives its chunk: a million
+notes in one directory cost their names and 16 bytes each, not a million DirEntry and stat objects. A
+collection's digest (path, size, mtime of each file) is three running hashes over those chunks.
 """
 
 from __future__ import annotations
@@ -18,16 +20,17 @@ from __future__ import annotations
 import hashlib
 import os
 from array import array
+from bisect import bisect_left
 from collections.abc import Iterator
 from contextlib import contextmanager
-from operator import itemgetter
 from stat import S_ISLNK, S_ISREG
+from typing import NamedTuple
 
 from memwarm_cli.backends.freshness.qmd_glob import Matcher, PathTest, compile_mask
 from memwarm_cli.backends.settings.qmd_collections import CollectionSpec
 from memwarm_cli.config.paths import is_directory
 
-_PATH = itemgetter(0)
+CHUNK_FILES = 4096  # files handed out at a time: their tuples are all the walk holds per file meanwhile
 EXCLUDED_DIRS = frozenset({"node_modules", ".git", ".cache", "vendor", "dist", "build"})
 FileList = list[tuple[str, int, int]]  # (relative path, size, mtime in ns), sorted
 Chunk = list[tuple[str, int, int]]  # consecutive files of one directory, in order
@@ -36,6 +39,11 @@ Chunk = list[tuple[str, int, int]]  # consecutive files of one directory, in ord
 # Each directory is opened once and its files stat'ed through that descriptor (fstatat): the kernel
 # resolves the file name alone, not the whole path again, which is most of a stat's cost on 100k notes.
 _DIRECTORY_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def _readable(name: str) -> bool:
+    """A name qmd can read: Node cannot open a file whose name is not UTF-8 (it reads U+FFFD)."""
+    return name.isascii() or _utf8(name)
 
 
 def _utf8(name: str) -> bool:
@@ -49,77 +57,108 @@ def _utf8(name: str) -> bool:
     return True
 
 
-def _list_dir(path: str, rel_dir: str, matcher: Matcher, test: PathTest) -> tuple[Chunk, list[str]]:
-    """The directory's matching regular files (relative path, size, mtime), and its subdirectories to
-    walk as `name/`, both sorted; empty when it cannot be listed."""
+class _Listing(NamedTuple):
+    """One directory's matching regular files, sorted, in three compact columns (about 100 bytes a file
+    in all: a DirEntry with its cached stat was about 800), and its subdirectories to walk as `name/`."""
+
+    names: list[str]
+    sizes: array[int]
+    mtimes: array[int]  # ns
+    subdirs: list[str]
+
+
+_NOTHING = _Listing([], array("q"), array("q"), [])
+
+
+def _list_dir(path: str, matcher: Matcher, test: PathTest, rel_dir: str) -> _Listing:
+    """The directory's matching regular files and its subdirectories, both sorted; empty when it cannot
+    be listed. The listing streams (one DirEntry at a time); only the matching names are kept, and each
+    is stat'ed (through the directory's descriptor) in sorted order into the size and mtime columns."""
     try:
         fd = os.open(path, _DIRECTORY_FLAGS)
     except OSError:
-        return [], []
-    files: Chunk = []
+        return _NOTHING
+    names: list[str] = []
     subdirs: list[str] = []
     top = not rel_dir
     suffix = matcher.suffix
     try:
         with os.scandir(fd) as listing:
-            entries = list(listing)
-        for entry in entries:
-            name = entry.name
-            if name.startswith("."):
-                continue
-            try:
-                if entry.is_dir(follow_symlinks=False):
-                    if matcher.recursive and name not in EXCLUDED_DIRS and (name.isascii() or _utf8(name)):
-                        subdirs.append(name + "/")
+            for entry in listing:
+                name = entry.name
+                if name.startswith("."):
+                    continue
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        if (
+                            matcher.recursive
+                            and name not in EXCLUDED_DIRS
+                            and (name.isascii() or _utf8(name))
+                        ):
+                            subdirs.append(name + "/")
+                        continue
+                except OSError:
                     continue
                 if suffix is not None:
                     if not name.endswith(suffix):
                         continue
                 elif not test(rel_dir + name, name, top):
                     continue
-                if not (name.isascii() or _utf8(name)):
-                    continue
-                info = entry.stat(follow_symlinks=False)
+                if _readable(name):
+                    names.append(name)
+        names.sort()  # unique names: plain string order, which is UTF-8 byte order for these
+        sizes, mtimes = array("q"), array("q")
+        kept = 0
+        for name in names:
+            try:
+                info = os.stat(name, dir_fd=fd, follow_symlinks=False)
             except OSError:
                 continue
             if S_ISREG(info.st_mode):  # not a symlink, FIFO or socket: fast-glob's onlyFiles
-                files.append((rel_dir + name, info.st_size, info.st_mtime_ns))
+                names[kept] = name
+                kept += 1
+                sizes.append(info.st_size)
+                mtimes.append(info.st_mtime_ns)
+        del names[kept:]
     except OSError:
-        return [], []
+        return _NOTHING
     finally:
         os.close(fd)
-    files.sort(key=_PATH)  # paths are unique: by path alone, a third of the cost of comparing tuples
     subdirs.sort()
-    return files, subdirs
+    return _Listing(names, sizes, mtimes, subdirs)
+
+
+def _chunks(listing: _Listing, rel_dir: str, start: int, end: int) -> Iterator[Chunk]:
+    """Files start..end-1 of a listing as (relative path, size, mtime) chunks of at most CHUNK_FILES."""
+    names, sizes, mtimes = listing.names, listing.sizes, listing.mtimes
+    for low in range(start, end, CHUNK_FILES):
+        high = min(low + CHUNK_FILES, end)
+        yield [(rel_dir + names[i], sizes[i], mtimes[i]) for i in range(low, high)]
 
 
 def walk_chunks(root: str, matcher: Matcher) -> Iterator[Chunk]:
-    """The collection's files in the byte order of their relative paths, a directory's run at a time
-    (a subdirectory sorts between its parent's files as `name/`)."""
+    """The collection's files in the byte order of their relative paths, at most CHUNK_FILES at a time
+    (a subdirectory sorts between its parent's files as `name/`). What a directory's files cost is held
+    only while the walk is in it and in its subdirectories (their parents' columns, not their tuples)."""
     test = matcher.test()
-    stack: list[tuple[str, str, Chunk, int, list[str], int]] = []
-    files, subdirs = _list_dir(root, "", matcher, test)
-    frame = ("", root, files, 0, subdirs, 0)
+    stack: list[tuple[str, str, _Listing, int, int]] = []
+    frame = ("", root, _list_dir(root, matcher, test, ""), 0, 0)
     while True:
-        rel_dir, path, files, fi, subdirs, si = frame
-        if si >= len(subdirs):
-            if fi < len(files):
-                yield files[fi:] if fi else files
+        rel_dir, path, listing, fi, si = frame
+        count = len(listing.names)
+        if si >= len(listing.subdirs):
+            yield from _chunks(listing, rel_dir, fi, count)
             if not stack:
                 return
             frame = stack.pop()
             continue
-        sub = subdirs[si]
-        end = fi
-        target = rel_dir + sub
-        while end < len(files) and files[end][0] < target:
-            end += 1
-        if end > fi:
-            yield files[fi:end]
-        stack.append((rel_dir, path, files, end, subdirs, si + 1))
+        sub = listing.subdirs[si]
+        end = bisect_left(listing.names, sub, fi)  # the files that sort before `sub/`
+        yield from _chunks(listing, rel_dir, fi, end)
+        stack.append((rel_dir, path, listing, end, si + 1))
         child_path = os.path.join(path, sub[:-1])
-        child_files, child_subdirs = _list_dir(child_path, target, matcher, test)
-        frame = (target, child_path, child_files, 0, child_subdirs, 0)
+        target = rel_dir + sub
+        frame = (target, child_path, _list_dir(child_path, matcher, test, target), 0, 0)
 
 
 class ListDigest:

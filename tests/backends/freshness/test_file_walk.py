@@ -240,3 +240,47 @@ def test_shared_parents_resolve_as_realpath_does(tmp_path: Path) -> None:
     with file_walk.shared_parents():
         assert file_walk.shared_realpath(str(base / "linked" / "ws")) == str(base / "other" / "ws")
     assert file_walk.shared_realpath(str(base / "linked" / "ws")) == str(base / "other" / "ws")
+
+
+def test_small_chunks_give_the_same_files_in_the_same_order(
+    odd_tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    matcher = qmd_glob.compile_mask("**/*.md")
+    assert matcher is not None
+    whole = [entry for chunk in file_walk.walk_chunks(str(odd_tree), matcher) for entry in chunk]
+    monkeypatch.setattr(file_walk, "CHUNK_FILES", 2)
+    chunks = list(file_walk.walk_chunks(str(odd_tree), matcher))
+    assert all(0 < len(chunk) <= 2 for chunk in chunks)
+    assert [entry for chunk in chunks for entry in chunk] == whole
+
+
+WALKED_NOTES = 50_000
+# What the walk may hold per file of one directory: its name (about 75 bytes here), its size and mtime
+# (16), and a share of one chunk's tuples. A DirEntry with its cached stat and a tuple per file, all held
+# until the directory was done, came to about 850 bytes.
+BYTES_PER_FILE = 160
+
+
+def test_the_walk_of_one_huge_directory_holds_its_names_not_an_object_per_file(tmp_path: Path) -> None:
+    import tracemalloc
+
+    memory = tmp_path / "memory"
+    memory.mkdir()
+    for number in range(WALKED_NOTES):
+        os.close(
+            os.open(
+                memory / f"2026-{number % 12 + 1:02d}-{number % 28 + 1:02d}-note-{number:07d}.md", os.O_CREAT
+            )
+        )
+    matcher = qmd_glob.compile_mask("**/*.md")
+    assert matcher is not None
+    digest = file_walk.ListDigest()
+    tracemalloc.start()
+    try:
+        for chunk in file_walk.walk_chunks(str(memory), matcher):
+            digest.update(chunk)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert digest.count == WALKED_NOTES
+    assert peak <= WALKED_NOTES * BYTES_PER_FILE, f"{peak / WALKED_NOTES:.0f} bytes per file"
