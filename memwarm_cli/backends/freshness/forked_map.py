@@ -14,11 +14,13 @@ from __future__ import annotations
 import contextlib
 import os
 import pickle
+import select
 import signal
 import sys
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
+POLL_SECONDS = 0.1  # how often a wait for a child asks `check`
 T = TypeVar("T")
 R = TypeVar("R")
 
@@ -30,8 +32,18 @@ def usable_cpus() -> int:
         return os.cpu_count() or 1
 
 
-def forked_map(function: Callable[[T], R], items: Sequence[T], workers: int | None = None) -> list[R]:
-    """`[function(item) for item in items]`, the work shared with up to `workers` - 1 forked children."""
+def forked_map(
+    function: Callable[[T], R],
+    items: Sequence[T],
+    workers: int | None = None,
+    *,
+    check: Callable[[], None] | None = None,
+) -> list[R]:
+    """`[function(item) for item in items]`, the work shared with up to `workers` - 1 forked children.
+
+    `check` is called every POLL_SECONDS while this process waits for a child: what it raises (Cancelled
+    on a signal) ends the wait, and the children are killed. A signal handler that only records the
+    signal would otherwise leave this process waiting out a child's whole share."""
     lanes = min(workers or usable_cpus(), len(items))
     if lanes <= 1 or not hasattr(os, "fork") or not _only_thread():
         return [function(item) for item in items]
@@ -47,9 +59,10 @@ def forked_map(function: Callable[[T], R], items: Sequence[T], workers: int | No
             os.close(write_end)
             children.append((pid, read_end, indexes))
         results: dict[int, R] = {index: function(items[index]) for index in range(0, len(items), lanes)}
-        for pid, read_end, indexes in children:
-            results.update(_collect(read_end, pid) or {index: function(items[index]) for index in indexes})
-        children = []
+        while children:
+            pid, read_end, indexes = children.pop(0)  # _collect closes and reaps it, whatever happens
+            collected: dict[int, R] | None = _collect(read_end, pid, check)
+            results.update(collected or {index: function(items[index]) for index in indexes})
         return [results[index] for index in range(len(items))]
     finally:
         for pid, read_end, _ in children:  # interrupted: nothing of ours outlives us
@@ -76,11 +89,22 @@ def _child(function: Callable[[T], R], items: Sequence[T], indexes: list[int], w
         os._exit(status)
 
 
-def _collect(read_end: int, pid: int) -> dict[int, R] | None:
+def _collect(read_end: int, pid: int, check: Callable[[], None] | None) -> dict[int, R] | None:
     chunks: list[bytes] = []
     try:
-        while chunk := os.read(read_end, 1 << 20):
+        while True:
+            if check is not None:
+                check()
+                if not select.select([read_end], [], [], POLL_SECONDS)[0]:
+                    continue
+            chunk = os.read(read_end, 1 << 20)
+            if not chunk:
+                break
             chunks.append(chunk)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+        raise
     finally:
         os.close(read_end)
         _, status = os.waitpid(pid, 0)

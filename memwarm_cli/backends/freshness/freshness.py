@@ -18,7 +18,8 @@ import hashlib
 import os
 import sqlite3
 from array import array
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -92,6 +93,9 @@ class Freshness:
     from_record: bool = False  # memwarm's record vouched for every collection: the index was not read
     pending: int | None = None  # documents waiting for embeddings (asked for vector modes only)
     notes: tuple[str, ...] = ()  # warm, but worth saying (a collection the gateway will re-add)
+    # The export check (rendering the transcripts the export cache does not vouch for) ran out of
+    # `--timeout`: the export step would only run out of it again on the same transcripts.
+    export_check_timed_out: bool = False
 
     @property
     def stale_files(self) -> int:
@@ -125,6 +129,8 @@ class FreshnessJob:
     # The export cache the last export pass wrote (export_cache.py; None: none is known): a transcript
     # and export it vouches for are not rendered again, as the export step itself would not render them.
     export_cache: StatePath | None = None
+    # `--timeout` (init-backends): what the export check may take, as the export step itself may.
+    timeout_ms: int | None = None
 
 
 def export_cache_path(state_dir: Path, qmd: QmdSettings, qmd_dir: Path) -> StatePath | None:
@@ -181,6 +187,7 @@ class _Judgement:
         self.digests: dict[str, str | None] = {}
         self.counts: dict[str, int] = {}
         self.stats: IndexStats | None = None
+        self.export_timed_out = False
 
     def stale(self, kind: ReasonKind, text: str, changes: FileChanges | None = None) -> None:
         self.reasons.append(StaleReason(kind, text, changes))
@@ -237,6 +244,7 @@ class _Judgement:
             from_record=not unvouched and not export_unvouched and not self.reasons,
             pending=pending,
             notes=tuple(self.notes),
+            export_check_timed_out=self.export_timed_out,
         )
         return Judged(snapshot, freshness, self.stats if job.want_stats else None)
 
@@ -340,7 +348,13 @@ class _Judgement:
                 agent_qmd_dir=sessions.agent_qmd_dir,
                 protected_dirs=protected_dirs(job.qmd, job.workspace),
                 cache=self._export_cache(),
+                check=self._export_stopper(),
             )
+        except ExportCheckTimedOut:
+            seconds = (job.timeout_ms or 0) / 1000
+            self.stale("export", f"the session export check did not finish within --timeout ({seconds:g} s)")
+            self.export_timed_out = True
+            return
         except SessionExportRefused as error:
             self.stale("export", f"the session export is refused: {error}")
             return
@@ -356,6 +370,20 @@ class _Judgement:
             if plan.create_export_dir:
                 work.append("its directory to create")
             self.stale("export", f"the session export has work: {'; '.join(work)}")
+
+    def _export_stopper(self) -> Callable[[], None]:
+        """What the export check calls per record and per slice of a long line: Cancelled on a signal,
+        ExportCheckTimedOut once `--timeout` has passed since the check began."""
+        token, timeout_ms = self.token, self.job.timeout_ms
+        deadline = None if timeout_ms is None else time.monotonic() + timeout_ms / 1000
+
+        def check() -> None:
+            if token is not None:
+                token.check()
+            if deadline is not None and time.monotonic() > deadline:
+                raise ExportCheckTimedOut
+
+        return check
 
     def _export_cache(self) -> dict[str, CachedExport]:
         """What the last export pass recorded (an unusable cache reads as none, silently: the export
@@ -388,11 +416,17 @@ def judge(job: FreshnessJob, token: CancelToken | None = None) -> Judged:
 
 def judge_all(jobs: Sequence[FreshnessJob], token: CancelToken, workers: int | None = None) -> list[Judged]:
     """judge for each job, in forked workers (forked_map): the walks are nearly all of the time of
-    `status` and of a no-change `init-backends`. A cancelled token ends them between agents (Cancelled)."""
+    `status` and of a no-change `init-backends`. A cancelled token ends them (Cancelled): between
+    agents, between the walk's collections, and within the export check, per record and per slice; this
+    process stops waiting for its workers then, and kills them."""
 
     def one(job: FreshnessJob) -> Judged:
         token.check()
-        return judge(job)
+        return judge(job, token)
 
     with shared_parents():
-        return forked_map(one, jobs, workers)
+        return forked_map(one, jobs, workers, check=token.check)
+
+
+class ExportCheckTimedOut(Exception):
+    """The export check ran out of `--timeout` (FreshnessJob.timeout_ms)."""

@@ -80,6 +80,7 @@ def freshness_job(context: RunContext, settings: AgentBackendSettings) -> tuple[
         stored=stored,
         want_pending=want_embed,
         export_cache=export_cache_path(state_dir, qmd, settings.paths.qmd_dir),
+        timeout_ms=context.options.timeout_ms,
     )
     return job, warnings
 

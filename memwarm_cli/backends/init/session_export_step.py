@@ -152,11 +152,11 @@ def _stopper(job: AgentJob) -> Callable[[], None]:
     return check
 
 
-def _timed_out(job: AgentJob) -> AgentFailed:
+def _timed_out(job: AgentJob, where: str = "") -> AgentFailed:
     seconds = (job.options.timeout_ms or 0) / 1000
     return AgentFailed(
-        f"qmd session export timed out after {seconds:g} s (--timeout); qmd update did not run, as in the "
-        "gateway's update"
+        f"qmd session export timed out after {seconds:g} s (--timeout){where}; qmd update did not run, as "
+        "in the gateway's update"
     )
 
 
@@ -199,6 +199,10 @@ class ExportSessions(_WhenExporting):
         from memwarm_cli.backends.sessions.stale_exports import NOT_MEMWARMS
 
         job.step("session export")
+        if job.freshness is not None and job.freshness.export_check_timed_out:
+            # Checking whether the export had work already took all of --timeout: the pass would
+            # render the same transcripts again and run out of it again.
+            raise _timed_out(job, " while memwarm checked whether it had work")
         check = _stopper(job)
         try:
             plan = _plan(job, check)

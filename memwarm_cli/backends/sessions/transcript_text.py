@@ -236,21 +236,26 @@ class RenderNotes:
     oversized_lines: tuple[int, ...] = ()
 
 
-def _skip_to_line_end(stream: BinaryIO, step: int, check: Callable[[], None] | None) -> None:
-    while chunk := stream.readline(step):
+def _skip_to_line_end(stream: BinaryIO, step: int, check: Callable[[], None] | None, budget: int) -> bool:
+    """Read past the rest of a line being dropped, at most `budget` bytes: whether its end was found."""
+    while budget > 0 and (chunk := stream.readline(min(step, budget))):
         if check is not None:
             check()
         if chunk.endswith(b"\n"):
-            return
+            return True
+        budget -= len(chunk)
+    return budget > 0  # the end of the file ended the line too
 
 
 _OVERSIZED = b"\0oversized"  # compared by identity: no line read is this very object
+_OVERSIZED_TO_THE_END = b"\0oversized to the end"  # the same; nothing after it is read
 
 
 def _line(stream: BinaryIO, cap: int, step: int, check: Callable[[], None] | None) -> bytes | None:
     """The next line without its `\\n`, None at the end of the file, or _OVERSIZED for a line longer
-    than `cap` bytes (then skipped): read `step` bytes at a time, so an over-long one costs at most
-    `cap + step`."""
+    than `cap` bytes (then skipped): read `step` bytes at a time. Finding the end of a line it drops costs
+    at most `cap` bytes more; past that (a 20 GB transcript without a newline was read whole), the line
+    and the rest of the file are dropped (_OVERSIZED_TO_THE_END)."""
     chunk = stream.readline(step)
     if not chunk:
         return None
@@ -268,8 +273,8 @@ def _line(stream: BinaryIO, cap: int, step: int, check: Callable[[], None] | Non
     ended = parts[-1].endswith(b"\n")
     if size - ended > cap:
         del parts
-        if not ended:
-            _skip_to_line_end(stream, step, check)
+        if not ended and not _skip_to_line_end(stream, step, check, cap):
+            return _OVERSIZED_TO_THE_END
         return _OVERSIZED
     line = b"".join(parts)
     return line[:-1] if ended else line
@@ -284,7 +289,9 @@ def read_transcript_lines(
 ) -> RenderNotes:
     """Feed each line of `stream` to `reader`, decoded as UTF-8 with U+FFFD for bad bytes (decoding line
     by line gives what decoding the whole file does: `\\n` never belongs to a multi-byte sequence). A line
-    longer than `max_record_bytes` is skipped in steps of at most 1 MiB, never held whole."""
+    longer than `max_record_bytes` is skipped in steps of at most 1 MiB, never held whole; when its end
+    is not within another `max_record_bytes`, the rest of the stream is not read (`check` is called per
+    line and per step)."""
     oversized: list[int] = []
     step = min(max_record_bytes + 1, _READ_CHUNK)
     number = 0
@@ -295,8 +302,10 @@ def read_transcript_lines(
         line = _line(stream, max_record_bytes, step, check)
         if line is None:
             break  # end of file: the release's last, empty line is blank anyway
-        if line is _OVERSIZED:
+        if line is _OVERSIZED or line is _OVERSIZED_TO_THE_END:
             oversized.append(number)
+            if line is _OVERSIZED_TO_THE_END:
+                break
             continue
         reader.json_line(line.decode("utf-8", "replace"))
         del line

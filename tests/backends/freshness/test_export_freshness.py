@@ -4,7 +4,9 @@ rendered again, and anything the cache does not vouch for is."""
 
 from __future__ import annotations
 
+import io
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +20,7 @@ from memwarm_cli.backends.sessions.export_cache import cache_json
 from memwarm_cli.backends.sessions.session_export import apply_session_export, plan_session_export
 from memwarm_cli.backends.settings.agent_backend import resolve_agent_backend
 from memwarm_cli.backends.state.state_records import write_json_atomically
+from memwarm_cli.cancel import Cancelled, CancelToken
 from memwarm_cli.profiles.releases import P0
 from tests.backends.session_export_support import NOW_MS, record
 from tests.backends.support import NOTES, real_qmd_scenario
@@ -134,3 +137,79 @@ def test_a_run_that_exports_nothing_never_loads_the_transcript_reader(
     proc = subprocess.run(argv, env=scenario.env(), capture_output=True, text=True, timeout=120)
     assert "Traceback" not in proc.stderr and proc.returncode in (0, 1, 4), proc.stderr  # status: no index
     assert proc.stderr.splitlines()[-1] == "False", proc.stderr
+
+
+# ---- issue 31, class 4: the export check stops on a signal and counts against --timeout ------------------
+
+BIG_MESSAGE = "the quick brown fox jumps over the lazy dog token=abc123 " * (15 * 1024 * 1024 // 58)
+
+
+class _CountingToken(CancelToken):
+    """A token cancelled (as by SIGTERM) at its `cancel_at`-th check: the checks counted."""
+
+    def __init__(self, cancel_at: int) -> None:
+        super().__init__()
+        self.checks = 0
+        self.cancel_at = cancel_at
+
+    def check(self) -> None:
+        self.checks += 1
+        if self.checks == self.cancel_at:
+            self.signum = signal.SIGTERM
+        super().check()
+
+
+def test_a_signal_stops_the_export_check_within_a_slice_of_a_15_mib_message(tmp_path: Path) -> None:
+    # Before: the check rendered the whole message (11 s from SIGTERM to the exit); the token was asked
+    # only between collections, 3 times here.
+    agent = Agent(tmp_path)
+    agent.transcript("big.jsonl", BIG_MESSAGE)
+    token = _CountingToken(cancel_at=20)
+    with pytest.raises(Cancelled):
+        judge(agent.job(with_cache=False), token)
+    assert token.checks == 20  # the first check after the signal raised: nothing more was read
+
+
+def test_the_export_check_runs_out_of_the_timeout_and_says_so(tmp_path: Path) -> None:
+    # 1 ms: no machine renders 15 MiB in it. Before, the check had no deadline: it rendered the message
+    # whole, and the export step then ran out of --timeout on it again (--timeout 5 fired after 18.7 s).
+    agent = Agent(tmp_path)
+    agent.transcript("big.jsonl", BIG_MESSAGE)
+    job = agent.job(with_cache=False)
+    judged = judge(FreshnessJob(job.qmd, job.index_path, job.workspace, job.now_ms, timeout_ms=1))
+    assert judged.freshness.export_check_timed_out
+    assert "the session export check did not finish within --timeout (0.001 s)" in [
+        reason.text for reason in judged.freshness.reasons
+    ]
+
+
+class _EndlessLine(io.RawIOBase):
+    """A transcript line that never ends (a 20 GB sparse file without a newline reads like this):
+    the bytes handed out, counted."""
+
+    def __init__(self) -> None:
+        self.served = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        if self.served > 1 << 30:  # a guard: before, the whole stream was read
+            raise AssertionError("read past 1 GiB of a line that is dropped")
+        view = memoryview(buffer)
+        view[:] = b"x" * len(view)
+        self.served += len(view)
+        return len(view)
+
+
+def test_a_line_it_drops_is_read_at_most_twice_the_cap() -> None:
+    from memwarm_cli.backends.sessions.transcript_text import (
+        MAX_RECORD_BYTES,
+        ExportWriter,
+        render_transcript,
+    )
+
+    stream = _EndlessLine()
+    notes = render_transcript(io.BufferedReader(stream), ExportWriter("s"), archive=False)
+    assert notes.oversized_lines == (1,)
+    assert stream.served <= 2 * MAX_RECORD_BYTES + 2 * (1 << 20)  # the cap, the budget, a buffer's worth

@@ -4,9 +4,14 @@ child's share."""
 from __future__ import annotations
 
 import os
+import signal
 import threading
+from pathlib import Path
+
+import pytest
 
 from memwarm_cli.backends.freshness.forked_map import forked_map
+from memwarm_cli.cancel import Cancelled
 
 PARENT = os.getpid()
 
@@ -46,3 +51,31 @@ def test_with_another_thread_alive_everything_runs_here() -> None:
         release.set()
         other.join()
     assert results == [(n * n, False) for n in range(6)]
+
+
+def test_a_cancelled_wait_kills_the_children_and_raises(tmp_path: Path) -> None:
+    # A child that blocks (as one rendering a 15 MiB message for seconds): once `check` raises (the
+    # token of a SIGTERM), this process stops waiting for it and kills it. Before, it waited the share out.
+    pid_file = tmp_path / "child"
+
+    def block_in_a_child(value: int) -> int:
+        if os.getpid() != PARENT:
+            pid_file.write_text(str(os.getpid()))
+            threading.Event().wait()  # for ever
+        return value
+
+    checks = 0
+
+    def check() -> None:
+        nonlocal checks
+        if not pid_file.exists():
+            return  # not yet in the child's share
+        checks += 1
+        if checks == 3:
+            raise Cancelled(signal.SIGTERM)
+
+    with pytest.raises(Cancelled):
+        forked_map(block_in_a_child, [0, 1], workers=2, check=check)
+    assert checks == 3
+    with pytest.raises(ProcessLookupError):  # killed and reaped
+        os.kill(int(pid_file.read_text()), 0)

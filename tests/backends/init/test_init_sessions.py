@@ -414,6 +414,20 @@ def test_timeout_bounds_the_export(tmp_path: Path) -> None:
     assert _lock_is_free(env)
 
 
+def test_the_export_check_before_the_steps_counts_against_the_timeout(tmp_path: Path) -> None:
+    # issue 31, class 4: the check that runs before the agent's steps rendered every transcript with no
+    # deadline, then the export step ran out of --timeout on them again (--timeout 5 fired after 18.7 s).
+    # Now the check's deadline fails the agent, and the export step does not render them a second time.
+    env = _slow_export(tmp_path)
+    result, agent = env.run("--timeout", "1")
+    assert result.returncode == ExitCode.FINDINGS
+    assert agent["reason"].startswith(
+        "qmd session export timed out after 1 s (--timeout) while memwarm checked whether it had work"
+    )
+    assert "update" not in env.qmd_calls()
+    assert not env.export.exists() or not os.listdir(env.export)  # the pass never started
+
+
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
 def test_a_signal_stops_the_export_promptly_and_releases_the_lock(
     tmp_path: Path, sig: signal.Signals
