@@ -18,6 +18,7 @@ SCRIPTS = [
     "bench.bench_costs",
     "bench.bench_profile",
     "bench.bench_redaction",
+    "bench.bench_export_timeout",
 ]
 
 if __name__ == "__main__":

@@ -23,14 +23,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 from memwarm_cli.backends.freshness import fingerprint as fp
+from memwarm_cli.backends.freshness.export_check import FreshnessJob, export_cache_path
 from memwarm_cli.backends.freshness.file_walk import shared_parents
 from memwarm_cli.backends.freshness.forked_map import forked_map
-from memwarm_cli.backends.freshness.freshness import (
-    Freshness,
-    FreshnessJob,
-    export_cache_path,
-    judge,
-)
+from memwarm_cli.backends.freshness.freshness import Freshness, judge
 from memwarm_cli.backends.qmd.index_stats import IndexStats, IndexView, index_view
 from memwarm_cli.backends.qmd.qmd_diagnosis import unavailable_hint
 from memwarm_cli.backends.qmd.version_cache import PeekedVersion, VersionPeeker

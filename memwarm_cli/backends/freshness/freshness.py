@@ -14,23 +14,23 @@ Pending embeddings are read from the index as well (the report degrades the agen
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sqlite3
-from array import array
-import time
-from collections.abc import Callable, Sequence
-from pathlib import Path
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from memwarm_cli.backends.freshness import fingerprint as fp
+from memwarm_cli.backends.freshness.export_check import (
+    FreshnessJob,
+    export_work,
+    transcripts_digest,
+)
 from memwarm_cli.backends.freshness.file_walk import (
-    ListDigest,
     collection_digest,
     collection_root,
     shared_parents,
 )
-from memwarm_cli.backends.freshness.fingerprint import Snapshot, StoredFingerprint
+from memwarm_cli.backends.freshness.fingerprint import Snapshot
 from memwarm_cli.backends.freshness.forked_map import forked_map
 from memwarm_cli.backends.freshness.index_check import (
     FileChanges,
@@ -50,15 +50,12 @@ from memwarm_cli.backends.qmd.index_stats import (
     stats_on,
 )
 from memwarm_cli.backends.settings.qmd_collections import CollectionSpec
-from memwarm_cli.backends.settings.qmd_settings import QmdSettings
-from memwarm_cli.backends.state.state_files import StatePath
-from memwarm_cli.backends.state.state_records import read_record
 from memwarm_cli.cancel import CancelToken
 from memwarm_cli.config.paths import is_directory
 from memwarm_cli.frozen_records import record
 
 if TYPE_CHECKING:
-    from memwarm_cli.backends.sessions.export_cache import CachedExport
+    pass
 
 ReasonKind = Literal[
     "unsuccessful",
@@ -113,64 +110,10 @@ class Freshness:
 
 
 @record
-class FreshnessJob:
-    """What judging one agent needs; picklable, for a forked worker (forked_map)."""
-
-    qmd: QmdSettings
-    index_path: Path
-    workspace: Path
-    now_ms: int
-    stored: StoredFingerprint | None = None
-    qmd_version: str = ""
-    want_pending: bool = False  # count documents waiting for embeddings (init-backends, vector modes)
-    # Read the index's stats (index_stats.stats_on) over the connection the check opens (status: one
-    # connection per agent, not two); pending embeddings counted for a vector search mode only.
-    want_stats: bool = False
-    # The export cache the last export pass wrote (export_cache.py; None: none is known): a transcript
-    # and export it vouches for are not rendered again, as the export step itself would not render them.
-    export_cache: StatePath | None = None
-    # `--timeout` (init-backends): what the export check may take, as the export step itself may.
-    timeout_ms: int | None = None
-
-
-def export_cache_path(state_dir: Path, qmd: QmdSettings, qmd_dir: Path) -> StatePath | None:
-    """`<qmdDir>/memwarm-session-export.json`, where the export step keeps its cache (None: the export
-    is off, and the session modules are not imported)."""
-    if not qmd.sessions.enabled:
-        return None
-    from memwarm_cli.backends.sessions.export_cache import CACHE_FILE_NAME
-
-    return StatePath.of(state_dir, qmd_dir / CACHE_FILE_NAME)
-
-
-@record
 class Judged:
     snapshot: Snapshot  # the parts now, for the record a successful run writes
     freshness: Freshness
     stats: IndexStats | None = None  # with want_stats, when the index was read (else the caller reads it)
-
-
-def transcripts_digest(qmd: QmdSettings, now_ms: int) -> str | None:
-    """The session export's inputs in the retention window at `now_ms` (None: export off)."""
-    sessions = qmd.sessions
-    if not sessions.enabled:
-        return None
-    from memwarm_cli.backends.sessions.session_export import transcripts_in_window  # its redaction costs
-
-    files = transcripts_in_window(
-        sessions.sessions_dir, retention_days=sessions.retention_days, now_ms=now_ms
-    )
-    digest = ListDigest()
-    digest.update([(name, size, mtime_ns) for name, size, mtime_ns, _ in files])
-    # The ctimes too: an edit in place that keeps the size and puts the mtime back moves the ctime.
-    ctimes = hashlib.sha256(array("q", [ctime_ns for *_, ctime_ns in files]).tobytes()).hexdigest()
-    return digest.hexdigest("transcripts", ctimes)
-
-
-def protected_dirs(qmd: QmdSettings, workspace: Path) -> list[Path]:
-    """What the export dir must not be or contain (session_export_step.protected_dirs)."""
-    others = [spec.path for spec in qmd.collections if spec.kind != "sessions"]
-    return [workspace, workspace / "memory", *others]
 
 
 def _holds_export(spec: CollectionSpec, export_dir: str) -> bool:
@@ -234,7 +177,10 @@ class _Judgement:
         elif unvouched or job.want_pending:
             pending = self._check_index(unvouched)
         if export_unvouched:
-            self._check_export()
+            work = export_work(job, self.token)
+            for text in work.reasons:
+                self.stale("export", text)
+            self.export_timed_out = work.timed_out
         snapshot = Snapshot(
             settings, job.qmd_version, self.digests, transcripts, self.counts, qmd.collections
         )
@@ -328,77 +274,6 @@ class _Judgement:
         if check.changes.count:
             self.stale("files", check.changes.describe(), check.changes)
 
-    def _check_export(self) -> None:
-        """The export has work when its plan writes or deletes anything (its own read-only planning)."""
-        job, sessions = self.job, self.job.qmd.sessions
-        if "\0" in str(sessions.export_dir):
-            self.stale("export", "the session export dir holds a NUL character: a run fails the agent")
-            return
-        from memwarm_cli.backends.sessions.session_export import (
-            SessionExportRefused,
-            plan_session_export,
-        )
-
-        try:
-            plan = plan_session_export(
-                sessions.sessions_dir,
-                sessions.export_dir,
-                retention_days=sessions.retention_days,
-                now_ms=job.now_ms,
-                agent_qmd_dir=sessions.agent_qmd_dir,
-                protected_dirs=protected_dirs(job.qmd, job.workspace),
-                cache=self._export_cache(),
-                check=self._export_stopper(),
-            )
-        except ExportCheckTimedOut:
-            seconds = (job.timeout_ms or 0) / 1000
-            self.stale("export", f"the session export check did not finish within --timeout ({seconds:g} s)")
-            self.export_timed_out = True
-            return
-        except SessionExportRefused as error:
-            self.stale("export", f"the session export is refused: {error}")
-            return
-        except OSError as error:
-            self.stale("export", f"the session export cannot be planned: {error.strerror or error}")
-            return
-        if plan.writes or plan.deletes or plan.create_export_dir:
-            work = []
-            if plan.writes:
-                work.append(f"{len(plan.writes)} to write ({', '.join(plan.writes[:3])})")
-            if plan.deletes:
-                work.append(f"{len(plan.deletes)} to delete ({', '.join(plan.deletes[:3])})")
-            if plan.create_export_dir:
-                work.append("its directory to create")
-            self.stale("export", f"the session export has work: {'; '.join(work)}")
-
-    def _export_stopper(self) -> Callable[[], None]:
-        """What the export check calls per record and per slice of a long line: Cancelled on a signal,
-        ExportCheckTimedOut once `--timeout` has passed since the check began."""
-        token, timeout_ms = self.token, self.job.timeout_ms
-        deadline = None if timeout_ms is None else time.monotonic() + timeout_ms / 1000
-
-        def check() -> None:
-            if token is not None:
-                token.check()
-            if deadline is not None and time.monotonic() > deadline:
-                raise ExportCheckTimedOut
-
-        return check
-
-    def _export_cache(self) -> dict[str, CachedExport]:
-        """What the last export pass recorded (an unusable cache reads as none, silently: the export
-        step that reads it again says so)."""
-        path = self.job.export_cache
-        if path is None:
-            return {}
-        from memwarm_cli.backends.sessions.export_cache import MAX_CACHE_BYTES, parse_cache
-
-        export_dir = str(self.job.qmd.sessions.export_dir)
-        found = read_record(
-            path, lambda data: parse_cache(data, export_dir), max_bytes=MAX_CACHE_BYTES, warn=None
-        )
-        return found or {}
-
 
 def _stats_on(db: sqlite3.Connection, pending: bool) -> IndexStats | None:
     """The index's stats over the open connection; None when that read fails (the caller then reads
@@ -426,7 +301,3 @@ def judge_all(jobs: Sequence[FreshnessJob], token: CancelToken, workers: int | N
 
     with shared_parents():
         return forked_map(one, jobs, workers, check=token.check)
-
-
-class ExportCheckTimedOut(Exception):
-    """The export check ran out of `--timeout` (FreshnessJob.timeout_ms)."""

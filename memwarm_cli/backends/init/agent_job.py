@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from typing import Literal
 
 from memwarm_cli.backends.freshness import fingerprint as fp
-from memwarm_cli.backends.freshness.freshness import Freshness, FreshnessJob, Judged, export_cache_path
+from memwarm_cli.backends.freshness.export_check import FreshnessJob, export_cache_path
+from memwarm_cli.backends.freshness.freshness import Freshness, Judged
 from memwarm_cli.backends.init.init_report import (
     AgentOutcome,
     CollectionOutcome,

@@ -42,6 +42,10 @@ from memwarm_cli.jsstring import JS_WHITESPACE, js_regex, js_trim, to_utf16_unit
 
 SESSION_EXPORT_CONTENT_WRAP_CHARS = 800
 MAX_RECORD_BYTES = 16 * 1024 * 1024  # a longer transcript line is skipped, not read whole
+# What finding the end of a skipped line may read: past it (a 20 GB sparse transcript without a newline
+# was read whole), the rest of the transcript is skipped with the line. V8's longest string (2**29 - 24
+# characters): the release reads a transcript into one string, so it cannot export one this long either.
+MAX_DROPPED_LINE_BYTES = 512 * 1024 * 1024
 _READ_CHUNK = 1024 * 1024
 _LABELS = {"user": "User", "assistant": "Assistant"}
 DREAMING_NARRATIVE_RUN_PREFIX = "dreaming-narrative-"
@@ -253,9 +257,9 @@ _OVERSIZED_TO_THE_END = b"\0oversized to the end"  # the same; nothing after it 
 
 def _line(stream: BinaryIO, cap: int, step: int, check: Callable[[], None] | None) -> bytes | None:
     """The next line without its `\\n`, None at the end of the file, or _OVERSIZED for a line longer
-    than `cap` bytes (then skipped): read `step` bytes at a time. Finding the end of a line it drops costs
-    at most `cap` bytes more; past that (a 20 GB transcript without a newline was read whole), the line
-    and the rest of the file are dropped (_OVERSIZED_TO_THE_END)."""
+    than `cap` bytes (then skipped): read `step` bytes at a time. Finding the end of a line it drops reads
+    at most MAX_DROPPED_LINE_BYTES of it; past that, the line and the rest of the file are dropped
+    (_OVERSIZED_TO_THE_END)."""
     chunk = stream.readline(step)
     if not chunk:
         return None
@@ -273,7 +277,7 @@ def _line(stream: BinaryIO, cap: int, step: int, check: Callable[[], None] | Non
     ended = parts[-1].endswith(b"\n")
     if size - ended > cap:
         del parts
-        if not ended and not _skip_to_line_end(stream, step, check, cap):
+        if not ended and not _skip_to_line_end(stream, step, check, MAX_DROPPED_LINE_BYTES - size):
             return _OVERSIZED_TO_THE_END
         return _OVERSIZED
     line = b"".join(parts)
@@ -290,8 +294,8 @@ def read_transcript_lines(
     """Feed each line of `stream` to `reader`, decoded as UTF-8 with U+FFFD for bad bytes (decoding line
     by line gives what decoding the whole file does: `\\n` never belongs to a multi-byte sequence). A line
     longer than `max_record_bytes` is skipped in steps of at most 1 MiB, never held whole; when its end
-    is not within another `max_record_bytes`, the rest of the stream is not read (`check` is called per
-    line and per step)."""
+    is not within MAX_DROPPED_LINE_BYTES, the rest of the stream is not read (`check` is called per line
+    and per step)."""
     oversized: list[int] = []
     step = min(max_record_bytes + 1, _READ_CHUNK)
     number = 0

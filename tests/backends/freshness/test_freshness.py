@@ -15,7 +15,8 @@ import pytest
 
 from memwarm_cli.backends.freshness import fingerprint as fp
 from memwarm_cli.backends.freshness import index_check
-from memwarm_cli.backends.freshness.freshness import FreshnessJob, judge
+from memwarm_cli.backends.freshness.export_check import FreshnessJob
+from memwarm_cli.backends.freshness.freshness import judge
 from memwarm_cli.backends.freshness.index_check import check_collection, content_hash, js_mtime_ms
 from memwarm_cli.backends.freshness.qmd_glob import compile_mask
 from memwarm_cli.backends.qmd.index_stats import index_identity, open_index, read_index_stats

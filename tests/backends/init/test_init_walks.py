@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from memwarm_cli.backends.freshness import freshness
-from memwarm_cli.backends.freshness.freshness import FreshnessJob, Judged, judge
+from memwarm_cli.backends.freshness.export_check import FreshnessJob
+from memwarm_cli.backends.freshness.freshness import Judged, judge
 from memwarm_cli.backends.init import agent_steps
 from memwarm_cli.backends.qmd import qmd_output
 from tests.backends.support import by_agent, real_qmd_scenario
