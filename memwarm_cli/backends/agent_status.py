@@ -201,12 +201,12 @@ def collect_status(
 
     def inspect(settings: AgentBackendSettings) -> _Inspected:
         token.check()
-        return _inspect(loaded, settings, now_ms, held)
+        return _inspect(loaded, settings, now_ms, held, token)
 
     # Every agent's files (the walks: nearly all of status's time on many notes; its records, its index,
     # its lock) on every usable CPU; the judgement is the one init-backends makes.
     with shared_parents():
-        results = forked_map(inspect, judged_agents)
+        results = forked_map(inspect, judged_agents, check=token.check)
     inspected = dict(zip((s.agent_id for s in judged_agents), results, strict=True))
     for result in results:  # the warnings in the order reading the records in turn gave them
         for message in result.record_warnings:
@@ -253,7 +253,11 @@ def _version(
 
 
 def _inspect(
-    loaded: LoadedConfig, settings: AgentBackendSettings, now_ms: int, held: frozenset[int] | None
+    loaded: LoadedConfig,
+    settings: AgentBackendSettings,
+    now_ms: int,
+    held: frozenset[int] | None,
+    token: CancelToken,
 ) -> _Inspected:
     qmd = settings.qmd
     assert qmd is not None
@@ -270,7 +274,7 @@ def _inspect(
         export_cache=export_cache_path(state_dir, qmd, paths.qmd_dir),
         want_stats=True,
     )
-    judged = judge(job)
+    judged = judge(job, token)  # a signal stops its export check, as init-backends'
     return _Inspected(
         stored=stored,
         freshness=judged.freshness,
