@@ -42,9 +42,8 @@ from memwarm_cli.jsstring import JS_WHITESPACE, js_regex, js_trim, to_utf16_unit
 
 SESSION_EXPORT_CONTENT_WRAP_CHARS = 800
 MAX_RECORD_BYTES = 16 * 1024 * 1024  # a longer transcript line is skipped, not read whole
-# What finding the end of a skipped line may read: past it (a 20 GB sparse transcript without a newline
-# was read whole), the rest of the transcript is skipped with the line. V8's longest string (2**29 - 24
-# characters): the release reads a transcript into one string, so it cannot export one this long either.
+# What finding a skipped line's end may read; past it, the rest is skipped too. V8's longest string: the
+# release, which reads a transcript into one string, cannot export a longer one either.
 MAX_DROPPED_LINE_BYTES = 512 * 1024 * 1024
 _READ_CHUNK = 1024 * 1024
 _LABELS = {"user": "User", "assistant": "Assistant"}
@@ -251,15 +250,13 @@ def _skip_to_line_end(stream: BinaryIO, step: int, check: Callable[[], None] | N
     return budget > 0  # the end of the file ended the line too
 
 
-_OVERSIZED = b"\0oversized"  # compared by identity: no line read is this very object
-_OVERSIZED_TO_THE_END = b"\0oversized to the end"  # the same; nothing after it is read
+_OVERSIZED, _OVERSIZED_TO_THE_END = b"\0oversized", b"\0to the end"  # by identity: no line read is these
 
 
 def _line(stream: BinaryIO, cap: int, step: int, check: Callable[[], None] | None) -> bytes | None:
     """The next line without its `\\n`, None at the end of the file, or _OVERSIZED for a line longer
-    than `cap` bytes (then skipped): read `step` bytes at a time. Finding the end of a line it drops reads
-    at most MAX_DROPPED_LINE_BYTES of it; past that, the line and the rest of the file are dropped
-    (_OVERSIZED_TO_THE_END)."""
+    than `cap` bytes (then skipped; _OVERSIZED_TO_THE_END when its end is not within
+    MAX_DROPPED_LINE_BYTES): read `step` bytes at a time."""
     chunk = stream.readline(step)
     if not chunk:
         return None
@@ -310,8 +307,8 @@ def read_transcript_lines(
             oversized.append(number)
             if line is _OVERSIZED_TO_THE_END:
                 break
-            continue
-        reader.json_line(line.decode("utf-8", "replace"))
+        else:
+            reader.json_line(line.decode("utf-8", "replace"))
         del line
     return RenderNotes(tuple(oversized))
 
