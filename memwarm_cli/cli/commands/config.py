@@ -9,9 +9,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from memwarm_cli.cli.commands.config_views import CHECK_VIEWS, PATH_VIEWS, SHOW_VIEWS
+from memwarm_cli.cli.terminal.command_config import choose_release, load_for_command, with_openclaw
+from memwarm_cli.cli.terminal.invocation import current
+from memwarm_cli.configview.path_view import path_data
+from memwarm_cli.configview.show_view import show_data
+from memwarm_cli.exitcodes import ExitCode, signal_exit
+
 if TYPE_CHECKING:
     from memwarm_cli.configview.check import CheckReport
-    from memwarm_cli.exitcodes import ExitCode
     from memwarm_cli.profiles.choice import OpenClawChoice
 
 
@@ -36,11 +42,6 @@ def run_config_path(
     *, config_path: str | None, openclaw: str | None, json_output: bool, quiet: bool
 ) -> ExitCode:
     """Which config file is used and why, the state dir, each agent's workspace and qmd index path."""
-    from memwarm_cli.cli.commands.config_views import PATH_VIEWS
-    from memwarm_cli.cli.terminal.command_config import load_for_command
-    from memwarm_cli.configview.path_view import path_data
-    from memwarm_cli.exitcodes import ExitCode
-
     view = PATH_VIEWS.choose(json_output, None)
     run = load_for_command(config_path, openclaw=openclaw, quiet=quiet)
     view.show(PathResult(path_data(run.loaded, profile=run.profile), run.openclaw))
@@ -52,13 +53,11 @@ def run_config_check(
 ) -> ExitCode:
     """Every error and warning of the config; exit 1 with errors (with `strict`, warnings too), 3 when
     the file could not be read or parsed."""
+    # Here, not with the module: the checks are 43 modules (the schemas, qmd's diagnosis) that
+    # `config path` and `config show` never use, ~160 ms of their start-up on a loaded machine.
     from memwarm_cli.cancel import Cancelled, CancelToken
-    from memwarm_cli.cli.commands.config_views import CHECK_VIEWS
-    from memwarm_cli.cli.terminal.command_config import choose_release
     from memwarm_cli.cli.terminal.interrupts import signals_cancel
-    from memwarm_cli.cli.terminal.invocation import current
     from memwarm_cli.configview.check import check_config
-    from memwarm_cli.exitcodes import ExitCode, signal_exit
 
     def release_for(cfg: Mapping[str, Any] | None) -> OpenClawChoice:
         """The run's release (flag, environment, installed package, then the config's shape)."""
@@ -88,11 +87,6 @@ def run_config_show(
     quiet: bool,
 ) -> ExitCode:
     """The effective, resolved settings per agent, as YAML (the default), JSON or TOML."""
-    from memwarm_cli.cli.commands.config_views import SHOW_VIEWS
-    from memwarm_cli.cli.terminal.command_config import load_for_command, with_openclaw
-    from memwarm_cli.configview.show_view import show_data
-    from memwarm_cli.exitcodes import ExitCode
-
     view = SHOW_VIEWS.asked(json_output, output_format) or SHOW_VIEWS.by_name["yaml"]
     run = load_for_command(config_path, openclaw=openclaw, quiet=quiet)
     loaded = run.loaded

@@ -13,8 +13,31 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from memwarm_cli.backends.builtin.builtin_init import BuiltinInitOptions
+from memwarm_cli.backends.init.init_report import InitOptions
+from memwarm_cli.backends.init.init_run import run_init_backends
+from memwarm_cli.backends.qmd.process import timeout_ms_from_seconds
+from memwarm_cli.backends.retired import RetiredBackends, retired_backends
+from memwarm_cli.cancel import CancelToken
+from memwarm_cli.cli.commands.init_backends_builtin import run_builtin_init_command
+from memwarm_cli.cli.commands.init_backends_progress import InitRenderer
+from memwarm_cli.cli.commands.init_backends_views import (
+    INIT_VIEWS,
+    RETIRED_INIT_VIEWS,
+    InitRun,
+    RetiredRun,
+    retired_summary,
+)
+from memwarm_cli.cli.terminal.command_config import load_for_command
+from memwarm_cli.cli.terminal.interrupts import signals_cancel
+from memwarm_cli.cli.terminal.output import write_stderr
+from memwarm_cli.configview.release_checks import refuse_rejected_config
+from memwarm_cli.errors import UsageError
+from memwarm_cli.jsstring import js_trim
+from memwarm_cli.startup.clock import parse_instant
+from memwarm_cli.textsafe import escape_text
+
 if TYPE_CHECKING:
-    from memwarm_cli.backends.retired import RetiredBackends
     from memwarm_cli.config.run import ConfigRun
     from memwarm_cli.exitcodes import ExitCode
     from memwarm_cli.profiles.choice import OpenClawChoice
@@ -39,18 +62,6 @@ def run_init_backends_command(
     include_stale: bool = False,
 ) -> ExitCode:
     """Prepare each agent's qmd index where the gateway looks for it; returns the exit code."""
-    from memwarm_cli.backends.init.init_report import InitOptions
-    from memwarm_cli.backends.init.init_run import run_init_backends
-    from memwarm_cli.backends.qmd.process import timeout_ms_from_seconds
-    from memwarm_cli.cancel import CancelToken
-    from memwarm_cli.cli.commands.init_backends_progress import InitRenderer
-    from memwarm_cli.cli.commands.init_backends_views import INIT_VIEWS, InitRun
-    from memwarm_cli.cli.terminal.command_config import load_for_command
-    from memwarm_cli.cli.terminal.interrupts import signals_cancel
-    from memwarm_cli.errors import UsageError
-    from memwarm_cli.jsstring import js_trim
-    from memwarm_cli.startup.clock import parse_instant
-
     for flag, seconds in (("--timeout", timeout), ("--probe-timeout", probe_timeout)):
         if seconds is not None and not math.isfinite(seconds):
             raise UsageError(f"{flag}: {seconds} is not a finite number of seconds")
@@ -59,9 +70,6 @@ def run_init_backends_command(
     view = INIT_VIEWS.choose(json_output, None)
     at_ms = parse_instant(at)
     run = load_for_command(config_path, openclaw=openclaw, quiet=quiet)
-    from memwarm_cli.backends.retired import retired_backends
-    from memwarm_cli.configview.release_checks import refuse_rejected_config
-
     loaded, choice = run.loaded, run.openclaw
     # Before the release's config checks: a release without the qmd backend refuses a qmd config, and
     # what to say then is that there is nothing to prepare (exit 6), with that refusal in the line.
@@ -108,9 +116,6 @@ def _builtin(
     quiet: bool,
 ) -> ExitCode:
     """2026.8.1+: build the cold agents' builtin index with the release's own CLI (backends/builtin/)."""
-    from memwarm_cli.backends.builtin.builtin_init import BuiltinInitOptions
-    from memwarm_cli.backends.qmd.process import timeout_ms_from_seconds
-    from memwarm_cli.cli.commands.init_backends_builtin import run_builtin_init_command
 
     options = BuiltinInitOptions(
         agents=tuple(agent or ()),
@@ -128,10 +133,6 @@ def _show_retired(
     retired: RetiredBackends, openclaw: OpenClawChoice, *, dry_run: bool, json_output: bool, quiet: bool
 ) -> ExitCode:
     """Every agent `retired`: its line on stderr (a dry run's plan on stdout), then the summary; no qmd."""
-    from memwarm_cli.cli.commands.init_backends_views import RETIRED_INIT_VIEWS, RetiredRun, retired_summary
-    from memwarm_cli.cli.terminal.output import write_stderr
-    from memwarm_cli.textsafe import escape_text
-
     view = RETIRED_INIT_VIEWS.choose(json_output, None)
     if not quiet:
         if not dry_run:  # a dry run has them on stdout, as its plan

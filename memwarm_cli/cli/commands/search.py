@@ -5,11 +5,17 @@ backend (2026.8.1 and later) it refuses with one line, exit 6 (backends/retired.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from memwarm_cli.backends.agent_search import SearchResult
-    from memwarm_cli.exitcodes import ExitCode
+from memwarm_cli.backends.agent_search import SearchResult, search_agent_memory
+from memwarm_cli.backends.retired import refuse_retired_search
+from memwarm_cli.cancel import Cancelled, CancelToken
+from memwarm_cli.cli.commands.search_views import SEARCH_VIEWS, SearchRun
+from memwarm_cli.cli.terminal.command_config import load_for_command
+from memwarm_cli.cli.terminal.interrupts import signals_cancel
+from memwarm_cli.cli.terminal.output import warn
+from memwarm_cli.configview.release_checks import refuse_rejected_config
+from memwarm_cli.errors import UsageError
+from memwarm_cli.exitcodes import ExitCode, signal_exit
+from memwarm_cli.jsstring import js_trim
 
 
 def run_search(
@@ -25,22 +31,10 @@ def run_search(
     quiet: bool = False,
 ) -> ExitCode:
     """Search an agent's memory the way its memory_search tool would, with the real qmd."""
-    from memwarm_cli.backends.agent_search import search_agent_memory
-    from memwarm_cli.cancel import Cancelled, CancelToken
-    from memwarm_cli.cli.commands.search_views import SEARCH_VIEWS, SearchRun
-    from memwarm_cli.cli.terminal.command_config import load_for_command
-    from memwarm_cli.cli.terminal.interrupts import signals_cancel
-    from memwarm_cli.errors import UsageError
-    from memwarm_cli.exitcodes import ExitCode, signal_exit
-    from memwarm_cli.jsstring import js_trim
-
     if not js_trim(query):
         raise UsageError("the query is empty")
     view = SEARCH_VIEWS.choose(json_output, None)
     run = load_for_command(config_path, openclaw=openclaw, quiet=quiet)
-    from memwarm_cli.backends.retired import refuse_retired_search
-    from memwarm_cli.configview.release_checks import refuse_rejected_config
-
     loaded, choice = run.loaded, run.openclaw
     refuse_retired_search(loaded, choice, agent)  # no qmd backend on the release: exit 6, one line
     # OpenClaw's memory commands do not run on it (exit 3)
@@ -70,8 +64,6 @@ def _warn_without_vectors(result: SearchResult) -> None:
     memwarm does not pass on): one line saying how many, and the way out."""
     if result.without_vectors is None or result.without_vectors[0] == 0:
         return
-    from memwarm_cli.cli.terminal.output import warn
-
     pending, total = result.without_vectors
     which = (
         f"none of the {total} documents searched has vectors"
