@@ -336,7 +336,7 @@ def judge_index(search: BuiltinSearch) -> IndexJudgement:
     }
     if read.error is not None:
         identity = Identity("unknown", read.error, None)
-        why = (f"the index cannot be read: {read.error}",)
+        why: tuple[str, ...] = (f"the index cannot be read: {read.error}",)
         return IndexJudgement(verdict="failed", why=why, eligible_files=0, identity=identity, **base)
     try:
         listing = list_memory_files(search)
@@ -348,10 +348,10 @@ def judge_index(search: BuiltinSearch) -> IndexJudgement:
     identity = identity_state(search, read.meta)
     files = "memory file" if eligible == 1 else "memory files"
     if not read.exists:
-        why = (f"no index yet: {db_path} does not exist ({eligible} {files} to index)",)
+        why = (f"no index yet: {db_path} does not exist ({eligible} {files} to index)", *listing.issues)
         return IndexJudgement(verdict="cold", why=why, identity=identity, **base)
     if not read.tables:
-        why = (f"no memory index in {db_path} yet ({eligible} {files} to index)",)
+        why = (f"no memory index in {db_path} yet ({eligible} {files} to index)", *listing.issues)
         return IndexJudgement(verdict="cold", why=why, identity=identity, **base)
     if read.meta is None:
         why = (

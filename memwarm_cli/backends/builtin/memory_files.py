@@ -191,6 +191,7 @@ def list_memory_files(search: BuiltinSearch) -> MemoryListing:
             root_memory = any(e.name == "MEMORY.md" and e.is_file(follow_symlinks=False) for e in entries)
     except (FileNotFoundError, NotADirectoryError):
         root_memory = False
+        issues.append(f"the workspace {workspace} does not exist")
     except OSError as exc:
         raise MemoryScanError(f"memory source scan failed at {workspace}: {exc.strerror or exc}") from None
     if root_memory:

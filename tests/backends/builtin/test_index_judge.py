@@ -283,3 +283,9 @@ def test_p2_judges_the_index_format_2026_8_2_writes(tmp_path: Path) -> None:
         "index chunking implementation changed",
         None,
     )
+
+
+def test_a_cold_agent_without_its_workspace_says_so(tmp_path: Path) -> None:
+    judged = judge_index(_search(tmp_path, tmp_path / "nowhere"))
+    assert judged.verdict == "cold"
+    assert judged.why[1] == f"the workspace {tmp_path / 'nowhere'} does not exist"

@@ -109,3 +109,13 @@ def test_a_symlinked_extra_root_is_skipped_and_said(tmp_path: Path) -> None:
     listing = list_memory_files(found)
     assert listing.files == () and "is a symlink root" in listing.issues[0]
     assert os.path.islink(ws / "linked")
+
+
+def test_a_missing_workspace_is_said(tmp_path: Path) -> None:
+    config = {"memory": {"search": {"provider": "none"}}}
+    found = resolve_builtin_search(
+        config, Agent("main", True, tmp_path / "nowhere", None), tmp_path, profile=P3
+    )
+    assert found is not None
+    listing = list_memory_files(found)
+    assert listing.files == () and listing.issues == (f"the workspace {tmp_path / 'nowhere'} does not exist",)
