@@ -120,33 +120,29 @@ def file_record_indented(row: FileRow, tz: tzinfo, indent: str) -> str:
     tests/startup/test_scan_record.py holds it to the stdlib's text.
     """
     path = row.relative_path
-    detail, block = row.detail, row.block
-    status, status_text = _STATUS_TEXT[row.status]
-    inner = indent + "  "
-    chars = f",\n{inner}  ".join(
-        f'"{key}": {_number(value)}'
-        for key, value in (
-            ("read", row.chars_read),
-            ("trimmed", row.chars_trimmed),
-            ("capped", row.chars_capped),
-            ("block", row.block_chars),
-        )
-    )
-    size = row.size
+    detail, block, size = row.detail, row.block, row.size
+    status, status_text = _STATUS_STRINGS[row.status]
+    if _PLAIN_NAME.match(row.name):  # JSON, escape_text and sanitize_label all leave it as it is
+        quoted_path, label = f'"{path}"', path
+    else:
+        quoted_path, label = json_string(escape_text(path)), sanitize_label(path)
+    i = f",\n{indent}  "  # between the object's members
+    j = f",\n{indent}    "  # between `chars`' members
     return (
-        f'{{\n{inner}"stamp": {_quoted(row.stamp or None)},\n{inner}"clock": {_quoted(row.clock)},\n'
-        f'{inner}"path": {json_string(escape_text(path))},\n{inner}"label": "{sanitize_label(path)}",\n'
-        f'{inner}"kind": {_quoted(row.kind)},\n{inner}"status": "{status}",\n'
-        f'{inner}"statusText": {json_string(status_text)},\n'
-        f'{inner}"detail": {"null" if detail is None else json_string(escape_text(detail))},\n'
-        f'{inner}"candidate": {"true" if row.candidate else "false"},\n'
-        f'{inner}"bytes": {"null" if size is None else size},\n'
-        f'{inner}"mtime": {_quoted(local_time(row.mtime_ms, tz))},\n'
-        f'{inner}"chars": {{\n{inner}  {chars}\n{inner}}},\n'
-        f'{inner}"block": {"null" if block is None else json_string(block)}\n{indent}}}'
+        f'{{\n{indent}  "stamp": {_quoted(row.stamp or None)}{i}"clock": {_quoted(row.clock)}'
+        f'{i}"path": {quoted_path}{i}"label": "{label}"'
+        f'{i}"kind": {_quoted(row.kind)}{i}"status": "{status}"{i}"statusText": {status_text}'
+        f'{i}"detail": {"null" if detail is None else json_string(escape_text(detail))}'
+        f'{i}"candidate": {"true" if row.candidate else "false"}'
+        f'{i}"bytes": {"null" if size is None else size}'
+        f'{i}"mtime": {_quoted(local_time(row.mtime_ms, tz))}{i}"chars": {{\n{indent}    "read": '
+        f'{_number(row.chars_read)}{j}"trimmed": {_number(row.chars_trimmed)}{j}"capped": '
+        f'{_number(row.chars_capped)}{j}"block": {_number(row.block_chars)}\n{indent}  }}'
+        f'{i}"block": {"null" if block is None else json_string(block)}\n{indent}}}'
     )
 
 
+_STATUS_STRINGS = {s: (s.value, json_string(s.description)) for s in Status}  # as JSON writes them
 _STATUS_JSON = {s: f'"status": "{s.value}", "statusText": {json_string(s.description)}' for s in Status}
 # Names that JSON, escape_text and sanitize_label all leave as they are (no space: the label trims it).
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9_.\-]+\Z")
