@@ -41,7 +41,7 @@ _COMMON_STDLIB = _words("""
 __future__ _bisect _collections _datetime _functools _json _operator _sre _struct _typing _weakrefset bisect
 collections collections.abc contextlib copyreg datetime enum errno fnmatch functools gc ipaddress itertools
 keyword math ntpath operator pathlib re re._casefix re._compiler re._constants re._parser reprlib struct
-types typing typing.io typing.re urllib urllib.parse warnings weakref
+types typing typing.io typing.re urllib urllib.parse warnings
 """)
 _COMMON_MEMWARM = _words("""
 memwarm_cli memwarm_cli.agents memwarm_cli.cli memwarm_cli.cli.commands memwarm_cli.cli.fastpath
@@ -58,8 +58,8 @@ memwarm_cli.startup.prelude_settings memwarm_cli.textsafe
 EXPECTED: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "context": (
         _words("""
-_string _sysconfigdata _zoneinfo json json.decoder json.encoder json.scanner string sysconfig zoneinfo
-zoneinfo._common zoneinfo._tzpath
+_string _sysconfigdata _zoneinfo json json.decoder json.encoder json.scanner string sysconfig weakref
+zoneinfo zoneinfo._common zoneinfo._tzpath
 """),
         _words("""
 memwarm_cli.bootstrap memwarm_cli.bootstrap.agents_digest memwarm_cli.bootstrap.budget
@@ -73,7 +73,7 @@ memwarm_cli.startup.session memwarm_cli.startup.text
     ),
     "prelude": (
         _words("""
-_sysconfigdata _zoneinfo sysconfig zoneinfo zoneinfo._common zoneinfo._tzpath
+_sysconfigdata _zoneinfo sysconfig weakref zoneinfo zoneinfo._common zoneinfo._tzpath
 """),
         _words("""
 memwarm_cli.boundary_read memwarm_cli.cli.commands.prelude memwarm_cli.cli.commands.prelude_views
@@ -82,7 +82,7 @@ memwarm_cli.startup.file_rows memwarm_cli.startup.plan memwarm_cli.startup.sessi
     ),
     "scan": (
         _words("""
-_sysconfigdata _zoneinfo sysconfig zoneinfo zoneinfo._common zoneinfo._tzpath
+_sysconfigdata _zoneinfo sysconfig weakref zoneinfo zoneinfo._common zoneinfo._tzpath
 """),
         _words("""
 memwarm_cli.boundary_read memwarm_cli.cli.commands.prelude memwarm_cli.cli.commands.scan
@@ -92,10 +92,9 @@ memwarm_cli.startup.scan_record memwarm_cli.startup.session memwarm_cli.startup.
     ),
     "status": (
         _words("""
-_ast _blake2 _compat_pickle _hashlib _heapq _locale _opcode _pickle _posixsubprocess _sqlite3 array ast copy
-dataclasses difflib dis fcntl hashlib heapq importlib importlib._bootstrap importlib._bootstrap_external
-importlib.machinery inspect json json.decoder json.encoder json.scanner linecache locale opcode pickle
-select selectors shlex signal sqlite3 sqlite3.dbapi2 subprocess threading token tokenize
+_blake2 _compat_pickle _hashlib _locale _pickle _posixsubprocess _sqlite3 array fcntl hashlib json
+json.decoder json.encoder json.scanner locale pickle select selectors shlex signal sqlite3 sqlite3.dbapi2
+subprocess threading
 """),
         _words("""
 memwarm_cli.backends memwarm_cli.backends.agent_status memwarm_cli.backends.freshness
