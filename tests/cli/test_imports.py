@@ -38,10 +38,10 @@ def _words(text: str) -> frozenset[str]:
 
 # What every one of the four imports from the standard library and of memwarm (the route and the config).
 _COMMON_STDLIB = _words("""
-__future__ _bisect _collections _datetime _functools _json _operator _sre _struct _typing _weakrefset bisect
+__future__ _bisect _collections _datetime _functools _json _operator _sre _typing _weakrefset bisect
 collections collections.abc contextlib copyreg datetime enum errno fnmatch functools gc ipaddress itertools
-keyword math ntpath operator pathlib re re._casefix re._compiler re._constants re._parser reprlib struct
-types typing typing.io typing.re urllib urllib.parse warnings
+keyword math ntpath operator pathlib re re._casefix re._compiler re._constants re._parser reprlib types
+typing typing.io typing.re urllib urllib.parse warnings
 """)
 _COMMON_MEMWARM = _words("""
 memwarm_cli memwarm_cli.agents memwarm_cli.cli memwarm_cli.cli.commands memwarm_cli.cli.fastpath
@@ -58,8 +58,8 @@ memwarm_cli.startup.prelude_settings memwarm_cli.textsafe
 EXPECTED: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "context": (
         _words("""
-_string _sysconfigdata _zoneinfo json json.decoder json.encoder json.scanner string sysconfig weakref
-zoneinfo zoneinfo._common zoneinfo._tzpath
+_string _struct _sysconfigdata _zoneinfo json json.decoder json.encoder json.scanner string struct sysconfig
+weakref zoneinfo zoneinfo._common zoneinfo._tzpath
 """),
         _words("""
 memwarm_cli.bootstrap memwarm_cli.bootstrap.agents_digest memwarm_cli.bootstrap.budget
@@ -73,7 +73,7 @@ memwarm_cli.startup.session memwarm_cli.startup.text
     ),
     "prelude": (
         _words("""
-_sysconfigdata _zoneinfo sysconfig weakref zoneinfo zoneinfo._common zoneinfo._tzpath
+_struct _sysconfigdata _zoneinfo struct sysconfig weakref zoneinfo zoneinfo._common zoneinfo._tzpath
 """),
         _words("""
 memwarm_cli.boundary_read memwarm_cli.cli.commands.prelude memwarm_cli.cli.commands.prelude_views
@@ -82,7 +82,7 @@ memwarm_cli.startup.file_rows memwarm_cli.startup.plan memwarm_cli.startup.sessi
     ),
     "scan": (
         _words("""
-_sysconfigdata _zoneinfo sysconfig weakref zoneinfo zoneinfo._common zoneinfo._tzpath
+_struct _sysconfigdata _zoneinfo struct sysconfig weakref zoneinfo zoneinfo._common zoneinfo._tzpath
 """),
         _words("""
 memwarm_cli.boundary_read memwarm_cli.cli.commands.prelude memwarm_cli.cli.commands.scan
@@ -92,28 +92,28 @@ memwarm_cli.startup.scan_record memwarm_cli.startup.session memwarm_cli.startup.
     ),
     "status": (
         _words("""
-_blake2 _compat_pickle _hashlib _locale _pickle _posixsubprocess _sqlite3 array fcntl hashlib json
-json.decoder json.encoder json.scanner locale pickle select selectors shlex signal sqlite3 sqlite3.dbapi2
-subprocess threading
+_blake2 _hashlib _sqlite3 array fcntl hashlib json json.decoder json.encoder json.scanner select selectors
+shlex signal sqlite3 sqlite3.dbapi2 threading
 """),
         _words("""
 memwarm_cli.backends memwarm_cli.backends.agent_status memwarm_cli.backends.freshness
-memwarm_cli.backends.freshness.file_walk memwarm_cli.backends.freshness.fingerprint
-memwarm_cli.backends.freshness.forked_map memwarm_cli.backends.freshness.freshness
-memwarm_cli.backends.freshness.index_check memwarm_cli.backends.freshness.qmd_glob memwarm_cli.backends.qmd
-memwarm_cli.backends.qmd.child_watch memwarm_cli.backends.qmd.index_stats memwarm_cli.backends.qmd.process
-memwarm_cli.backends.qmd.qmd_commands memwarm_cli.backends.qmd.qmd_diagnosis
-memwarm_cli.backends.qmd.qmd_output memwarm_cli.backends.qmd.version_cache memwarm_cli.backends.retired
-memwarm_cli.backends.settings memwarm_cli.backends.settings.agent_backend
-memwarm_cli.backends.settings.backend_choice memwarm_cli.backends.settings.memory_search
-memwarm_cli.backends.settings.qmd_collections memwarm_cli.backends.settings.qmd_paths
-memwarm_cli.backends.settings.qmd_settings memwarm_cli.backends.settings.setting_use
-memwarm_cli.backends.state memwarm_cli.backends.state.last_run memwarm_cli.backends.state.locks
-memwarm_cli.backends.state.state_files memwarm_cli.backends.state.state_records memwarm_cli.cancel
-memwarm_cli.cli.commands.status memwarm_cli.cli.commands.status_prometheus
-memwarm_cli.cli.commands.status_views memwarm_cli.cli.terminal.interrupts memwarm_cli.configview
-memwarm_cli.configview.agent_dirs memwarm_cli.configview.release_checks memwarm_cli.configview.schema
-memwarm_cli.configview.schema_memory memwarm_cli.configview.schema_types memwarm_cli.durations
+memwarm_cli.backends.freshness.export_check memwarm_cli.backends.freshness.file_walk
+memwarm_cli.backends.freshness.fingerprint memwarm_cli.backends.freshness.forked_map
+memwarm_cli.backends.freshness.freshness memwarm_cli.backends.freshness.index_check
+memwarm_cli.backends.freshness.qmd_glob memwarm_cli.backends.qmd memwarm_cli.backends.qmd.child_watch
+memwarm_cli.backends.qmd.index_stats memwarm_cli.backends.qmd.process memwarm_cli.backends.qmd.qmd_commands
+memwarm_cli.backends.qmd.qmd_diagnosis memwarm_cli.backends.qmd.qmd_output
+memwarm_cli.backends.qmd.version_cache memwarm_cli.backends.retired memwarm_cli.backends.settings
+memwarm_cli.backends.settings.agent_backend memwarm_cli.backends.settings.backend_choice
+memwarm_cli.backends.settings.memory_search memwarm_cli.backends.settings.qmd_collections
+memwarm_cli.backends.settings.qmd_paths memwarm_cli.backends.settings.qmd_settings
+memwarm_cli.backends.settings.setting_use memwarm_cli.backends.state memwarm_cli.backends.state.last_run
+memwarm_cli.backends.state.locks memwarm_cli.backends.state.state_files
+memwarm_cli.backends.state.state_records memwarm_cli.cancel memwarm_cli.cli.commands.status
+memwarm_cli.cli.commands.status_prometheus memwarm_cli.cli.commands.status_views
+memwarm_cli.cli.terminal.interrupts memwarm_cli.configview memwarm_cli.configview.agent_dirs
+memwarm_cli.configview.release_checks memwarm_cli.configview.schema memwarm_cli.configview.schema_memory
+memwarm_cli.configview.schema_types memwarm_cli.durations
 """),
     ),
 }

@@ -17,13 +17,15 @@ import contextlib
 import os
 import selectors
 import signal
-import subprocess
 import time
 from collections import deque
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from memwarm_cli.cancel import TERM_GRACE_SECONDS, kill_group
 from memwarm_cli.jsstring import js_length, js_slice
+
+if TYPE_CHECKING:
+    import subprocess
 
 PIPE_GRACE_SECONDS = 0.25  # reading after the child exited or was killed, for output still buffered
 POLL_SECONDS = 0.05  # how often a running command looks at its child and the cancellation
@@ -106,7 +108,9 @@ class ChildWatch:
         return max(wake, now)
 
     def _wait_child(self, seconds: float) -> None:
-        with contextlib.suppress(subprocess.TimeoutExpired):
+        from subprocess import TimeoutExpired  # loaded: the child is a Popen (process.py says why here)
+
+        with contextlib.suppress(TimeoutExpired):
             self.proc.wait(timeout=max(seconds, 0.001))
 
     def _read(self, fd: int, sink: CappedOutput) -> None:
@@ -136,9 +140,11 @@ class ChildWatch:
 def reap(proc: subprocess.Popen[bytes]) -> int | None:
     """The child's exit code once its group got SIGKILL; None if it cannot be reaped in time (stuck in
     the kernel), rather than waiting for it."""
+    from subprocess import TimeoutExpired  # loaded: the child is a Popen (process.py says why here)
+
     try:
         return proc.wait(timeout=PIPE_GRACE_SECONDS)
-    except subprocess.TimeoutExpired:
+    except TimeoutExpired:
         return None
 
 
