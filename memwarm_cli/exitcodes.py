@@ -14,6 +14,9 @@ class ExitCode(IntEnum):
     # prepare or judge, which a cron job must tell from success (0) and from failure (1). A run where
     # some agent failed (1) or is stale/degraded (4) returns that code instead: they outrank this one.
     RETIRED = 6
+    # init-backends: no agent could be warmed and none failed (no config file anywhere, every agent
+    # skipped): a cron job that prepares nothing must not look like one that succeeded.
+    NOTHING_WARMED = 7
     HANGUP = 129  # SIGHUP (the terminal or SSH session went away) while qmd ran
     INTERRUPTED = 130  # SIGINT
     TERMINATED = 143  # SIGTERM

@@ -327,7 +327,8 @@ def test_skips_disabled_and_builtin_agents_with_the_reason(tmp_path: Path) -> No
     scenario.config["memory"]["backend"] = "builtin"
     scenario.write_config()
     result, report = run(scenario, state)
-    assert result.returncode == 0, result.stderr
+    # Every agent skipped: nothing warmed, which a cron job tells from success by the code (7).
+    assert result.returncode == ExitCode.NOTHING_WARMED, result.stderr
     plain = by_agent(report)["main"]
     assert (plain["status"], plain["reason"], plain["backendSource"]) == (
         "skipped",

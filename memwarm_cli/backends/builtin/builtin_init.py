@@ -130,7 +130,8 @@ class BuiltinInitReport:
     @property
     def exit_code(self) -> ExitCode:
         """128+signal when interrupted; 1 when an agent failed or stays cold; 4 when one is invalid;
-        else 0 (stale agents are OpenClaw's to catch up)."""
+        7 when every agent is skipped (nothing to warm, a dry run aside); else 0 (stale agents are
+        OpenClaw's to catch up)."""
         if self.signum is not None:
             return signal_exit(self.signum)
         counts = self.counts()
@@ -138,6 +139,8 @@ class BuiltinInitReport:
             return ExitCode.FINDINGS
         if counts["invalid"]:
             return ExitCode.DEGRADED
+        if not self.dry_run and counts["skipped"] == len(self.agents):
+            return ExitCode.NOTHING_WARMED
         return ExitCode.OK
 
     def to_json(self) -> dict[str, Any]:

@@ -223,7 +223,8 @@ class InitReport:
 
     @property
     def exit_code(self) -> ExitCode:
-        """129/130/143 when interrupted; 1 any failed; 4 none failed but some degraded; else 0."""
+        """129/130/143 when interrupted; 1 any failed; 4 none failed but some degraded; 7 every agent
+        skipped (nothing to warm, a dry run aside); else 0."""
         if self.signum is not None:
             return signal_exit(self.signum)
         counts = self.counts()
@@ -231,6 +232,8 @@ class InitReport:
             return ExitCode.FINDINGS
         if counts["degraded"]:
             return ExitCode.DEGRADED
+        if not self.dry_run and counts["skipped"] == len(self.agents):
+            return ExitCode.NOTHING_WARMED
         return ExitCode.OK
 
     def to_json(self) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from memwarm_cli.backends.qmd.process import timeout_ms_from_seconds
 from memwarm_cli.backends.retired import RetiredBackends, retired_backends
 from memwarm_cli.cancel import CancelToken
 from memwarm_cli.cli.commands.init_backends_builtin import run_builtin_init_command
+from memwarm_cli.cli.commands.init_backends_cron import qmd_silence_line, retired_silence_line
 from memwarm_cli.cli.commands.init_backends_progress import InitRenderer
 from memwarm_cli.cli.commands.init_backends_views import (
     INIT_VIEWS,
@@ -101,6 +102,9 @@ def run_init_backends_command(
         )
 
     renderer.finish(report)  # the summary line first: it still reaches stderr if stdout cannot be written
+    silence = qmd_silence_line(report, loaded.source) if quiet else None
+    if silence is not None:  # -q, and nothing warmed nor failed: a cron job must still hear of it
+        write_stderr(silence)
     view.show(InitRun(report, choice))
     return report.exit_code
 
@@ -139,5 +143,7 @@ def _show_retired(
             for agent in retired.agents:
                 write_stderr(escape_text(f'agent "{agent.agent_id}": retired: {agent.reason}'))
         write_stderr(escape_text(retired_summary(retired, dry_run)))
+    elif not dry_run:  # -q: nothing was warmed, which a cron job must still hear of (one line)
+        write_stderr(retired_silence_line(retired))
     view.show(RetiredRun(retired, dry_run, openclaw))
     return retired.exit_code

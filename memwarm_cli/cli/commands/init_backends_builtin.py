@@ -178,6 +178,12 @@ def run_builtin_init_command(
         renderer.stop()
     if not quiet:
         write_stderr(escape_text(summary_line(report)))
+    else:  # -q: a run that warmed nothing and failed nowhere still says so, in one line
+        from memwarm_cli.cli.commands.init_backends_cron import builtin_silence_line
+
+        silence = builtin_silence_line(report)
+        if silence is not None:
+            write_stderr(silence)
     view.show(BuiltinRun(report, choice))
     return report.exit_code
 
