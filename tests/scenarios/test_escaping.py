@@ -50,7 +50,8 @@ def test_prelude_notes_escape_the_workspace(run_cli: RunCli, tmp_path: Path) -> 
     config = _config(tmp_path, {"agents": {"defaults": {"workspace": str(workspace), "userTimezone": ZONE}}})
     result = run_cli(["--config", str(config), "prelude", "--at", AT])
     assert result.returncode == 0 and result.stdout == ""
-    warning, note = _diagnostics(result.stderr)
+    zone, warning, note = _diagnostics(result.stderr)
+    assert zone.startswith(f'memwarm: warning: agents.defaults.userTimezone "{escape_text(ZONE.strip())}" is')
     assert (
         warning
         == f'memwarm: warning: workspace of agent "main" does not exist: {escape_text(str(workspace))}'
@@ -127,7 +128,7 @@ def test_scan_plain_escapes_names_workspace_and_zone(
     rows = result.stdout.splitlines()
     assert all(len(row.split("\t")) == 13 for row in rows) and len(rows) == 1 + 4  # 2 days, 2 notes
     assert f"memory/2026-04-11-{escape_text(HOSTILE)}.md" in result.stdout
-    summary = _diagnostics(result.stderr, "# ")
+    summary = _diagnostics(result.stderr, "# ", "memwarm: warning: agents.defaults.userTimezone ")
     assert f"# agent main: workspace {escape_text(str(workspace))}" in summary
     assert any(f'unknown time zone "{escape_text(ZONE.strip())}"' in line for line in summary)
 
@@ -183,7 +184,7 @@ def test_config_path_escapes_the_config_state_dir_and_workspaces(run_cli: RunCli
     assert result.returncode == 0, result.stderr
     assert_safe_output(result.stdout)
     lines = result.stdout.splitlines()
-    assert len(lines) == 2 + 4  # config, state dir, then the one agent's four lines
+    assert len(lines) == 2 + 3  # config, state dir, then the agent's three (builtin: no qmd index line)
     assert lines[0].startswith(f"config:     {escape_text(str(config))} (")
     assert lines[1].startswith(f"state dir:  {escape_text(str(state))} (")
     assert lines[3] == f"  workspace:  {escape_text(str(workspace))} (missing)"
