@@ -1,5 +1,6 @@
 """The duplicate-agentDir refusal every release shares (`findDuplicateAgentDirs`): the agents bindings
-name and the message; each release's checks (release_checks.py, release_checks_p2.py) resolve the dirs.
+name and the message; each release's checks (release_checks_2026_6_35.py, release_checks_2026_9_6.py)
+resolve the dirs.
 """
 
 from __future__ import annotations

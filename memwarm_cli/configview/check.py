@@ -1,8 +1,8 @@
 """`config check`: every finding about a config, each with the file, line and column where it stands.
 
-Errors are what makes the selected OpenClaw release refuse the config (release_checks.py for the 6.35
-schema: parse and include errors, a top level that is no object, the schema's wrong types, out-of-range
-values and unknown keys, the root refinement, a shared agentDir; release_checks_p2.py for 2026.8.1+,
+Errors are what makes the selected OpenClaw release refuse the config (release_checks_2026_6_35.py:
+parse and include errors, a top level that is no object, the schema's wrong types, out-of-range values
+and unknown keys, the root refinement, a shared agentDir; release_checks_2026_9_6.py for 2026.8.1+,
 with its retired keys and what `openclaw doctor --fix` does about them). The profile's `config_schema`
 says which. Warnings are valid but surprising settings. Nothing raises: a
 config that cannot be read or parsed is one error finding too, and the report says the check could
@@ -388,7 +388,7 @@ def check_config(
         out.add(issue.severity, issue.path, issue.message, issue.node.loc if issue.node else None)
     if loaded.source.exists:
         scope = _scope(loaded, profile, version)
-        if profile.agent_roster == "list":  # 2026.8.1+ refuses what these warn of (release_checks_p2.py)
+        if profile.agent_roster == "list":  # 2026.8.1+ refuses what these warn of (2026.9.6's checks)
             _id_findings(scope, out)
         _timezone_findings(scope, out, host_zone)
         _agent_findings(scope, out, find_executable, token)

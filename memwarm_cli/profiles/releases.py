@@ -26,7 +26,8 @@ DefaultAgentRule = Literal["first-marked", "ownership"]
 DefaultWorkspaceRule = Literal["profile-suffix", "state-dir"]
 SetupState = Literal["workspace-files", "state-database"]
 # The release whose `openclaw config validate` verdicts a profile's `config check` schema is held to
-# (tests/configview/release_validate/): 6.35's schema (configview/schema.py) or 9.6's (schema_p2.py).
+# (tests/configview/release_validate/), and so which release's config checks judge it: the key of
+# configview/release_checks.py's RELEASE_CHECKS (release_checks_2026_6_35.py or release_checks_2026_9_6.py).
 ConfigSchema = Literal["2026.6.35", "2026.9.6"]
 
 NODE_22_19 = ">=22.19.0"

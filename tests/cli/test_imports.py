@@ -112,7 +112,8 @@ memwarm_cli.backends.state.locks memwarm_cli.backends.state.state_files
 memwarm_cli.backends.state.state_records memwarm_cli.cancel memwarm_cli.cli.commands.status
 memwarm_cli.cli.commands.status_prometheus memwarm_cli.cli.commands.status_views
 memwarm_cli.cli.terminal.interrupts memwarm_cli.configview memwarm_cli.configview.agent_dirs
-memwarm_cli.configview.release_checks memwarm_cli.configview.schema memwarm_cli.configview.schema_memory
+memwarm_cli.configview.release_checks memwarm_cli.configview.release_checks_2026_6_35
+memwarm_cli.configview.schema_2026_6_35 memwarm_cli.configview.schema_memory
 memwarm_cli.configview.schema_types memwarm_cli.durations
 """),
     ),

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from memwarm_cli.configview.schema import check_schema
+from memwarm_cli.configview.schema_2026_6_35 import check_schema
 from memwarm_cli.startup.prelude_settings import LIMIT_SPECS, LimitSpec, resolve_startup_settings
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from memwarm_cli.backends.settings.setting_use import MEMORY_SEARCH_SETTINGS, QMD_SETTINGS
-from memwarm_cli.configview.schema import MEMORY_SEARCH, QMD
+from memwarm_cli.configview.schema_2026_6_35 import MEMORY_SEARCH, QMD
 from memwarm_cli.configview.schema_types import Obj
 from tests.backends.support import by_agent, fake_log, install_fake_qmd, make_scenario, resolve
 from tests.conftest import run_memwarm

@@ -1,11 +1,11 @@
 """The config schema of OpenClaw 2026.8.1 and later (profiles P2 and P3), as far as `config check` judges
 it: 2026.9.6's own Zod objects (dist/zod-schema*.mjs; research config-validate.md §5, versions.md §C),
-built from the same blocks as 2026.6.35's (schema.py).
+built from the same blocks as 2026.6.35's (schema_2026_6_35.py).
 
 What differs from 6.35: `memory` holds only `citations` and `search` (`memory.backend` and `memory.qmd`
 are retired, even "builtin" and `{}`); `memory.search` replaces `agents.defaults.memorySearch` (no
 `chunking`, `sync`, `qmd`, `store.path`; `rememberAcrossConversations`; `extraPaths` items may be
-`{path, pattern}`); the roster is `agents.entries`, keyed by id (release_checks_p2.py moves an
+`{path, pattern}`); the roster is `agents.entries`, keyed by id (release_checks_2026_9_6.py moves an
 `agents.list` as the loader does and judges its entries with this entry schema); `agents.ownership`;
 `agents.defaults` lost `memorySearch`, `bootstrapPromptTruncationWarning`, the envelope and generation
 keys and gained `systemAgent` and others; `env` is strict; `session.idleMinutes` is gone; the top level
@@ -13,7 +13,7 @@ lost `cli crestodian tui audio media commitments web canvasHost`.
 
 A retired key is an unknown key whose message says what became of it and what `openclaw doctor --fix`
 does (the release's own legacy texts, dist/legacy-*.mjs). `agents.defaults.contextTokens` is not
-rejected: the loader drops it with a warning (release_checks_p2.py).
+rejected: the loader drops it with a warning (release_checks_2026_9_6.py).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from memwarm_cli.config.positions import PNode
-from memwarm_cli.configview.schema import CONTEXT_INJECTION, EXPERIMENTAL, STARTUP_CONTEXT
+from memwarm_cli.configview.schema_2026_6_35 import CONTEXT_INJECTION, EXPERIMENTAL, STARTUP_CONTEXT
 from memwarm_cli.configview.schema_memory import NON_EMPTY, POSITIVE_INT, UNIT, SecretRef
 from memwarm_cli.configview.schema_types import (
     Any_,
@@ -81,7 +81,7 @@ def _retired(key: str, why: str, doctor: str | None = None) -> str:
     return f"{why} {SINCE} refuse this config; {fix}"
 
 
-MEMORY_SEARCH_P2 = Obj(
+MEMORY_SEARCH = Obj(
     {
         "enabled": Bool(),
         "rememberAcrossConversations": Bool(),
@@ -146,7 +146,7 @@ _MOVED_ENTRY_SEARCH = _retired(
     "agents.entries.*.memorySearch moved to agents.entries.*.memory.search.",
     "agents.entries.*.memorySearch",
 )
-_ENTRY_MEMORY = Obj({"search": MEMORY_SEARCH_P2})
+_ENTRY_MEMORY = Obj({"search": MEMORY_SEARCH})
 
 
 def _entry_schema() -> Obj:
@@ -168,7 +168,7 @@ def _entry_schema() -> Obj:
         "skills": Arr(Str()),
         **_any("subagents embeddedAgent params runtime"),
         "memory": _ENTRY_MEMORY,
-        # Dropped by the loader before validation, with a warning (release_checks_p2.py).
+        # Dropped by the loader before validation, with a warning (release_checks_2026_9_6.py).
         "contextTokens": Any_(),
         **_any("humanDelay typingMode tts skillsLimits contextLimits heartbeat identity groupChat sandbox"),
         "tools": Obj(
@@ -189,7 +189,7 @@ def _entry_schema() -> Obj:
     return Obj(fields, notes=notes)
 
 
-AGENT_ENTRY_P2 = _entry_schema()
+AGENT_ENTRY = _entry_schema()
 
 _DEFAULTS_RETIRED = {
     "memorySearch": _retired(
@@ -223,7 +223,7 @@ _DEFAULTS_RETIRED = {
     },
 }
 
-AGENT_DEFAULTS_P2 = Obj(
+AGENT_DEFAULTS = Obj(
     {
         **_any(
             "params model modelSelectionScope utilityModel decisionModel imageModel mediaModels voiceModel "
@@ -242,7 +242,7 @@ AGENT_DEFAULTS_P2 = Obj(
         "experimental": EXPERIMENTAL,
         "userTimezone": Str(),
         "startupContext": STARTUP_CONTEXT,
-        # Dropped by the loader before validation, with a warning (release_checks_p2.py).
+        # Dropped by the loader before validation, with a warning (release_checks_2026_9_6.py).
         "contextTokens": Any_(),
         **_any(
             "contextPruning compaction embeddedAgent thinkingDefault fastModeDefault verboseDefault "
@@ -261,7 +261,7 @@ AGENT_DEFAULTS_P2 = Obj(
 _RESET = Obj(
     {"mode": Enum(("none", "daily", "idle")), "atHour": Num(0, 23, integer=True), "idleMinutes": POSITIVE_INT}
 )
-SESSION_P2 = Obj(
+SESSION = Obj(
     {
         "scope": Enum(("per-sender", "global")),
         "dmScope": Enum(("main", "per-peer", "per-channel-peer", "per-account-channel-peer")),
@@ -283,8 +283,8 @@ SESSION_P2 = Obj(
     },
 )
 
-MEMORY_P2 = Obj(
-    {"citations": Enum(("auto", "on", "off")), "search": MEMORY_SEARCH_P2},
+MEMORY = Obj(
+    {"citations": Enum(("auto", "on", "off")), "search": MEMORY_SEARCH},
     notes={
         "backend": _retired(
             "backend",
@@ -300,7 +300,7 @@ MEMORY_P2 = Obj(
     },
 )
 
-ENV_P2 = Obj(
+ENV = Obj(
     {"shellEnv": Obj({"enabled": Bool(), "timeoutMs": Num(0, None, integer=True)}), "vars": Record(Str())}
 )
 
@@ -312,7 +312,7 @@ class _Roster(Schema):
         import re
 
         if not isinstance(value, dict):
-            Record(AGENT_ENTRY_P2).check(value, node, path, out)
+            Record(AGENT_ENTRY).check(value, node, path, out)
             return
         valid = re.compile(r"[a-z0-9_][a-z0-9_-]{0,63}", re.IGNORECASE | re.ASCII)
         for key, item in value.items():
@@ -321,19 +321,19 @@ class _Roster(Schema):
             if not valid.fullmatch(key):
                 out.append(Issue("error", child_path, "Invalid key in record (not an agent id)", child))
                 continue
-            AGENT_ENTRY_P2.check(item, child, child_path, out)
+            AGENT_ENTRY.check(item, child, child_path, out)
 
     def describe(self) -> str:
         return "an object"
 
 
-AGENTS_P2 = Obj(
+AGENTS = Obj(
     {
         "ownership": Literal_("explicit"),
-        "defaults": AGENT_DEFAULTS_P2,
+        "defaults": AGENT_DEFAULTS,
         "entries": _Roster(),
     },
-    # A list the loader could not move is judged by release_checks_p2.py; one beside entries stays here.
+    # A list the loader could not move is judged by release_checks_2026_9_6.py; one beside entries stays here.
     notes={
         "list": _retired(
             "list",
@@ -342,23 +342,23 @@ AGENTS_P2 = Obj(
     },
 )
 
-ROOT_P2 = Obj(
+ROOT = Obj(
     {
         "$schema": Str(),
         "meta": Obj({"lastTouchedVersion": Str(), "migrations": Any_(), "lastTouchedAt": Any_()}),
-        "env": ENV_P2,
+        "env": ENV,
         **_any(
             "wizard diagnostics logging update telemetry browser ui secrets auth accessGroups acp models "
             "nodeHost"
         ),
-        "agents": AGENTS_P2,
+        "agents": AGENTS,
         **_any(
             "worktreeRoot worktreeAcceleration tools security bindings broadcast attachments messages tts"
         ),
         **_any("commands approvals"),
-        "session": SESSION_P2,
+        "session": SESSION,
         **_any("cron transcripts hooks channels discovery talk gateway cloudWorkers desktop"),
-        "memory": MEMORY_P2,
+        "memory": MEMORY,
         **_any("mcp skills plugins surfaces proxy"),
     },
     notes={
@@ -374,8 +374,8 @@ ROOT_P2 = Obj(
 )
 
 
-def check_schema_p2(data: dict[str, Any], positions: PNode | None) -> list[Issue]:
-    """Every schema finding of 2026.8.1+ (the roster's moves and rules aside: release_checks_p2.py)."""
+def check_schema(data: dict[str, Any], positions: PNode | None) -> list[Issue]:
+    """Every schema finding of 2026.8.1+ (the roster's moves and rules aside: release_checks_2026_9_6.py)."""
     out: list[Issue] = []
-    ROOT_P2.check(data, positions, "", out)
+    ROOT.check(data, positions, "", out)
     return out

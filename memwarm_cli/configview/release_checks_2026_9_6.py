@@ -1,5 +1,5 @@
 """What makes OpenClaw 2026.8.1 and later (profiles P2, P3) refuse a config, beyond the field schema
-(schema_p2.py): what its loader does to the roster before validating, and the refinements after.
+(schema_2026_9_6.py): what its loader does to the roster before validating, and the refinements after.
 
 Held to `openclaw@2026.9.6 config validate` (tests/configview/release_validate/verdicts-2026.9.6.json):
 
@@ -31,6 +31,7 @@ from typing import Any
 
 from memwarm_cli.config.positions import PNode, join_path
 from memwarm_cli.configview.agent_dirs import bound_agent_ids, duplicate_agent_dir_message
+from memwarm_cli.configview.schema_2026_9_6 import check_schema
 from memwarm_cli.configview.schema_types import UNKNOWN_KEY, Issue
 from memwarm_cli.profiles.releases import Profile
 
@@ -309,18 +310,16 @@ def _refines(issues: list[Issue], profile: Profile, prefix: str = "") -> bool:
     return True
 
 
-def release_errors_p2(
+def release_errors(
     data: Any, positions: PNode | None, env: Mapping[str, str], state_dir: Path, profile: Profile
 ) -> list[Issue]:
     """Every finding of 2026.8.1+'s loader, schema and refinements, in the release's order."""
-    from memwarm_cli.configview.schema_p2 import check_schema_p2
-
     if not isinstance(data, dict):
         return []
     moved = _move_roster(data, positions)
     issues = list(moved.issues)
     issues += _context_tokens(moved)
-    issues += [_named_where_written(issue, moved) for issue in check_schema_p2(moved.data, moved.positions)]
+    issues += [_named_where_written(issue, moved) for issue in check_schema(moved.data, moved.positions)]
     if _refines(issues, profile, "agents."):
         issues += _roster_findings(moved)
     if _refines(issues, profile):
