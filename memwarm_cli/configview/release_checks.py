@@ -13,8 +13,7 @@ collection equal to a default one).
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
-from importlib import import_module
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -98,19 +97,32 @@ def _may_be_default(raw: Any, workspace: Path, env: Mapping[str, str]) -> bool:
     }
 
 
-# The module reproducing each config schema's release, chosen by the profile's `config_schema`: the one
-# table of per-release config checks. Imported when a config is judged: a run loads its release's rules,
-# not every release's (each module is its release's schema, ~40 modules between them).
-RELEASE_CHECKS: dict[ConfigSchema, str] = {
-    "2026.6.35": "memwarm_cli.configview.release_checks_2026_6_35",
-    "2026.9.6": "memwarm_cli.configview.release_checks_2026_9_6",
-}
-
-
 class ReleaseErrors(Protocol):
     def __call__(
         self, data: Any, positions: PNode | None, env: Mapping[str, str], state_dir: Path, profile: Profile
     ) -> list[Issue]: ...
+
+
+# Each release's checks are imported when a config is judged by them: a run loads its release's schema,
+# not every release's (~40 modules between them).
+def _checks_2026_6_35() -> ReleaseErrors:
+    from memwarm_cli.configview.release_checks_2026_6_35 import release_errors
+
+    return release_errors
+
+
+def _checks_2026_9_6() -> ReleaseErrors:
+    from memwarm_cli.configview.release_checks_2026_9_6 import release_errors
+
+    return release_errors
+
+
+# The one table of per-release config checks, keyed by the profile's `config_schema`: the release each
+# module reproduces.
+RELEASE_CHECKS: dict[ConfigSchema, Callable[[], ReleaseErrors]] = {
+    "2026.6.35": _checks_2026_6_35,
+    "2026.9.6": _checks_2026_9_6,
+}
 
 
 def release_errors(
@@ -123,8 +135,7 @@ def release_errors(
 ) -> list[Issue]:
     """Every finding of the schema of `profile` (its `config_schema`) and of the release's steps after
     it, in the release's order."""
-    checks: ReleaseErrors = import_module(RELEASE_CHECKS[profile.config_schema]).release_errors
-    return checks(data, positions, env, state_dir, profile)
+    return RELEASE_CHECKS[profile.config_schema]()(data, positions, env, state_dir, profile)
 
 
 def refuse_rejected_config(
