@@ -22,7 +22,13 @@ from typing import Any
 
 from memwarm_cli.config.positions import PNode
 from memwarm_cli.configview.schema_2026_6_35 import CONTEXT_INJECTION, EXPERIMENTAL, STARTUP_CONTEXT
-from memwarm_cli.configview.schema_memory import NON_EMPTY, POSITIVE_INT, UNIT, SecretRef
+from memwarm_cli.configview.schema_memory import (
+    MEMORY_SEARCH_SHARED,
+    POSITIVE_INT,
+    QUERY_SHARED,
+    REMOTE_SHARED,
+    STORE_SHARED,
+)
 from memwarm_cli.configview.schema_types import (
     Any_,
     Arr,
@@ -83,39 +89,13 @@ def _retired(key: str, why: str, doctor: str | None = None) -> str:
 
 MEMORY_SEARCH = Obj(
     {
-        "enabled": Bool(),
+        **MEMORY_SEARCH_SHARED,
         "rememberAcrossConversations": Bool(),
-        "sources": Arr(Enum(("memory", "sessions"))),
         "extraPaths": Arr(OneOf((Str(), Obj({"path": Str(), "pattern": Str()}, required=("path",))))),
-        "multimodal": Obj(
-            {
-                "enabled": Bool(),
-                "modalities": Arr(Enum(("image", "audio", "all"))),
-                "maxFileBytes": POSITIVE_INT,
-            }
-        ),
-        "experimental": Obj({"sessionMemory": Bool()}),
-        "provider": Str(),
-        "remote": Obj(
-            {
-                "baseUrl": Str(),
-                "apiKey": OneOf((Str(), SecretRef())),
-                "headers": Record(Str()),
-                "batch": Obj({"enabled": Bool()}),
-            }
-        ),
-        "fallback": Str(),
-        "model": Str(),
-        "inputType": NON_EMPTY,
-        "queryInputType": NON_EMPTY,
-        "documentInputType": NON_EMPTY,
-        "outputDimensionality": POSITIVE_INT,
+        "remote": Obj({**REMOTE_SHARED, "batch": Obj({"enabled": Bool()})}),
         "local": Obj({"modelPath": Str()}),
         "store": Obj(
-            {
-                "fts": Obj({"tokenizer": Enum(("unicode61", "trigram"))}),
-                "vector": Obj({"enabled": Bool(), "extensionPath": Str()}),
-            },
+            {**STORE_SHARED},
             notes={
                 "path": _retired(
                     "path",
@@ -124,7 +104,7 @@ MEMORY_SEARCH = Obj(
                 )
             },
         ),
-        "query": Obj({"maxResults": POSITIVE_INT, "minScore": UNIT}),
+        "query": Obj({**QUERY_SHARED}),
         "cache": Obj({"enabled": Bool()}),
     },
     notes={

@@ -177,27 +177,48 @@ _SEARCH_QMD_NOTES = {
 }
 
 
+# What 2026.6.35's memorySearch block and 2026.9.6's memory.search (schema_2026_9_6.py) have in common,
+# written once: each release's block is these and its own keys.
+MEMORY_SEARCH_SHARED: dict[str, Schema] = {
+    "enabled": Bool(),
+    "sources": Arr(Enum(("memory", "sessions"))),
+    "multimodal": Obj(
+        {
+            "enabled": Bool(),
+            "modalities": Arr(Enum(("image", "audio", "all"))),
+            "maxFileBytes": POSITIVE_INT,
+        }
+    ),
+    "experimental": Obj({"sessionMemory": Bool()}),
+    "provider": Str(),
+    "fallback": Str(),
+    "model": Str(),
+    "inputType": NON_EMPTY,
+    "queryInputType": NON_EMPTY,
+    "documentInputType": NON_EMPTY,
+    "outputDimensionality": POSITIVE_INT,
+}
+REMOTE_SHARED: dict[str, Schema] = {
+    "baseUrl": Str(),
+    "apiKey": OneOf((Str(), SecretRef())),
+    "headers": Record(Str()),
+}
+STORE_SHARED: dict[str, Schema] = {
+    "fts": Obj({"tokenizer": Enum(("unicode61", "trigram"))}),
+    "vector": Obj({"enabled": Bool(), "extensionPath": Str()}),
+}
+QUERY_SHARED: dict[str, Schema] = {"maxResults": POSITIVE_INT, "minScore": UNIT}
+
+
 def _memory_search_schema() -> Obj:
     return Obj(
         {
-            "enabled": Bool(),
-            "sources": Arr(Enum(("memory", "sessions"))),
+            **MEMORY_SEARCH_SHARED,
             "extraPaths": Arr(Str()),
             "qmd": Obj({"extraCollections": Arr(_collection_entry())}, notes=_SEARCH_QMD_NOTES),
-            "multimodal": Obj(
-                {
-                    "enabled": Bool(),
-                    "modalities": Arr(Enum(("image", "audio", "all"))),
-                    "maxFileBytes": POSITIVE_INT,
-                }
-            ),
-            "experimental": Obj({"sessionMemory": Bool()}),
-            "provider": Str(),
             "remote": Obj(
                 {
-                    "baseUrl": Str(),
-                    "apiKey": OneOf((Str(), SecretRef())),
-                    "headers": Record(Str()),
+                    **REMOTE_SHARED,
                     "nonBatchConcurrency": POSITIVE_INT,
                     "batch": Obj(
                         {
@@ -210,12 +231,6 @@ def _memory_search_schema() -> Obj:
                     ),
                 }
             ),
-            "fallback": Str(),
-            "model": Str(),
-            "inputType": NON_EMPTY,
-            "queryInputType": NON_EMPTY,
-            "documentInputType": NON_EMPTY,
-            "outputDimensionality": POSITIVE_INT,
             "local": Obj(
                 {
                     "modelPath": Str(),
@@ -224,11 +239,7 @@ def _memory_search_schema() -> Obj:
                 }
             ),
             "store": Obj(
-                {
-                    "driver": Enum(("sqlite",)),
-                    "fts": Obj({"tokenizer": Enum(("unicode61", "trigram"))}),
-                    "vector": Obj({"enabled": Bool(), "extensionPath": Str()}),
-                },
+                {"driver": Enum(("sqlite",)), **STORE_SHARED},
                 notes={
                     "path": "OpenClaw 2026.6.35 refuses the config with memorySearch.store.path; the "
                     "builtin index is <stateDir>/agents/<agentId>/agent/openclaw-agent.sqlite"
@@ -254,8 +265,7 @@ def _memory_search_schema() -> Obj:
             ),
             "query": Obj(
                 {
-                    "maxResults": POSITIVE_INT,
-                    "minScore": UNIT,
+                    **QUERY_SHARED,
                     "hybrid": Obj(
                         {
                             "enabled": Bool(),
