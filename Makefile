@@ -143,7 +143,8 @@ interop-tools-main-line:
 interop: venv interop-tools interop-tools-main-line
 	$(PY) -m pytest -n auto --dist loadgroup -m interop tests/interop
 
-bench: venv tools
+# bench_startup.py runs the released OpenClaw's startup-context code beside memwarm: interop-tools.
+bench: venv tools interop-tools
 	$(PY) bench/run.py
 
 # init-backends alone: 8 agents x 200 notes with the real qmd (cold, no-change re-run, --concurrency 1).

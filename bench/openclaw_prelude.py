@@ -33,7 +33,7 @@ def _bundle(dist: Path) -> tuple[Path, str]:
         text = candidate.read_text(encoding="utf-8")
         if REGION in text:
             return candidate, text
-    raise SystemExit(f"no {REGION!r} in {dist}/get-reply-*.js")
+    raise SystemExit(f"no {REGION!r} in {dist}/get-reply-*.js: `make interop-tools` installs the release")
 
 
 def write_module(dist: Path, target: Path) -> Path:
