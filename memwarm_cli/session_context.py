@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 CHARS_PER_TOKEN = 4  # the usual rough estimate of a token; labelled as one wherever it is shown
 
 
-class StartupContext(NamedTuple):
+class SessionContext(NamedTuple):
     """Both plans for one session: what `context`'s views render."""
 
     agent_id: str
@@ -119,7 +119,7 @@ def compute_startup_context(
     at_ms: int,
     action: Action,
     openclaw: OpenClawChoice,
-) -> StartupContext:
+) -> SessionContext:
     """Both plans of the session `session_key` (default: the agent's main session) at `at_ms`, by the
     rules of the release `openclaw` names.
 
@@ -140,4 +140,4 @@ def compute_startup_context(
         startup.workspace, cfg, key, profile=profile, env=loaded.env, version=choice.version
     )
     gates = {each: should_apply_startup_context(loaded.data, each) for each in ACTIONS}
-    return StartupContext(chosen.id, key, notes, action, bootstrap, startup, gates, loaded.data)
+    return SessionContext(chosen.id, key, notes, action, bootstrap, startup, gates, loaded.data)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, NamedTuple
 if TYPE_CHECKING:
     from memwarm_cli.exitcodes import ExitCode
     from memwarm_cli.profiles.choice import OpenClawChoice
-    from memwarm_cli.session_context import StartupContext
+    from memwarm_cli.session_context import SessionContext
 
 PARTS = ("bootstrap", "prelude")
 
@@ -21,7 +21,7 @@ PARTS = ("bootstrap", "prelude")
 class ContextResult(NamedTuple):
     """What `context`'s views show: the session's startup context and the options that shape a view."""
 
-    context: StartupContext
+    context: SessionContext
     only: str | None  # --only bootstrap|prelude
     quiet: bool
     raw: bool  # --raw: the text view's exact bytes on a terminal too

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from memwarm_cli.bootstrap.workspace_state import LegacyWorkspaceStateError
     from memwarm_cli.cli.terminal.output import IndentedRows
     from memwarm_cli.profiles.choice import OpenClawChoice
-    from memwarm_cli.session_context import StartupContext
+    from memwarm_cli.session_context import SessionContext
     from memwarm_cli.startup.plan import StartupPlan
 
 CONTEXT_SCHEMA_VERSION = 2  # 2: `agentId` (was `agent`), and so in `prelude` and `scan`
@@ -117,7 +117,7 @@ def _row_record(row: BootstrapRow) -> dict[str, Any]:
     }
 
 
-def context_record(context: StartupContext) -> dict[str, Any]:
+def context_record(context: SessionContext) -> dict[str, Any]:
     from memwarm_cli.cli.commands.prelude_views import prelude_report
     from memwarm_cli.startup.clock import iso_utc
     from memwarm_cli.startup.scan_record import scan_record

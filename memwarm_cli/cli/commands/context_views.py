@@ -19,7 +19,7 @@ from memwarm_cli.textsafe import escape_text, escape_unsafe
 if TYPE_CHECKING:
     from memwarm_cli.bootstrap.context_plan import BootstrapPlan, BootstrapRow
     from memwarm_cli.cli.commands.context import ContextResult
-    from memwarm_cli.session_context import StartupContext
+    from memwarm_cli.session_context import SessionContext
 
 NARROW_TABLE = 80  # below this, the table leaves out the raw characters and the limit
 TERMINAL_SEPARATOR = "---- memwarm: the startup prelude follows (this line is shown on a terminal only) ----"
@@ -98,7 +98,7 @@ def bootstrap_rows(plan: BootstrapPlan) -> list[ContextRow]:
     return rows
 
 
-def prelude_rows(context: StartupContext) -> list[ContextRow]:
+def prelude_rows(context: SessionContext) -> list[ContextRow]:
     limit = context.startup.plan.settings.max_file_chars
     rows = []
     for row in context.startup.plan.rows:
@@ -119,7 +119,7 @@ def prelude_rows(context: StartupContext) -> list[ContextRow]:
     return rows
 
 
-def context_rows(context: StartupContext, only: str | None) -> list[ContextRow]:
+def context_rows(context: SessionContext, only: str | None) -> list[ContextRow]:
     rows = [] if only == "prelude" else bootstrap_rows(context.bootstrap)
     return rows + ([] if only == "bootstrap" else prelude_rows(context))
 
@@ -130,7 +130,7 @@ def share(chars: int | None, total: int) -> str | None:
     return f"{100 * chars / total:.1f}%"
 
 
-def summary_lines(context: StartupContext, only: str | None = None) -> list[str]:
+def summary_lines(context: SessionContext, only: str | None = None) -> list[str]:
     plan = context.bootstrap
     startup = context.startup.plan
     boot_chars, prelude_chars = context.total_chars
@@ -208,7 +208,7 @@ class ContextText(View["ContextResult"]):
         yield data_for_stdout(text, raw=result.raw)
 
 
-def _text_notes(context: StartupContext, only: str | None) -> list[str]:
+def _text_notes(context: SessionContext, only: str | None) -> list[str]:
     plan = context.bootstrap
     notes = []
     if only != "prelude":
@@ -269,7 +269,7 @@ class ContextPlain(View["ContextResult"]):
                 yield f"# {line}"
 
 
-def _grand_total(context: StartupContext, only: str | None) -> int:
+def _grand_total(context: SessionContext, only: str | None) -> int:
     boot, prelude = context.total_chars
     return (0 if only == "prelude" else boot) + (0 if only == "bootstrap" else prelude)
 
@@ -304,7 +304,7 @@ class ContextTable(View["ContextResult"]):
                 yield part + "\n"
 
 
-def table_lines(width: int, styles: Any, context: StartupContext, only: str | None) -> Iterator[str]:
+def table_lines(width: int, styles: Any, context: SessionContext, only: str | None) -> Iterator[str]:
     """The table's lines for a terminal `width` columns wide (its footnotes under it)."""
     from memwarm_cli.cli.terminal.table import SECTION, WIDE_TABLE, Column, draw_table
 

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 class PreludeResult(NamedTuple):
     """What `prelude`'s views show: one agent's startup plan and the gate of the session action."""
 
-    result: AgentPlan
+    agent: AgentPlan  # the agent, its workspace and its startup plan
     action: str
     gate: GateDecision
     quiet: bool

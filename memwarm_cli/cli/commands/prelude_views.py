@@ -26,42 +26,42 @@ class PreludeText(View["PreludeResult"]):
     def notes(self, result: PreludeResult) -> Iterator[str]:
         from memwarm_cli.cli.terminal.output import note_line, warning_line
 
-        plan = result.result
-        if not plan.workspace_exists and not result.quiet:
-            yield warning_line(f'workspace of agent "{plan.agent_id}" does not exist: {plan.workspace}')
+        agent = result.agent
+        if not agent.workspace_exists and not result.quiet:
+            yield warning_line(f'workspace of agent "{agent.agent_id}" does not exist: {agent.workspace}')
         if not result.gate.applied:
             yield note_line(f"startup context not applied for /{result.action}: {result.gate.reason}")
-        elif plan.plan.prelude is None and not result.quiet:
-            dates = ", ".join(day.stamp for day in plan.plan.window)
-            yield note_line(f"no daily memory in the window ({dates}) under {plan.workspace / 'memory'}")
+        elif agent.plan.prelude is None and not result.quiet:
+            dates = ", ".join(day.stamp for day in agent.plan.window)
+            yield note_line(f"no daily memory in the window ({dates}) under {agent.workspace / 'memory'}")
 
     def render(self, result: PreludeResult) -> Iterator[str]:
         from memwarm_cli.cli.terminal.output import data_for_stdout
 
-        prelude = result.result.plan.prelude
+        prelude = result.agent.plan.prelude
         if result.gate.applied and prelude is not None:
             yield data_for_stdout(prelude, raw=result.raw)
 
 
-def prelude_report(result: AgentPlan, action: str, gate: GateDecision) -> dict[str, Any]:
+def prelude_report(agent: AgentPlan, action: str, gate: GateDecision) -> dict[str, Any]:
     """`prelude --json`'s object (`context --json` carries the same one)."""
     from memwarm_cli.startup.clock import iso_utc
 
     return {
         "schema": PRELUDE_SCHEMA_VERSION,
-        "agentId": result.agent_id,
-        "workspace": str(result.workspace),
-        "at": iso_utc(result.plan.at_ms),
-        "timezone": result.plan.settings.timezone.used,
+        "agentId": agent.agent_id,
+        "workspace": str(agent.workspace),
+        "at": iso_utc(agent.plan.at_ms),
+        "timezone": agent.plan.settings.timezone.used,
         "action": action,
         "applied": gate.applied,
         "reason": gate.reason,
-        "prelude": result.plan.prelude,
+        "prelude": agent.plan.prelude,
     }
 
 
 def _report(result: PreludeResult) -> dict[str, Any]:
-    return prelude_report(result.result, result.action, result.gate)
+    return prelude_report(result.agent, result.action, result.gate)
 
 
 PRELUDE_VIEWS: Views[PreludeResult] = Views(PreludeText(), JsonView(_report), pipe="text")

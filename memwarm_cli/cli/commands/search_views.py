@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 class SearchRun(NamedTuple):
     """What `search`'s views show: the search's result, and the release it searched as."""
 
-    result: SearchResult
+    search: SearchResult
     openclaw: OpenClawChoice
 
 
@@ -28,10 +28,10 @@ class SearchText(View[SearchRun]):
         from memwarm_cli.cli.terminal.output import guarded_lines
         from memwarm_cli.textsafe import escape_text
 
-        if not result.result.hits:
+        if not result.search.hits:
             return guarded_lines(["No matches."])
         lines: list[str] = []
-        for hit in result.result.hits:
+        for hit in result.search.hits:
             lines.append(f"{hit.score:.3f} {escape_text(hit.path)}:{hit.start_line}-{hit.end_line}")
             # A snippet ending in a line break (qmd's, when the note ends there) would add a second
             # blank line after the hit; one follows each (--json keeps the snippet as it is).
@@ -41,7 +41,7 @@ class SearchText(View[SearchRun]):
 
 
 def _json(result: SearchRun) -> dict[str, Any]:
-    return result.result.to_json()
+    return result.search.to_json()
 
 
 SEARCH_VIEWS: Views[SearchRun] = Views(SearchText(), JsonView(_json), pipe="text")
