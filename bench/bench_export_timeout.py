@@ -78,17 +78,19 @@ def _reset(root: Path) -> None:
             path.unlink()
 
 
-def timed_out_run(root: Path, env: dict[str, str]) -> tuple[float, int]:
+def timed_out_run(root: Path, env: dict[str, str]) -> tuple[float, int, float]:
+    """Wall-clock seconds, exit code, and CPU seconds (wait4: what an idle machine's wall clock is near)."""
     _reset(root)
     start = time.perf_counter()
-    proc = subprocess.run(
+    proc = subprocess.Popen(
         [MEMWARM, "init-backends", "--timeout", str(TIMEOUT_S), "-q"],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
-        check=False,
     )
-    return time.perf_counter() - start, proc.returncode
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return time.perf_counter() - start, proc.returncode, usage.ru_utime + usage.ru_stime
 
 
 def signalled_run(root: Path, env: dict[str, str]) -> tuple[float, int]:
@@ -113,13 +115,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     load = os.getloadavg()[0]
     timeouts = [timed_out_run(root, env) for _ in range(args.runs)]
     signals = [signalled_run(root, env) for _ in range(args.runs)]
-    timeout_s = statistics.median(seconds for seconds, _ in timeouts)
+    timeout_s = statistics.median(seconds for seconds, _, _ in timeouts)
+    timeout_cpu = statistics.median(cpu for _, _, cpu in timeouts)
     signal_s = statistics.median(seconds for seconds, _ in signals)
     print(
         f"init-backends, one 15 MiB message, medians of {args.runs} (load average {load:.1f} at the start):"
     )
-    codes = sorted({code for _, code in timeouts}), sorted({code for _, code in signals})
-    print(f"  --timeout {TIMEOUT_S:g}: {timeout_s:6.2f} s from the start (exit codes {codes[0]})")
+    codes = sorted({code for _, code, _ in timeouts}), sorted({code for _, code in signals})
+    shown = f"{timeout_s:6.2f} s from the start, {timeout_cpu:.2f} s CPU"
+    print(f"  --timeout {TIMEOUT_S:g}: {shown} (exit codes {codes[0]})")
     print(f"  SIGTERM after {SIGNAL_AFTER_S:g} s: {signal_s:6.2f} s to the exit (exit codes {codes[1]})")
     ok = timeout_s < TARGET_TIMEOUT_S and signal_s < TARGET_SIGNAL_S
     verdict = "PASS" if ok else "MISS"

@@ -126,13 +126,17 @@ def _replace(pattern: RedactPattern, units: str) -> str:
     return "".join(out)
 
 
-def _apply(pattern: RedactPattern, units: str) -> str:
+def _apply(pattern: RedactPattern, units: str, check: Callable[[], None] | None = None) -> str:
+    """The pattern over the text, in the release's chunks; `check` is called before each chunk (one
+    pattern over a 15 MiB message took seconds: a signal or --timeout must not wait for it)."""
     if pattern.whole_text or len(units) <= REDACT_REGEX_CHUNK_THRESHOLD:
         return _replace(pattern, units)
-    return "".join(
-        _replace(pattern, units[index : index + REDACT_REGEX_CHUNK_SIZE])
-        for index in range(0, len(units), REDACT_REGEX_CHUNK_SIZE)
-    )
+    pieces = []
+    for index in range(0, len(units), REDACT_REGEX_CHUNK_SIZE):
+        if check is not None:
+            check()
+        pieces.append(_replace(pattern, units[index : index + REDACT_REGEX_CHUNK_SIZE]))
+    return "".join(pieces)
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -176,7 +180,7 @@ def redact_units(units: str, check: Callable[[], None] | None = None) -> str:
             assert haystack is not None
             if not any(needle in haystack for needle in needles):
                 continue
-        redacted = _apply(pattern, units)
+        redacted = _apply(pattern, units, check if long_text else None)
         if redacted != units:
             units, lowered = redacted, None
     return units
