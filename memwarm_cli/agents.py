@@ -25,12 +25,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from memwarm_cli.config.paths import resolve_home_dir, resolve_state_dir, resolve_user_path
+from memwarm_cli.config.paths import resolve_default_workspace_dir, resolve_state_dir, resolve_user_path
 from memwarm_cli.errors import UnknownAgentError, UsageError
 from memwarm_cli.frozen_records import record
 from memwarm_cli.jsstring import js_trim, js_trimmed_string, js_truthy
 from memwarm_cli.profiles.releases import Profile
-from memwarm_cli.textsafe import clip
 
 DEFAULT_AGENT_ID = "main"
 MAX_AGENT_ID_LENGTH = 64
@@ -38,7 +37,6 @@ _VALID_ID = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}", re.IGNORECASE | re.ASCII)
 _INVALID_RUN = re.compile(r"[^a-z0-9_-]+")
 _LEADING_DASHES = re.compile(r"^-+")
 _TRAILING_DASHES = re.compile(r"-+$")
-_PROFILE_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}", re.IGNORECASE | re.ASCII)
 
 
 class EmptyAgentIdError(UnknownAgentError):
@@ -240,52 +238,15 @@ def _strip_nul(path: Path) -> Path:
     return Path(text.replace("\0", "")) if "\0" in text else path
 
 
-def resolve_default_workspace_dir(env: Mapping[str, str], *, profile: Profile) -> Path:
-    """The default agent workspace (`resolveDefaultAgentWorkspaceDir`).
-
-    "profile-suffix" (up to 2026.7.x): `OPENCLAW_WORKSPACE_DIR`, else
-    `<home>/.openclaw/workspace[-<profile>]` (profile case kept). "state-dir" (2026.8.1+): a non-blank
-    `OPENCLAW_WORKSPACE_DIR` (path.resolve, no `~`), else `<OPENCLAW_STATE_DIR's state dir>/workspace`,
-    else `<home>/.openclaw-<profile>/workspace` (an invalid profile name is a usage error), else
-    `<home>/.openclaw/workspace`.
-    """
-    if profile.default_workspace_rule == "state-dir":
-        return _state_dir_workspace(env)
-    override = env.get("OPENCLAW_WORKSPACE_DIR")
-    if override is not None:
-        resolved = resolve_user_path(override, env)
-        if resolved is not None:
-            return resolved
-    home = resolve_home_dir(env)
-    name = js_trim(env.get("OPENCLAW_PROFILE") or "")
-    if name and name.lower() != "default":
-        return home / ".openclaw" / f"workspace-{name}"
-    return home / ".openclaw" / "workspace"
-
-
-def _state_dir_workspace(env: Mapping[str, str]) -> Path:
-    from memwarm_cli.cwd import absolute_path
-
-    override = js_trim(env.get("OPENCLAW_WORKSPACE_DIR") or "")
-    if override:
-        return Path(absolute_path(override))
-    if js_trim(env.get("OPENCLAW_STATE_DIR") or ""):
-        return resolve_state_dir(env) / "workspace"
-    home = resolve_home_dir(env)
-    name = js_trim(env.get("OPENCLAW_PROFILE") or "")
-    if name and name.lower() != "default":
-        if not _PROFILE_NAME.fullmatch(name):
-            raise UsageError(f"OPENCLAW_PROFILE: invalid profile name {clip(name)!r} (OpenClaw refuses it)")
-        return home / f".openclaw-{name}" / "workspace"
-    return home / ".openclaw" / "workspace"
-
-
 @record
 class Agent:
     id: str
     is_default: bool
     workspace: Path
     entry: Mapping[str, Any] | None
+    # 2026.8.1+: why the workspace is agents.defaults.workspace/<id> and how to change it (one line), the
+    # rule that surprises (issue 29); None for any other workspace.
+    workspace_rule: str | None = None
 
 
 @record
@@ -299,6 +260,8 @@ class _AgentIndex:
     owner_id: str | None  # the agent that inherits agents.defaults.workspace
     fallback: Path | None  # agents.defaults.workspace, resolved
     profile: Profile
+    explicit: bool  # agents.ownership is "explicit"
+    roster: str  # agents.entries or agents.list
 
 
 def _index(cfg: Mapping[str, Any], env: Mapping[str, str], profile: Profile) -> _AgentIndex:
@@ -315,7 +278,8 @@ def _index(cfg: Mapping[str, Any], env: Mapping[str, str], profile: Profile) -> 
     else:
         default_id = owner_id = resolve_default_agent_id(cfg, profile=profile)
     ids = list(entries) or [DEFAULT_AGENT_ID]
-    return _AgentIndex(ids, entries, default_id, owner_id, fallback, profile)
+    explicit, roster = _explicit(cfg), roster_label(cfg, profile=profile)
+    return _AgentIndex(ids, entries, default_id, owner_id, fallback, profile, explicit, roster)
 
 
 def _workspace(index: _AgentIndex, agent: str, env: Mapping[str, str]) -> Path:
@@ -336,20 +300,47 @@ def _workspace(index: _AgentIndex, agent: str, env: Mapping[str, str]) -> Path:
     return _strip_nul(resolve_state_dir(env) / f"workspace-{agent}")
 
 
-def resolve_agent_workspace_dir(
-    cfg: Mapping[str, Any], agent_id: str, env: Mapping[str, str], *, profile: Profile
-) -> Path:
-    """`resolveAgentWorkspaceDir` (§8.3 with the pinned choices)."""
-    return _workspace(_index(cfg, env, profile), normalize_agent_id(agent_id), env)
+def _workspace_rule(index: _AgentIndex, agent: str, workspace: Path) -> str | None:
+    """The one line `config path`, `show` and `check` (and a missing workspace's warning) give an agent
+    whose workspace 2026.8.1+ makes agents.defaults.workspace/<id>."""
+    fallback = index.fallback
+    if index.profile.default_agent_rule != "ownership" or fallback is None or agent == index.owner_id:
+        return None
+    if workspace != _strip_nul(Path(os.path.join(fallback, agent))):
+        return None
+    who = (
+        'with agents.ownership "explicit" no agent inherits it itself'
+        if index.explicit
+        else "only the one agent with default: true (or a sole agent) inherits it itself"
+    )
+    fix = f"{index.roster}.{agent}.workspace" if index.roster == "agents.entries" else "its entry's workspace"
+    return (
+        f'agent "{agent}" has no workspace of its own, so OpenClaw 2026.8.1+ uses '
+        f"agents.defaults.workspace/{agent} ({who}); to use another directory, set {fix}"
+    )
 
 
 def _agent(index: _AgentIndex, env: Mapping[str, str], agent_id: str) -> Agent:
+    workspace = _workspace(index, agent_id, env)
     return Agent(
         id=agent_id,
         is_default=agent_id == index.default_id,
-        workspace=_workspace(index, agent_id, env),
+        workspace=workspace,
         entry=index.entries.get(agent_id),
+        workspace_rule=_workspace_rule(index, agent_id, workspace),
     )
+
+
+def missing_workspace_message(
+    agent_id: str, workspace: Path, rule: str | None, state: str = "does not exist"
+) -> str:
+    """`workspace of agent "<id>" does not exist: <path>`, and the 2026.8.1+ rule that put it there."""
+    return f'workspace of agent "{agent_id}" {state}: {workspace}' + (f"; {rule}" if rule else "")
+
+
+def agent_by_id(cfg: Mapping[str, Any], env: Mapping[str, str], agent_id: str, *, profile: Profile) -> Agent:
+    """The agent `agent_id` names, configured or not (a session key may name any id: defaults apply)."""
+    return _agent(_index(cfg, env, profile), env, normalize_agent_id(agent_id))
 
 
 def resolve_agents(cfg: Mapping[str, Any], env: Mapping[str, str], *, profile: Profile) -> list[Agent]:

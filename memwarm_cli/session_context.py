@@ -73,16 +73,7 @@ def session_agent(
 ) -> tuple[Agent, str, list[str]]:
     """The agent, session key and notes to describe; a key's agent wins and must agree with `agent`.
     By the rules of `profile`."""
-    from memwarm_cli.agents import (
-        Agent,
-        find_agent_entry,
-        list_agent_ids,
-        normalize_agent_id,
-        resolve_agent_workspace_dir,
-        roster_label,
-        select_agent,
-    )
-    from memwarm_cli.agents import default_agent_id as designated_default
+    from memwarm_cli.agents import agent_by_id, list_agent_ids, normalize_agent_id, roster_label, select_agent
     from memwarm_cli.bootstrap.session_keys import main_session_key, parse_session_key
     from memwarm_cli.errors import UsageError
 
@@ -104,10 +95,7 @@ def session_agent(
     # OpenClaw runs a session of any agent id; it just has no entry of its own (defaults apply).
     roster = roster_label(cfg, profile=profile)
     note = f'agent "{session.agent_id}" of the session key is not in {roster}; its defaults apply'
-    default_id = designated_default(cfg, profile=profile)
-    workspace = resolve_agent_workspace_dir(cfg, session.agent_id, env, profile=profile)
-    entry = find_agent_entry(cfg, session.agent_id, profile=profile)
-    return Agent(session.agent_id, session.agent_id == default_id, workspace, entry), session_key, [note]
+    return agent_by_id(cfg, env, session.agent_id, profile=profile), session_key, [note]
 
 
 def compute_startup_context(

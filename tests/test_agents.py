@@ -10,11 +10,11 @@ import pytest
 from memwarm_cli.agents import (
     DEFAULT_AGENT_ID,
     Agent,
+    agent_by_id,
     find_agent_entry,
     list_agent_entries,
     list_agent_ids,
     normalize_agent_id,
-    resolve_agent_workspace_dir,
     resolve_agents,
     resolve_default_agent_id,
     select_agent,
@@ -98,26 +98,25 @@ def env(home_dir: Path) -> dict[str, str]:
 
 def test_workspaces_default(env: dict[str, str]) -> None:
     home = Path(env["HOME"])
-    assert resolve_agent_workspace_dir({}, "main", env, profile=P0) == home / ".openclaw" / "workspace"
+    assert agent_by_id({}, env, "main", profile=P0).workspace == home / ".openclaw" / "workspace"
     # an unknown, non-default agent: <stateDir>/workspace-<id>
     assert (
-        resolve_agent_workspace_dir({}, "Other One", env, profile=P0)
-        == home / ".openclaw" / "workspace-other-one"
+        agent_by_id({}, env, "Other One", profile=P0).workspace == home / ".openclaw" / "workspace-other-one"
     )
 
 
 def test_workspaces_profile_and_override(env: dict[str, str], tmp_path: Path) -> None:
     home = Path(env["HOME"])
     work = {**env, "OPENCLAW_PROFILE": "Work"}
-    assert resolve_agent_workspace_dir({}, "main", work, profile=P0) == home / ".openclaw" / "workspace-Work"
-    assert resolve_agent_workspace_dir({}, "main", {**env, "OPENCLAW_PROFILE": "DEFAULT"}, profile=P0) == (
+    assert agent_by_id({}, work, "main", profile=P0).workspace == home / ".openclaw" / "workspace-Work"
+    assert agent_by_id({}, {**env, "OPENCLAW_PROFILE": "DEFAULT"}, "main", profile=P0).workspace == (
         home / ".openclaw" / "workspace"
     )
     override = {**env, "OPENCLAW_WORKSPACE_DIR": str(tmp_path / "ws")}
-    assert resolve_agent_workspace_dir({}, "main", override, profile=P0) == tmp_path / "ws"
+    assert agent_by_id({}, override, "main", profile=P0).workspace == tmp_path / "ws"
     # the override is the default workspace only: defaults.workspace still wins
     cfg = {"agents": {"defaults": {"workspace": "~/shared"}}}
-    assert resolve_agent_workspace_dir(cfg, "main", override, profile=P0) == home / "shared"
+    assert agent_by_id(cfg, override, "main", profile=P0).workspace == home / "shared"
 
 
 def test_workspaces_with_defaults(env: dict[str, str]) -> None:
@@ -128,20 +127,20 @@ def test_workspaces_with_defaults(env: dict[str, str]) -> None:
             "list": [{"id": "main"}, {"id": "support"}, {"id": "own", "workspace": "~/own\0/x"}],
         }
     }
-    assert resolve_agent_workspace_dir(cfg, "main", env, profile=P0) == home / "shared"
-    assert resolve_agent_workspace_dir(cfg, "support", env, profile=P0) == home / "shared" / "support"
-    assert resolve_agent_workspace_dir(cfg, "own", env, profile=P0) == home / "own" / "x"
+    assert agent_by_id(cfg, env, "main", profile=P0).workspace == home / "shared"
+    assert agent_by_id(cfg, env, "support", profile=P0).workspace == home / "shared" / "support"
+    assert agent_by_id(cfg, env, "own", profile=P0).workspace == home / "own" / "x"
 
 
 def test_workspaces_without_defaults(env: dict[str, str], tmp_path: Path) -> None:
     home = Path(env["HOME"])
     cfg = {"agents": {"list": [{"id": "a", "default": True}, {"id": "b", "workspace": "  "}]}}
-    assert resolve_agent_workspace_dir(cfg, "a", env, profile=P0) == home / ".openclaw" / "workspace"
-    assert resolve_agent_workspace_dir(cfg, "b", env, profile=P0) == home / ".openclaw" / "workspace-b"
+    assert agent_by_id(cfg, env, "a", profile=P0).workspace == home / ".openclaw" / "workspace"
+    assert agent_by_id(cfg, env, "b", profile=P0).workspace == home / ".openclaw" / "workspace-b"
     state = {**env, "OPENCLAW_STATE_DIR": str(tmp_path / "state")}
-    assert resolve_agent_workspace_dir(cfg, "b", state, profile=P0) == tmp_path / "state" / "workspace-b"
+    assert agent_by_id(cfg, state, "b", profile=P0).workspace == tmp_path / "state" / "workspace-b"
     # the default workspace is not affected by OPENCLAW_STATE_DIR in the pinned version
-    assert resolve_agent_workspace_dir(cfg, "a", state, profile=P0) == home / ".openclaw" / "workspace"
+    assert agent_by_id(cfg, state, "a", profile=P0).workspace == home / ".openclaw" / "workspace"
 
 
 def test_wrong_types_count_as_absent(env: dict[str, str]) -> None:
@@ -149,11 +148,8 @@ def test_wrong_types_count_as_absent(env: dict[str, str]) -> None:
     cfg: dict[str, Any] = {
         "agents": {"defaults": {"workspace": 5}, "list": [{"id": "a", "workspace": ["x"]}]}
     }
-    assert resolve_agent_workspace_dir(cfg, "a", env, profile=P0) == home / ".openclaw" / "workspace"
-    assert (
-        resolve_agent_workspace_dir({"agents": "x"}, "main", env, profile=P0)
-        == home / ".openclaw" / "workspace"
-    )
+    assert agent_by_id(cfg, env, "a", profile=P0).workspace == home / ".openclaw" / "workspace"
+    assert agent_by_id({"agents": "x"}, env, "main", profile=P0).workspace == home / ".openclaw" / "workspace"
 
 
 def test_resolve_agents_and_select(env: dict[str, str]) -> None:
@@ -276,7 +272,7 @@ def test_the_marker_must_be_true_and_unique_from_2026_8() -> None:
 
 
 def test_the_default_workspace_moved_under_the_state_dir(tmp_path: Path) -> None:
-    from memwarm_cli.agents import resolve_default_workspace_dir
+    from memwarm_cli.config.paths import resolve_default_workspace_dir
     from memwarm_cli.errors import UsageError
     from memwarm_cli.profiles.releases import P0, P3
 

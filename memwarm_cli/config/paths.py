@@ -1,4 +1,4 @@
-"""Home, state dir and config file discovery (config.md §6.1, §6.2).
+"""Home, state dir, config file and default workspace discovery (config.md §6.1, §6.2, §8.3).
 
 Pure functions of an environment mapping; the only side effects are `exists` checks on the file system.
 Those never raise: like Node's `fs.existsSync`, a path that cannot be checked (too long, no permission)
@@ -8,12 +8,16 @@ counts as missing.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 
 from memwarm_cli.cwd import absolute_path, current_directory
+from memwarm_cli.errors import UsageError
 from memwarm_cli.frozen_records import record
 from memwarm_cli.jsstring import js_trim
+from memwarm_cli.profiles.releases import Profile
+from memwarm_cli.textsafe import clip
 
 CONFIG_FILENAMES = ("openclaw.json", "clawdbot.json", "moldbot.json", "moltbot.json")
 STATE_DIRNAMES = (".openclaw", ".clawdbot", ".moldbot", ".moltbot")
@@ -218,3 +222,46 @@ def resolve_config_source(config_flag: str | None, env: Mapping[str, str]) -> Co
                 reason = f"legacy location ~/{dirname}/{filename}" if legacy else "default"
                 return ConfigSource(candidate, reason, True, False)
     return ConfigSource(state.path / CONFIG_FILENAMES[0], "default", False, False)
+
+
+_PROFILE_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}", re.IGNORECASE | re.ASCII)
+
+
+def resolve_default_workspace_dir(env: Mapping[str, str], *, profile: Profile) -> Path:
+    """The default agent workspace (`resolveDefaultAgentWorkspaceDir`).
+
+    "profile-suffix" (up to 2026.7.x): `OPENCLAW_WORKSPACE_DIR`, else
+    `<home>/.openclaw/workspace[-<profile>]` (profile case kept). "state-dir" (2026.8.1+): a non-blank
+    `OPENCLAW_WORKSPACE_DIR` (path.resolve, no `~`), else `<OPENCLAW_STATE_DIR's state dir>/workspace`,
+    else `<home>/.openclaw-<profile>/workspace` (an invalid profile name is a usage error), else
+    `<home>/.openclaw/workspace`.
+    """
+    if profile.default_workspace_rule == "state-dir":
+        return _state_dir_workspace(env)
+    override = env.get("OPENCLAW_WORKSPACE_DIR")
+    if override is not None:
+        resolved = resolve_user_path(override, env)
+        if resolved is not None:
+            return resolved
+    home = resolve_home_dir(env)
+    name = js_trim(env.get("OPENCLAW_PROFILE") or "")
+    if name and name.lower() != "default":
+        return home / ".openclaw" / f"workspace-{name}"
+    return home / ".openclaw" / "workspace"
+
+
+def _state_dir_workspace(env: Mapping[str, str]) -> Path:
+    from memwarm_cli.cwd import absolute_path
+
+    override = js_trim(env.get("OPENCLAW_WORKSPACE_DIR") or "")
+    if override:
+        return Path(absolute_path(override))
+    if js_trim(env.get("OPENCLAW_STATE_DIR") or ""):
+        return resolve_state_dir(env) / "workspace"
+    home = resolve_home_dir(env)
+    name = js_trim(env.get("OPENCLAW_PROFILE") or "")
+    if name and name.lower() != "default":
+        if not _PROFILE_NAME.fullmatch(name):
+            raise UsageError(f"OPENCLAW_PROFILE: invalid profile name {clip(name)!r} (OpenClaw refuses it)")
+        return home / f".openclaw-{name}" / "workspace"
+    return home / ".openclaw" / "workspace"

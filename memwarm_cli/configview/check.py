@@ -220,7 +220,7 @@ def _agent_findings(
     scope: _Scope, out: _Collector, find_executable: FindExecutable, token: CancelToken | None
 ) -> None:
     """Missing workspaces and memory/ dirs, a qmd command that is not there or not runnable."""
-    from memwarm_cli.agents import resolve_agents
+    from memwarm_cli.agents import missing_workspace_message, resolve_agents
     from memwarm_cli.backends.qmd.qmd_diagnosis import qmd_problem, unavailable_hint
     from memwarm_cli.backends.settings.backend_choice import resolve_backend_choice
     from memwarm_cli.backends.settings.memory_search import memory_search_enabled
@@ -243,7 +243,7 @@ def _agent_findings(
         if not is_directory(agent.workspace):
             problem = stat_problem(agent.workspace)
             state = "does not exist" if problem is None else f"cannot be checked ({problem})"
-            message = f'workspace of agent "{agent.id}" {state}: {agent.workspace}'
+            message = missing_workspace_message(agent.id, agent.workspace, agent.workspace_rule, state)
             out.add("warning", ws_path, message, ws_loc)
         elif not is_directory(agent.workspace / "memory"):
             message = (

@@ -41,6 +41,7 @@ def path_data(loaded: LoadedConfig, *, profile: Profile) -> dict[str, Any]:
                 "default": agent.is_default,
                 "workspace": str(agent.workspace),
                 "workspaceExists": is_directory(agent.workspace),
+                "workspaceRule": agent.workspace_rule,  # 2026.8.1+: why agents.defaults.workspace/<id>
                 # As init-backends decides: memory search off, else the backend in use.
                 "backend": f"none ({settings.skip_reason})" if disabled else settings.choice.backend,
                 "indexPath": str(settings.paths.index_path),

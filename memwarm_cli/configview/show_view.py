@@ -69,6 +69,7 @@ def _agent_show(
         "default": agent.is_default,
         "workspace": str(agent.workspace),
         "workspaceExists": is_directory(agent.workspace),
+        "workspaceRule": agent.workspace_rule,  # 2026.8.1+: why agents.defaults.workspace/<id>
         "timezone": {
             "configured": jsonable(zone.configured),
             "used": zone.used,

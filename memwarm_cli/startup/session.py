@@ -24,6 +24,7 @@ class AgentPlan:
     workspace: Path
     workspace_exists: bool
     plan: StartupPlan
+    workspace_rule: str | None = None  # the agent's (agents.Agent), unless --workspace replaced it
 
 
 def plan_for_agent(
@@ -55,4 +56,5 @@ def plan_for_agent(
         include_others=include_others,
         profile=profile,
     )
-    return AgentPlan(agent.id, workspace, os.path.isdir(workspace), plan)
+    rule = agent.workspace_rule if workspace_override is None else None
+    return AgentPlan(agent.id, workspace, os.path.isdir(workspace), plan, rule)

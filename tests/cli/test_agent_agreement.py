@@ -109,8 +109,8 @@ def _pairs(agents: list[dict[str, Any]]) -> list[tuple[str, str]]:
 
 
 _CHECK_WORKSPACE = re.compile(
-    r'^workspace of agent "([^"]+)" does not exist: (.+)$|^agent "([^"]+)" has no memory/ directory in '
-    r"its workspace: (.+)/memory$"
+    r'^workspace of agent "([^"]+)" does not exist: (.+?)(?:; agent .*)?$'
+    r'|^agent "([^"]+)" has no memory/ directory in its workspace: (.+)/memory$'
 )
 
 
@@ -174,3 +174,38 @@ def test_every_command_lists_the_same_agents_and_workspaces(
 @pytest.mark.parametrize("shape", ["entries-explicit", "list-2026.6"])
 def test_the_installed_command_agrees_too(run_cli_process: RunCli, tmp_path: Path, shape: str) -> None:
     _agree(run_cli_process, tmp_path, shape)
+
+
+def test_the_workspace_rule_is_said_where_it_applies(run_cli: RunCli, tmp_path: Path) -> None:
+    """2026.8.1+ with explicit ownership: main's workspace is agents.defaults.workspace/main. config path,
+    config show, config check and the missing-workspace warning say why in one line, with the fix."""
+    config_data, expected = _explicit(tmp_path)
+    (tmp_path / "coder-ws").mkdir()
+    config = tmp_path / "openclaw.json"
+    config.write_text(json.dumps(config_data), encoding="utf-8")
+    base = ["--config", str(config)]
+    rule = (
+        'agent "main" has no workspace of its own, so OpenClaw 2026.8.1+ uses agents.defaults.workspace/main '
+        '(with agents.ownership "explicit" no agent inherits it itself); to use another directory, set '
+        "agents.entries.main.workspace"
+    )
+    text = run_cli([*base, "config", "path"]).stdout.splitlines()
+    assert text[text.index(f"  workspace:  {expected['main']} (missing)") + 1] == f"  why:        {rule}"
+    assert sum(line.startswith("  why: ") for line in text) == 2  # main and ops; coder has its own
+    for args in (["config", "path", "--json"], ["config", "show", "--format", "json"]):
+        rules = {a["agentId"]: a["workspaceRule"] for a in _json(run_cli([*base, *args]))["agents"]}
+        assert rules["main"] == rule and rules["coder"] is None and rules["ops"] is not None, args
+    findings = [f["message"] for f in _json(run_cli([*base, "config", "check", "--json"]))["findings"]]
+    assert f'workspace of agent "main" does not exist: {expected["main"]}; {rule}' in findings
+    prelude = run_cli([*base, "prelude"])
+    assert f'memwarm: warning: workspace of agent "main" does not exist: {expected["main"]}; {rule}' in (
+        prelude.stderr.splitlines()
+    )
+    # The owner of agents.defaults.workspace (implicit ownership, default: true) has no such line.
+    config_data, _ = _implicit(tmp_path)
+    config.write_text(json.dumps(config_data), encoding="utf-8")
+    rules = {
+        a["agentId"]: a["workspaceRule"]
+        for a in _json(run_cli([*base, "config", "path", "--json"]))["agents"]
+    }
+    assert rules["main"] is None and "only the one agent with default: true" in rules["ops"]

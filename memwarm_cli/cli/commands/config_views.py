@@ -40,6 +40,8 @@ class PathText(View["PathResult"]):
             marker = " (default)" if agent["default"] else ""
             lines.append(f"agent {esc(agent['agentId'])}{marker}")
             lines.append(f"  workspace:  {esc(agent['workspace'])} ({_exists(agent['workspaceExists'])})")
+            if agent["workspaceRule"] is not None:
+                lines.append(f"  why:        {esc(agent['workspaceRule'])}")
             lines.append(f"  backend:    {esc(agent['backend'])}")
             if agent["backend"] == "qmd":  # only an agent that uses qmd has a qmd index (JSON: always)
                 lines.append(f"  qmd index:  {esc(agent['indexPath'])}")

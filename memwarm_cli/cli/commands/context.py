@@ -44,6 +44,7 @@ def run_context(
     raw: bool = False,
 ) -> ExitCode:
     """Print the startup context of a new session: text, table, plain or JSON."""
+    from memwarm_cli.agents import missing_workspace_message
     from memwarm_cli.bootstrap.workspace_state import LegacyWorkspaceStateError
     from memwarm_cli.cli.commands.context_views import CONTEXT_VIEWS
     from memwarm_cli.cli.terminal.command_config import load_for_command
@@ -84,6 +85,7 @@ def run_context(
         for line in context.notes:
             warn(line)
         if view.name != "json" and not os.path.isdir(context.startup.workspace):
-            warn(f'workspace of agent "{context.agent_id}" does not exist: {context.startup.workspace}')
+            startup = context.startup
+            warn(missing_workspace_message(context.agent_id, startup.workspace, startup.workspace_rule))
     view.show(ContextResult(context, only, quiet, raw, run.openclaw))
     return ExitCode.OK

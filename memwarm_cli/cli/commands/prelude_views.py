@@ -24,11 +24,14 @@ class PreludeText(View["PreludeResult"]):
     name = "text"
 
     def notes(self, result: PreludeResult) -> Iterator[str]:
+        from memwarm_cli.agents import missing_workspace_message
         from memwarm_cli.cli.terminal.output import note_line, warning_line
 
         agent = result.agent
         if not agent.workspace_exists and not result.quiet:
-            yield warning_line(f'workspace of agent "{agent.agent_id}" does not exist: {agent.workspace}')
+            yield warning_line(
+                missing_workspace_message(agent.agent_id, agent.workspace, agent.workspace_rule)
+            )
         if not result.gate.applied:
             yield note_line(f"startup context not applied for /{result.action}: {result.gate.reason}")
         elif agent.plan.prelude is None and not result.quiet:
