@@ -26,6 +26,15 @@ class UsageError(MemwarmError):
     exit_code = ExitCode.USAGE
 
 
+class InstantError(UsageError):
+    """The instant a run is computed for cannot be read or used. Worded in words ("the instant ..."):
+    the CLI, which took it from --at, names the option."""
+
+
+class WorkspaceError(UsageError):
+    """The workspace given in place of the agent's is not a directory (the CLI names its --workspace)."""
+
+
 class UnknownAgentError(UsageError):
     def __init__(self, requested: str, known: list[str]) -> None:
         self.requested = requested

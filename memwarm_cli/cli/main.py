@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from memwarm_cli.cli.terminal.invocation import Invocation, active, process_invocation
 from memwarm_cli.cli.terminal.output import ReaderGone, error, write_stderr_text, write_stdout
-from memwarm_cli.errors import MemwarmError
+from memwarm_cli.errors import InstantError, MemwarmError, WorkspaceError
 from memwarm_cli.exitcodes import ExitCode
 
 if TYPE_CHECKING:
@@ -146,12 +146,22 @@ def _dispatch(argv: list[str], invocation: Invocation) -> int:
     except KeyboardInterrupt:
         return ExitCode.INTERRUPTED
     except MemwarmError as exc:
-        error(exc.message)
+        error(with_option(exc))
         return int(exc.exit_code)
     except (BrokenPipeError, ReaderGone):
         # The reader went away (`memwarm scan | head`): not an error worth a line.
         invocation.stdout_failed = True
         return ExitCode.OK
+
+
+# The core words an error about a value it was given; the option that gave it is the CLI's to name.
+OPTION_OF_ERROR: dict[type[MemwarmError], str] = {InstantError: "--at", WorkspaceError: "--workspace"}
+
+
+def with_option(exc: MemwarmError) -> str:
+    """The error's line, after the name of the option whose value it is about (`--at: the instant ...`)."""
+    option = next((name for kind, name in OPTION_OF_ERROR.items() if isinstance(exc, kind)), None)
+    return f"{option}: {exc.message}" if option else exc.message
 
 
 def _run_app(argv: list[str]) -> int:

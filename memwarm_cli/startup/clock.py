@@ -7,7 +7,7 @@ import re
 import time
 from datetime import UTC, date, datetime, timedelta, tzinfo
 
-from memwarm_cli.errors import UsageError
+from memwarm_cli.errors import InstantError
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 # A JS Date holds instants up to 8.64e15 ms either side of the epoch (years -271821 to 275760).
@@ -38,25 +38,28 @@ def parse_instant(text: str | None) -> int:
         try:
             moment = datetime.fromisoformat(value)
         except ValueError:
-            raise UsageError(
-                f'--at: cannot read "{text}": use ISO 8601 with an offset or Z '
+            raise InstantError(
+                f'cannot read the instant "{text}": use ISO 8601 with an offset or Z '
                 "(2026-04-11T18:00:00Z) or epoch milliseconds"
             ) from None
         if moment.tzinfo is None:
             if "T" not in value.upper() and " " not in value:
                 # A date alone: the window is the agent's local dates and the UTC date of an instant,
                 # which a day does not fix (midnight UTC is still the day before west of Greenwich).
-                raise UsageError(
-                    f'--at: "{text}" is a date without a time: the notes picked depend on the instant (the '
-                    f"agent's local dates and the UTC date); give a time with an offset: {value}T12:00:00Z"
+                raise InstantError(
+                    f'the instant "{text}" is a date without a time: the notes picked depend on the '
+                    "instant (the agent's local dates and the UTC date); give a time with an offset: "
+                    f"{value}T12:00:00Z"
                 )
-            raise UsageError(f'--at: "{text}" has no UTC offset; add Z or +HH:MM')
+            raise InstantError(f'the instant "{text}" has no UTC offset; add Z or +HH:MM')
         try:
             at_ms = (moment - EPOCH) // timedelta(milliseconds=1)
         except OverflowError:
             at_ms = JS_MAX_MS + 1
     if not -JS_MAX_MS <= at_ms <= JS_MAX_MS:
-        raise UsageError(f'--at: "{text}" is out of range: JavaScript dates end 8.64e15 ms from the epoch')
+        raise InstantError(
+            f'the instant "{text}" is out of range: JavaScript dates end 8.64e15 ms from the epoch'
+        )
     return at_ms
 
 
@@ -116,7 +119,7 @@ def shift_stamp(stamp: str, days_back: int) -> str:
 def window_stamps(at_ms: int, tz: tzinfo, days: int) -> tuple[str, str, list[str]]:
     """The local date in `tz`, the UTC date, and the local dates `days` back (today first).
 
-    UsageError when one of them would fall outside the years 1000 to 9999, in any zone.
+    InstantError when one of them would fall outside the years 1000 to 9999, in any zone.
     """
     try:
         local = date_stamp(at_ms, tz)
@@ -126,8 +129,8 @@ def window_stamps(at_ms: int, tz: tzinfo, days: int) -> tuple[str, str, list[str
     except (OverflowError, ValueError):  # past Python's years 1 to 9999
         inside = False
     if not inside:
-        raise UsageError(
-            f"--at: {iso_utc(at_ms)} is out of range: its date window ({days} "
+        raise InstantError(
+            f"the instant {iso_utc(at_ms)} is out of range: its date window ({days} "
             f"{'day' if days == 1 else 'days'} back in the agent's time zone, and the UTC date) must lie "
             "within the years 1000 to 9999, where memwarm can compute OpenClaw's date stamps"
         )

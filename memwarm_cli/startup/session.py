@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memwarm_cli.cwd import absolute_path
-from memwarm_cli.errors import UsageError
+from memwarm_cli.errors import WorkspaceError
 from memwarm_cli.frozen_records import record
 from memwarm_cli.profiles.releases import Profile
 from memwarm_cli.startup.plan import StartupPlan, build_plan
@@ -45,7 +45,7 @@ def plan_for_agent(
     if workspace_override is not None:
         workspace = Path(absolute_path(os.fspath(workspace_override)))
         if not os.path.isdir(workspace):  # os.path: False, not an exception, for too-long paths
-            raise UsageError(f"--workspace: {workspace_override} is not a directory")
+            raise WorkspaceError(f"the workspace {workspace_override} is not a directory")
     else:
         workspace = agent.workspace
     plan = build_plan(

@@ -296,7 +296,7 @@ def test_init_backends_dry_run_shows_paths_escaped_and_env_as_shell_words(tmp_pa
 @pytest.mark.parametrize(
     ("args", "quoted"),
     [
-        (["prelude", "--at", HOSTILE], f'--at: cannot read "{escape_text(HOSTILE)}"'),
+        (["prelude", "--at", HOSTILE], f'--at: cannot read the instant "{escape_text(HOSTILE)}"'),
         (["prelude", "--action", HOSTILE], f'not "{escape_text(HOSTILE)}"'),
         (["scan", "--agent", f"x{HOSTILE}"], f'unknown agent "x{escape_text(HOSTILE)}"'),
         (["config", "show", "--format", HOSTILE], f'not "{escape_text(HOSTILE)}"'),

@@ -242,7 +242,10 @@ def test_probe_options_are_checked(tmp_path: Path) -> None:
             ["--probe-timeout", "inf"],
             "memwarm: error: --probe-timeout: inf is not a finite number of seconds\n",
         ),
-        (["--at", "yesterday"], 'memwarm: error: --at: cannot read "yesterday": use ISO 8601 with an offset'),
+        (
+            ["--at", "yesterday"],
+            'memwarm: error: --at: cannot read the instant "yesterday": use ISO 8601 with an offset',
+        ),
     ):
         result = scenario.run(args, extra_env={"FAKE_QMD_DIR": str(state)})
         assert result.returncode == ExitCode.USAGE

@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from memwarm_cli.errors import InstantError
 from memwarm_cli.exitcodes import ExitCode
+from memwarm_cli.startup.clock import parse_instant
 from tests.conftest import RunCli, write_memory_note
 
 
@@ -48,8 +50,21 @@ def test_a_date_alone_for_at_says_what_it_lacks(run_cli: RunCli, tmp_path: Path,
     result = run_cli(["--config", _config(tmp_path), command, "--at", "2026-12-05"])
     assert result.returncode == ExitCode.USAGE and result.stdout == ""
     assert result.stderr == (
-        'memwarm: error: --at: "2026-12-05" is a date without a time: the notes picked depend on the instant '
-        "(the agent's local dates and the UTC date); give a time with an offset: 2026-12-05T12:00:00Z\n"
+        'memwarm: error: --at: the instant "2026-12-05" is a date without a time: the notes picked depend '
+        "on the instant (the agent's local dates and the UTC date); give a time with an offset: "
+        "2026-12-05T12:00:00Z\n"
     )
     suggested = run_cli(["--config", _config(tmp_path), command, "--at", "2026-12-05T12:00:00Z"])
     assert suggested.returncode == ExitCode.OK, suggested.stderr
+
+
+def test_the_core_words_a_bad_value_and_the_cli_names_its_option(run_cli: RunCli, tmp_path: Path) -> None:
+    """The core's error says what is wrong in words (a library caller has no --at); the CLI puts the
+    option that gave the value in front."""
+    with pytest.raises(InstantError) as raised:
+        parse_instant("soon")
+    assert str(raised.value).startswith('cannot read the instant "soon"')
+    missing = tmp_path / "no-such-workspace"
+    result = run_cli(["--config", _config(tmp_path), "prelude", "--workspace", str(missing)])
+    assert result.returncode == ExitCode.USAGE
+    assert result.stderr == f"memwarm: error: --workspace: the workspace {missing} is not a directory\n"
