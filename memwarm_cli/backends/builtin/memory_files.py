@@ -20,11 +20,11 @@ type, which memwarm does not reproduce: they are listed, and compared by presenc
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import os
 import re
 import stat
-from pathlib import Path
 
 from memwarm_cli.backends.builtin.search_settings import BuiltinSearch, ExtraPath, Multimodal
 from memwarm_cli.frozen_records import record
@@ -34,6 +34,7 @@ MULTIMODAL_EXTENSIONS = {
     "audio": (".mp3", ".wav", ".ogg", ".opus", ".m4a", ".aac", ".flac"),
 }
 REPAIR_DIR = ".openclaw-repair"
+HASH_CHUNK = 1 << 20
 ROOT_MEMORY_REPAIR = ".openclaw-repair/root-memory"
 
 
@@ -243,13 +244,22 @@ def list_memory_files(search: BuiltinSearch) -> MemoryListing:
 
 
 def content_hash(path: str) -> str | None:
-    """`hashText(buffer.toString("utf-8"))`; None when the file is gone."""
+    """`hashText(buffer.toString("utf-8"))`, streamed in bounded memory (memory files have no size cap
+    in the release); None when the file is gone or is no longer a regular file."""
+    from memwarm_cli.safe_files import FileChangedError, NotRegularFileError, open_regular
+
     try:
-        data = Path(path).read_bytes()
-    except (FileNotFoundError, NotADirectoryError):
+        fd, _ = open_regular(path, follow_symlinks=False)
+    except (OSError, ValueError, NotRegularFileError, FileChangedError):
         return None
+    digest = hashlib.sha256()
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
     try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        data = data.decode("utf-8", "replace").encode("utf-8")
-    return hashlib.sha256(data).hexdigest()
+        while chunk := os.read(fd, HASH_CHUNK):
+            digest.update(decoder.decode(chunk).encode("utf-8"))
+        digest.update(decoder.decode(b"", final=True).encode("utf-8"))
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return digest.hexdigest()
