@@ -109,17 +109,12 @@ test: lint typecheck pytest
 # toolchain/openclaw/, into tools/openclaw/, run on tools/bin/node (Node 22). Its install scripts are not
 # needed (the memory commands are bundled), so none run. OpenClaw's CLI takes seconds per call: the suite
 # takes about two minutes, so it is its own target (.ci/run runs it after `make test`).
-INTEROP_STAMP := tools/openclaw/.installed
-
-interop-tools: tools $(INTEROP_STAMP)
-
-$(INTEROP_STAMP): toolchain/openclaw/package.json toolchain/openclaw/package-lock.json
-	rm -rf tools/openclaw
-	mkdir -p tools/openclaw
-	cp toolchain/openclaw/package.json toolchain/openclaw/package-lock.json tools/openclaw/
-	cd tools/openclaw && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
-	tools/bin/node tools/openclaw/node_modules/openclaw/openclaw.mjs --version
-	touch $@
+# toolchain/install-pinned (below): a stamp by content and a tree swapped in whole, so another worktree's
+# checkout never reinstalls it under a running test.
+interop-tools: tools
+	@toolchain/install-pinned toolchain/openclaw tools/openclaw \
+	  'v=$$(tools/bin/node "$$DIR/node_modules/openclaw/openclaw.mjs" --version 2>/dev/null | grep -E "^OpenClaw "); case "$$v" in "OpenClaw 2026.6.35 "*) echo "tools/openclaw: $$v";; *) echo "tools/openclaw: expected OpenClaw 2026.6.35, got \"$$v\"" >&2; exit 1;; esac' \
+	  --ignore-scripts
 
 # The main line's release too: openclaw@2026.9.6 on Node 24 (its engines.node: >=24.16.0 <25 || >=26.1.0), each
 # in a directory of its own under tools/ from the tracked lockfiles in toolchain/node24/ and
