@@ -23,6 +23,11 @@ BuiltinVerdict = Literal["warm", "stale", "invalid", "cold", "failed", "skipped"
 BUILTIN_VERDICTS: tuple[BuiltinVerdict, ...] = ("warm", "stale", "invalid", "cold", "failed", "skipped")
 STATUS_SCHEMA = 1
 SEARCH_DISABLED = "memory search is disabled for this agent (memory.search.enabled is false)"
+# Said with every judged agent that indexes sessions: its verdict covers the memory files only.
+SESSIONS_NOT_JUDGED = (
+    "session transcripts are not judged (memory files only): new chats can make OpenClaw report "
+    "the index dirty"
+)
 
 
 @record
@@ -33,6 +38,13 @@ class BuiltinAgentStatus:
     workspace: Path
     search: BuiltinSearch | None  # None: memory search disabled
     judgement: IndexJudgement | None = None
+
+    @property
+    def sessions(self) -> str | None:
+        """`not judged` when session transcripts are indexed, `not indexed` when not, None if skipped."""
+        if self.search is None:
+            return None
+        return "not judged" if "sessions" in self.search.sources else "not indexed"
 
     @property
     def eligible(self) -> bool:
@@ -51,6 +63,7 @@ class BuiltinAgentStatus:
             "model": search.model if search else None,
             "sources": list(search.sources) if search else None,
             "extraPaths": [e.to_json() for e in search.extra_paths] if search else None,
+            "sessions": self.sessions,
             "staleFiles": self.judgement.stale_files if self.judgement else None,
             "index": self.judgement.to_json() if self.judgement else None,
         }
@@ -126,7 +139,10 @@ def agent_status(
 ) -> BuiltinAgentStatus:
     if search is None or judgement is None:
         return BuiltinAgentStatus(agent.id, "skipped", (SEARCH_DISABLED,), agent.workspace, None)
-    return BuiltinAgentStatus(agent.id, judgement.verdict, judgement.why, agent.workspace, search, judgement)
+    why = judgement.why
+    if "sessions" in search.sources and judgement.verdict != "failed":
+        why = (*why, SESSIONS_NOT_JUDGED)
+    return BuiltinAgentStatus(agent.id, judgement.verdict, why, agent.workspace, search, judgement)
 
 
 def collect_builtin_status(

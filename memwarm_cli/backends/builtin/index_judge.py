@@ -21,8 +21,14 @@ verdict but `warm`; builtin-memory.md):
   or gone. mtime and size equal to the stored ones vouch for a file without reading it. OpenClaw
   answers from the old rows at once and catches up by itself.
 - `warm`: nothing to do.
-Sessions (`sessions` in the indexed sources) are not judged: their transcripts live in the same
-database, and a stale session index is caught up by OpenClaw on session start.
+Session transcripts (`sessions` in the indexed sources, 2026.9.6's default) are not judged: the
+release lists them from its state store (SQLite transcripts and legacy JSONL files, minus cron,
+heartbeat, dreaming and forgotten sessions) and compares each one's size and mtime, derived from its
+events, with its `memory_index_sources` row; memwarm does not reproduce that listing, so with
+`sessions` indexed the release may report `dirty` where memwarm says `warm` (builtin_status.py says so
+per agent). They count for `cold` as the release counts them: its first search builds the index inside
+the call only when `memory_index_chunks` is empty, so an index holding session chunks but no memory file
+is `stale`, not `cold`.
 """
 
 from __future__ import annotations
@@ -77,6 +83,7 @@ class IndexRead:
     meta: Mapping[str, Any] | None  # the parsed identity row
     rows: Mapping[str, tuple[str, float, int]]  # memory rows: path -> (hash, mtime, size)
     size_bytes: int | None = None
+    has_chunks: bool = False  # memory_index_chunks holds a row (of any source: `hasIndexedChunks`)
     error: str | None = None  # the database could not be read
 
 
@@ -169,10 +176,10 @@ def _read(db_path: str, immutable: bool, size: int) -> IndexRead:
                 row[0]
                 for row in connection.execute(
                     "SELECT name FROM sqlite_master WHERE type = 'table' "
-                    "AND name IN ('memory_index_meta', 'memory_index_sources')"
+                    "AND name IN ('memory_index_meta', 'memory_index_sources', 'memory_index_chunks')"
                 )
             }
-            if len(names) < 2:
+            if not {"memory_index_meta", "memory_index_sources"} <= names:
                 return IndexRead(True, False, None, {}, size)
             found = connection.execute(
                 "SELECT value FROM memory_index_meta WHERE key = ?", (META_KEY,)
@@ -183,13 +190,16 @@ def _read(db_path: str, immutable: bool, size: int) -> IndexRead:
                     "SELECT path, hash, mtime, size FROM memory_index_sources WHERE source = 'memory'"
                 )
             }
+            has_chunks = "memory_index_chunks" in names and (
+                connection.execute("SELECT 1 FROM memory_index_chunks LIMIT 1").fetchone() is not None
+            )
         finally:
             connection.execute("COMMIT")
     except sqlite3.Error as exc:
         return IndexRead(True, False, None, {}, size, error=str(exc))
     finally:
         connection.close()
-    return IndexRead(True, True, _meta(found[0] if found else None), rows, size)
+    return IndexRead(True, True, _meta(found[0] if found else None), rows, size, has_chunks)
 
 
 def _meta(value: Any) -> Mapping[str, Any] | None:
@@ -358,7 +368,9 @@ def judge_index(search: BuiltinSearch) -> IndexJudgement:
             f"the index has no identity row ({META_KEY}): it was never built ({eligible} {files} to index)",
         )
         return IndexJudgement(verdict="cold", why=why, identity=identity, **base)
-    if not read.rows and eligible:
+    if not read.rows and eligible and not read.has_chunks:
+        # The release's first search builds inside the call only when no chunk at all is indexed
+        # (`hasIndexedContent`); session chunks make it answer at once and catch up: stale below.
         why = (f"the index holds no memory file while {eligible} {files} exist",)
         return IndexJudgement(verdict="cold", why=why, identity=identity, **base)
     new, changed, gone = _compare(listing, read.rows)

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
+from memwarm_cli.backends.builtin.builtin_status import SESSIONS_NOT_JUDGED
 from tests.backends.builtin.fake_openclaw import NODE_RANGE, calls, install_fake_openclaw
 from tests.backends.builtin.index_support import NONE_META, agent_db, build_index, row_for
 from tests.backends.support import Scenario, make_scenario, process_alive, wait_for_marker
@@ -77,12 +78,39 @@ def test_status_names_each_verdict_and_the_release(tmp_path: Path) -> None:
     (scenario.workspace("beta") / "memory" / "2026-04-12.md").write_text("new\n", encoding="utf-8")
     code, report, _ = _json(["status", "--agent", "beta"], _env(scenario))
     assert code == 4 and report["agents"][0]["status"] == "stale"
-    assert report["agents"][0]["why"] == ["1 new file: memory/2026-04-12.md"]
+    assert report["agents"][0]["why"] == ["1 new file: memory/2026-04-12.md", SESSIONS_NOT_JUDGED]
+    assert report["agents"][0]["sessions"] == "not judged" and agents["gamma"]["sessions"] is None
     assert report["agents"][0]["index"]["files"] == {
         "new": ["memory/2026-04-12.md"],
         "changed": [],
         "gone": [],
     }
+
+
+def test_a_warm_verdict_says_session_transcripts_are_not_judged_where_they_are_indexed(
+    tmp_path: Path,
+) -> None:
+    scenario = _scenario(tmp_path)
+    scenario.config["agents"]["list"][0]["memory"] = {"search": {"rememberAcrossConversations": False}}
+    scenario.write_config()
+    rows = [row_for(scenario.workspace("alpha"), r) for r in NOTES]
+    build_index(agent_db(scenario.state, "alpha"), {**NONE_META, "sources": ["memory"]}, rows)
+    _warm(scenario, "beta")
+    code, report, _ = _json(["status"], _env(scenario))
+    agents = {a["agentId"]: a for a in report["agents"]}
+    assert code == 0 and {a["status"] for a in agents.values()} == {"warm"}
+    assert (agents["alpha"]["sources"], agents["alpha"]["sessions"], agents["alpha"]["why"]) == (
+        ["memory"],
+        "not indexed",
+        [],
+    )
+    assert (agents["beta"]["sources"], agents["beta"]["sessions"], agents["beta"]["why"]) == (
+        ["memory", "sessions"],
+        "not judged",
+        [SESSIONS_NOT_JUDGED],
+    )
+    plain = run_memwarm([*P3, "status"], _env(scenario)).stdout.splitlines()
+    assert plain[1].split("\t")[-1] == "-" and plain[2].split("\t")[-1] == SESSIONS_NOT_JUDGED
 
 
 def test_status_plain_and_prometheus_views(tmp_path: Path) -> None:

@@ -90,6 +90,22 @@ def test_no_indexed_file_while_memory_files_exist_is_cold(tmp_path: Path) -> Non
     )
 
 
+def test_session_chunks_without_a_memory_file_make_it_stale_not_cold(tmp_path: Path) -> None:
+    """2026.9.6 builds inside the first search only when memory_index_chunks is empty; session chunks
+    make it answer at once and index the memory files in the background (`hasIndexedContent`)."""
+    workspace = _workspace(tmp_path)
+    db = agent_db(tmp_path / "state")
+    build_index(db, NONE_META, [])
+    with sqlite3.connect(db) as connection:
+        connection.execute(
+            "INSERT INTO memory_index_chunks (id, path, source, start_line, end_line, hash, model, text, "
+            "embedding, updated_at) VALUES ('c1', 'sessions/main/s1', 'sessions', 1, 2, 'h', 'fts-only', "
+            "'we talked', x'', 0)"
+        )
+    judged = judge_index(_search(tmp_path, workspace))
+    assert judged.verdict == "stale" and judged.new == ("MEMORY.md", "memory/2026-04-11.md")
+
+
 def test_an_empty_index_of_a_workspace_without_notes_is_warm(tmp_path: Path) -> None:
     workspace = _workspace(tmp_path, {})
     build_index(agent_db(tmp_path / "state"), NONE_META, [])
