@@ -25,14 +25,19 @@ texts and the changes doctor printed, recorded in verdicts-2026.9.6.json's "doct
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from memwarm_cli.agents import normalize_agent_id
+from memwarm_cli.config import resolve_user_path
 from memwarm_cli.config.positions import PNode, join_path
 from memwarm_cli.configview.agent_dirs import bound_agent_ids, duplicate_agent_dir_message
 from memwarm_cli.configview.schema_2026_9_6 import check_schema
 from memwarm_cli.configview.schema_types import UNKNOWN_KEY, Issue
+from memwarm_cli.frozen_records import replace
+from memwarm_cli.jsstring import js_trim
 from memwarm_cli.profiles.releases import Profile
 
 CONTEXT_TOKENS_WARNING = (
@@ -57,8 +62,6 @@ def _child(node: PNode | None, key: str | int) -> PNode | None:
 
 
 def _normalize(value: str) -> str:
-    from memwarm_cli.agents import normalize_agent_id
-
     return normalize_agent_id(value)
 
 
@@ -226,11 +229,6 @@ def _agent_dir_findings(moved: _Moved, env: Mapping[str, str], state_dir: Path) 
     entry, every binding's agentId; normalised, once each) and the agentDir each resolves to (its
     entry's trimmed `agentDir` through resolveUserPath, else `<stateDir>/agents/<id>/agent`, with
     symlinks resolved); one finding at `agents.entries` when two share one."""
-    import os
-
-    from memwarm_cli.config import resolve_user_path
-    from memwarm_cli.jsstring import js_trim
-
     agents = moved.data.get("agents")
     entries = agents.get("entries") if isinstance(agents, dict) else None
     if not isinstance(entries, dict):
@@ -283,8 +281,6 @@ def _context_tokens(moved: _Moved) -> list[Issue]:
 
 def _named_where_written(issue: Issue, moved: _Moved) -> Issue:
     """An issue inside a moved list entry names the entry as written too (the path is the release's)."""
-    from memwarm_cli.frozen_records import replace
-
     head, _, rest = issue.path.removeprefix("agents.entries.").partition(".")
     index = moved.moved_from.get(head) if issue.path.startswith("agents.entries.") else None
     if index is None:

@@ -18,6 +18,7 @@ rejected: the loader drops it with a warning (release_checks_2026_9_6.py).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from memwarm_cli.config.positions import PNode
@@ -289,8 +290,6 @@ class _Roster(Schema):
     """`agents.entries`: a record whose keys match `^[a-z0-9_][a-z0-9_-]{0,63}$`i, of entry objects."""
 
     def check(self, value: Any, node: PNode | None, path: str, out: list[Issue]) -> None:
-        import re
-
         if not isinstance(value, dict):
             Record(AGENT_ENTRY).check(value, node, path, out)
             return
