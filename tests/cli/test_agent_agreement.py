@@ -209,3 +209,22 @@ def test_the_workspace_rule_is_said_where_it_applies(run_cli: RunCli, tmp_path: 
         for a in _json(run_cli([*base, "config", "path", "--json"]))["agents"]
     }
     assert rules["main"] is None and "only the one agent with default: true" in rules["ops"]
+
+
+@pytest.mark.parametrize("shape", ["entries-explicit", "entries-implicit"])
+def test_memory_search_off_is_read_where_the_release_keeps_it(
+    run_cli: RunCli, tmp_path: Path, shape: str
+) -> None:
+    """`agents.entries.ops.memory.search.enabled: false` (2026.8.1+): config path and config show say
+    ops has no index, as status does; the others use the builtin index."""
+    config_data, _ = SHAPES[shape](tmp_path)
+    config = tmp_path / "openclaw.json"
+    config.write_text(json.dumps(config_data), encoding="utf-8")
+    base = ["--config", str(config)]
+    listed = {a["agentId"]: a for a in _json(run_cli([*base, "config", "path", "--json"]))["agents"]}
+    assert listed["ops"]["backend"] == "none (memory search disabled)"
+    assert listed["main"]["backend"] == "builtin"
+    shown = {a["agentId"]: a for a in _json(run_cli([*base, "config", "show", "--format", "json"]))["agents"]}
+    assert shown["ops"]["backend"]["backend"] is None and shown["main"]["backend"]["backend"] == "builtin"
+    status = {a["agentId"]: a for a in _json(run_cli([*base, "status", "--json"]), *range(0, 8))["agents"]}
+    assert status["ops"]["status"] == "skipped" and status["main"]["status"] != "skipped"
