@@ -23,8 +23,9 @@ verdict but `warm`; builtin-memory.md):
 - `warm`: nothing to do.
 Session transcripts (`sessions` in the indexed sources, 2026.9.6's default) are not judged: the
 release lists them from its state store (SQLite transcripts and legacy JSONL files, minus cron,
-heartbeat, dreaming and forgotten sessions) and compares each one's size and mtime, derived from its
-events, with its `memory_index_sources` row; memwarm does not reproduce that listing, so with
+heartbeat, dreaming and forgotten sessions, plus archive files) and compares each one's size, mtime and
+revision with its `memory_index_sources` row (docs/status.md); memwarm does not reproduce that
+listing, so with
 `sessions` indexed the release may report `dirty` where memwarm says `warm` (builtin_status.py says so
 per agent). They count for `cold` as the release counts them: its first search builds the index inside
 the call only when `memory_index_chunks` is empty, so an index holding session chunks but no memory file
