@@ -178,12 +178,11 @@ def run_builtin_init_command(
         renderer.stop()
     if not quiet:
         write_stderr(escape_text(summary_line(report)))
-    else:  # -q: a run that warmed nothing and failed nowhere still says so, in one line
-        from memwarm_cli.cli.commands.init_backends_cron import builtin_silence_line
+    else:  # -q: an index OpenClaw will not search, or a run that warmed nothing, still says so
+        from memwarm_cli.cli.commands.init_backends_cron import builtin_quiet_lines
 
-        silence = builtin_silence_line(report)
-        if silence is not None:
-            write_stderr(silence)
+        for line in builtin_quiet_lines(report):
+            write_stderr(line)
     view.show(BuiltinRun(report, choice))
     return report.exit_code
 

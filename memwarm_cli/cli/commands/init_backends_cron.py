@@ -56,21 +56,39 @@ def qmd_silence_line(report: InitReport, source: ConfigSource) -> str | None:
     )
 
 
-def builtin_silence_line(report: BuiltinInitReport) -> str | None:
-    """The line for a run on the builtin index (2026.8.1+), or None."""
+def builtin_quiet_lines(report: BuiltinInitReport) -> list[str]:
+    """The lines of a quiet run on the builtin index (2026.8.1+): an index OpenClaw will not search
+    (an `invalid` identity pauses search until a forced rebuild) is said whatever else the run did, as a
+    failure is; a run that warmed nothing says so. None for a plan or a signal."""
     if report.dry_run or report.signum is not None:
-        return None
-    if any(a.status not in ("cold", "skipped") for a in report.agents):
-        return None
+        return []
+    lines = []
+    invalid = [a for a in report.agents if a.status == "invalid"]
+    if invalid:
+        reason = invalid[0].reason or "its identity does not match the config"
+        lines.append(
+            escape_text(
+                f"init-backends: {len(invalid)} index{'es' if len(invalid) > 1 else ''} OpenClaw will not "
+                f"search ({_named([a.agent_id for a in invalid])}): {reason}"
+            )
+        )
+    if any(a.status not in ("cold", "skipped", "invalid") for a in report.agents):
+        return lines  # something was warmed, is fine, or failed (with its own line)
     cold = [a for a in report.agents if a.status == "cold"]
     if cold:
         reason = (cold[0].reason or "not built").removeprefix("not built: ")
-        return escape_text(f"{HEAD}: {len(cold)} cold ({_named([a.agent_id for a in cold])}): {reason}")
-    skipped = _skipped((a.agent_id, a.reason or "skipped") for a in report.agents)
-    return escape_text(
-        f"{HEAD}: every agent is skipped ({skipped}); turn memory search on for the agents to warm, or "
-        "remove this job"
-    )
+        lines.append(
+            escape_text(f"{HEAD}: {len(cold)} cold ({_named([a.agent_id for a in cold])}): {reason}")
+        )
+    elif not invalid:
+        skipped = _skipped((a.agent_id, a.reason or "skipped") for a in report.agents)
+        lines.append(
+            escape_text(
+                f"{HEAD}: every agent is skipped ({skipped}); turn memory search on for the agents to warm, "
+                "or remove this job"
+            )
+        )
+    return lines
 
 
 def retired_silence_line(retired: RetiredBackends) -> str:

@@ -322,3 +322,24 @@ def test_another_installed_release_is_named_before_it_builds(tmp_path: Path) -> 
     result = run_memwarm([*P3, "init-backends"], _env(scenario, log))
     assert len(calls(log)) == 1
     assert "the openclaw that builds is OpenClaw 2026.8.2 (P2), while this run judges" in result.stderr
+
+
+def test_a_quiet_run_says_which_index_openclaw_will_not_search(tmp_path: Path) -> None:
+    """-q (cron): an `invalid` identity pauses OpenClaw's search until a forced rebuild, so the run
+    says so in one line, beside a warm agent too, and exits 4; a run with every agent warm stays silent."""
+    scenario = _scenario(tmp_path)
+    log = _fake(scenario, tmp_path)
+    _warm(scenario, "beta")
+    rows = [row_for(scenario.workspace("alpha"), r) for r in NOTES]
+    build_index(agent_db(scenario.state, "alpha"), {**NONE_META, "chunkingVersion": 4}, rows)
+    result = run_memwarm([*P3, "init-backends", "-q"], _env(scenario, log))
+    assert result.returncode == 4 and result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(
+        'init-backends: 1 index OpenClaw will not search ("alpha"): '
+    )
+    assert "--force" in lines[0]
+    agent_db(scenario.state, "alpha").unlink()
+    _warm(scenario, "alpha")
+    quiet = run_memwarm([*P3, "init-backends", "-q"], _env(scenario, log))
+    assert (quiet.returncode, quiet.stdout, quiet.stderr) == (0, "", "")
