@@ -4,7 +4,7 @@ Two measures:
 - in process: `resolve_openclaw` per call, for each way the release is found (the flag; nothing
   installed, so down to the config's shape; a 64 KiB wrapper of slashes, which is no openclaw; an npm
   global link; the official installer's wrapper; the released 2026.9.6 package through a linked bin,
-  when it is installed at /tmp/oc796);
+  when `make interop` has installed it in tools/);
 - whole processes: `memwarm prelude` on the sample workspace with no `openclaw` on PATH, with a fake npm
   install on PATH (found and read at every start), and with `--openclaw 2026.9.6` (no search), timed in
   alternation.
@@ -30,7 +30,7 @@ from bench.common import MEMWARM, REPO_ROOT, WORK_DIR, compile_package, median
 
 AT = "2026-11-28T09:30:00Z"
 BASE = [MEMWARM, "--config", "sample_workspace/openclaw.json5", "prelude", "--at", AT]
-REAL_96 = Path("/tmp/oc796/node_modules/openclaw")
+REAL_96 = REPO_ROOT / "tools" / "openclaw-2026.9.6" / "node_modules" / "openclaw"  # `make interop`
 TARGET_MS = 100.0
 
 

@@ -12,8 +12,6 @@ from typing import Any
 from memwarm_cli.profiles.choice import OpenClawChoice
 from memwarm_cli.profiles.releases import Profile
 
-REAL_PACKAGE_96 = Path("/tmp/oc796/node_modules/openclaw")  # the released 2026.9.6, where installed
-
 
 def fake_package(root: Path, version: str | None, *, build_version: str | None = None) -> Path:
     """`root/lib/node_modules/openclaw` with openclaw.mjs, dist/entry.js and the two JSON files."""

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memwarm_cli.profiles.installed import _entry_paths, find_installed, which
-from tests.profiles.support import REAL_PACKAGE_96, installer_wrapper, npm_global
+from tests.profiles.support import installer_wrapper, npm_global
 
 
 def test_an_npm_global_link_is_followed_to_the_package(tmp_path: Path) -> None:
@@ -77,15 +77,6 @@ def test_a_package_without_a_version_is_found_without_one(tmp_path: Path) -> Non
     bin_dir = npm_global(tmp_path / "p", None)
     found = find_installed({"PATH": str(bin_dir)})
     assert found is not None and found.version is None
-
-
-@pytest.mark.skipif(not REAL_PACKAGE_96.is_dir(), reason="the released 2026.9.6 is not installed here")
-def test_the_real_release_package(tmp_path: Path) -> None:
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    os.symlink(REAL_PACKAGE_96 / "openclaw.mjs", bin_dir / "openclaw")
-    found = find_installed({"PATH": str(bin_dir)})
-    assert found is not None and found.version == "2026.9.6"
 
 
 # ---- round 5, class 3: a wrapper read in linear time, PATH searched by the shell's rules ----------------
