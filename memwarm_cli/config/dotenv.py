@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from memwarm_cli.jsstring import JS_LINE_TERMINATORS, JS_WHITESPACE_CLASS_BODY, js_regex, js_trim
+from memwarm_cli.safe_files import FileTooLargeError, NotRegularFileError, read_bounded
 
 # dotenv 16's LINE expression and its quote stripping, both with the `m` flag, run as JavaScript runs them
 # (jsstring.js_regex: JS's `\s` includes a BOM, its `\w` is ASCII, `^`/`$` also stand at U+2028/U+2029).
@@ -93,8 +94,6 @@ def parse_dotenv(text: str) -> dict[str, str]:
 
 def load_dotenv_file(path: Path, env: MutableMapping[str, str]) -> list[str]:
     """Add the file's variables that `env` does not have yet; returns their names. Errors are ignored."""
-    from memwarm_cli.safe_files import FileTooLargeError, NotRegularFileError, read_bounded
-
     try:
         data, _ = read_bounded(path, MAX_DOTENV_BYTES)
     except (OSError, ValueError, NotRegularFileError, FileTooLargeError):

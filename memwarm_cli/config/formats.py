@@ -6,12 +6,14 @@ when asked, a position tree. yaml and tomllib are imported only when such a file
 
 from __future__ import annotations
 
+import datetime
 import functools
 import gc
 import re
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
+from memwarm_cli.config.json5reader import Json5Error, parse_json5
 from memwarm_cli.config.positions import Duplicate, Loc, LoneSurrogate, ParseNote, PNode
 from memwarm_cli.jsstring import js_int, js_string, well_formed_with_escapes
 
@@ -59,8 +61,6 @@ def _parse_document(text: str, file: str, fmt: str, track: bool) -> tuple[Any, P
         return _parse_yaml(text, file, track)
     if fmt == "toml":
         return _parse_toml(text, file, track)
-    from memwarm_cli.config.json5reader import Json5Error, parse_json5
-
     try:
         return parse_json5(text, file, track=track)
     except Json5Error as exc:
@@ -83,8 +83,6 @@ def decode_text(data: bytes) -> str:
 
 def _plain(value: Any) -> Any:
     """Dates and binary values as the strings JSON would carry; integers as JS doubles."""
-    import datetime
-
     if isinstance(value, int) and not isinstance(value, bool):
         return js_int(value)
     if isinstance(value, datetime.date | datetime.time):
@@ -113,6 +111,7 @@ def _yaml_loader(libyaml: bool = False) -> type[yaml.SafeLoader]:
     Dates (`2026-02-30` made PyYAML raise), sexagesimal numbers (`1:30`, 90 in YAML 1.1) and the `=`
     value key stay the text the user wrote, as JSON5 would hold them. Explicit tags still convert.
     """
+    # yaml: only YAML configs need it (~20 ms by -X importtime; off the fast commands, test_imports)
     import yaml
 
     resolvers: dict[Any, list[tuple[str, re.Pattern[str]]]] = {}
@@ -143,6 +142,7 @@ def _compose_yaml(text: str) -> tuple[yaml.SafeLoader, yaml.Node | None]:
     what is accepted, e.g. `"\\ud800"`, which libyaml rejects) stay PyYAML's, as the messages say.
     ReaderError from PyYAML for a character YAML does not allow.
     """
+    # yaml: only YAML configs need it (~20 ms by -X importtime; off the fast commands, test_imports)
     import yaml
 
     if yaml.__with_libyaml__:
@@ -164,6 +164,7 @@ def _short_tag(tag: str) -> str:
 
 
 def _parse_yaml(text: str, file: str, track: bool) -> tuple[Any, PNode | None]:
+    # yaml: only YAML configs need it (~20 ms by -X importtime; off the fast commands, test_imports)
     import yaml
 
     def mark_error(exc: yaml.MarkedYAMLError) -> ParseError:
@@ -223,6 +224,7 @@ class _YamlBuilder:
             self.notes.append(LoneSurrogate(loc, lone))
 
     def scalar(self, node: yaml.ScalarNode) -> Any:
+        # yaml: only YAML configs need it (~20 ms by -X importtime; off the fast commands, test_imports)
         import yaml
 
         if node.tag == "tag:yaml.org,2002:str":
@@ -247,6 +249,7 @@ class _YamlBuilder:
             ) from None
 
     def build(self, node: yaml.Node) -> tuple[Any, dict[str, PNode] | list[PNode] | None]:
+        # yaml: only YAML configs need it (~20 ms by -X importtime; off the fast commands, test_imports)
         import yaml
 
         self.count += 1
@@ -325,6 +328,7 @@ def _toml_too_long(text: str) -> ParseError:
 
 
 def _parse_toml(text: str, file: str, track: bool) -> tuple[Any, PNode | None]:
+    # tomllib and tomlpos: only TOML configs need them; kept off the fast commands (test_imports)
     import tomllib
 
     if text.startswith("\ufeff"):

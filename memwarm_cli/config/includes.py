@@ -9,9 +9,11 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from memwarm_cli.config.formats import ParseError, decode_text, format_for, parse_document
 from memwarm_cli.config.positions import Loc, ParseNote, PNode, join_path
 from memwarm_cli.cwd import absolute_path
 from memwarm_cli.jsstring import js_typeof
+from memwarm_cli.safe_files import FileTooLargeError, NotRegularFileError, read_bounded
 
 INCLUDE_KEY = "$include"
 MAX_INCLUDE_DEPTH = 10
@@ -285,8 +287,6 @@ class IncludeProcessor:
             "Include file failed security checks "
             f"(regular file, max {MAX_INCLUDE_FILE_BYTES} bytes, no hardlinks): {include_path}"
         )
-        from memwarm_cli.safe_files import FileTooLargeError, NotRegularFileError, read_bounded
-
         try:
             data, st = read_bounded(resolved, MAX_INCLUDE_FILE_BYTES)
         except (NotRegularFileError, FileTooLargeError):
@@ -302,8 +302,6 @@ class IncludeProcessor:
     def _parse_file(
         self, include_path: str, resolved: str, raw: bytes, loc: Loc | None
     ) -> tuple[Any, PNode | None]:
-        from memwarm_cli.config.formats import ParseError, decode_text, format_for, parse_document
-
         try:
             text = decode_text(raw)
             return parse_document(text, resolved, format_for(resolved), track=self.track)

@@ -9,17 +9,18 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from memwarm_cli.config.dotenv import load_dotenv_file
 from memwarm_cli.config.envsubst import ConfigWarning, apply_config_env_vars, substitute_env
+from memwarm_cli.config.formats import ParseError, decode_text, format_for, parse_document
+from memwarm_cli.config.includes import IncludeError, resolve_includes
 from memwarm_cli.config.paths import ConfigSource, resolve_config_source, resolve_state_dir, stat_problem
 from memwarm_cli.config.positions import Duplicate, ParseNote, PNode, join_path
 from memwarm_cli.errors import ConfigError
 from memwarm_cli.frozen_records import mutable_record
-
-if TYPE_CHECKING:
-    from memwarm_cli.config.includes import IncludeError
-
+from memwarm_cli.jsstring import js_typeof
+from memwarm_cli.safe_files import FileTooLargeError, NotRegularFileError, read_bounded
 
 # A safety cap (a huge file named by mistake); real configs are a few KiB, includes are capped at 2 MiB.
 MAX_CONFIG_BYTES = 64 * 1024 * 1024
@@ -43,8 +44,6 @@ class LoadedConfig:
 def read_config_bytes(path: Path) -> bytes:
     """Read a config file (a regular file, like the `$include` reader requires); every failure is a
     one-line ConfigError."""
-    from memwarm_cli.safe_files import FileTooLargeError, NotRegularFileError, read_bounded
-
     file = str(path)
     try:
         return read_bounded(path, MAX_CONFIG_BYTES)[0]
@@ -69,8 +68,6 @@ def read_config_bytes(path: Path) -> bytes:
 
 def parse_config_file(path: Path, *, track: bool = False) -> tuple[Any, PNode | None]:
     """Read and parse one file (no includes); parse errors become ConfigError with line and column."""
-    from memwarm_cli.config.formats import ParseError, decode_text, format_for, parse_document
-
     file = str(path)
     data = read_config_bytes(path)
     try:
@@ -82,8 +79,6 @@ def parse_config_file(path: Path, *, track: bool = False) -> tuple[Any, PNode | 
 def _resolve(
     path: Path, *, track: bool, include_errors: list[IncludeError] | None = None
 ) -> tuple[Any, PNode | None]:
-    from memwarm_cli.config.includes import IncludeError, resolve_includes
-
     parsed, pos = parse_config_file(path, track=track)
     notes = list(pos.notes) if pos is not None and pos.notes else []
     try:
@@ -165,8 +160,6 @@ def load_config(
     env_map: dict[str, str] = dict(os.environ if env is None else env)
     if dotenv if dotenv is not None else env is None:
         # OpenClaw loads ./.env, then <stateDir>/.env, into the real process env (never overriding).
-        from memwarm_cli.config.dotenv import load_dotenv_file
-
         load_dotenv_file(Path(".env"), env_map)
         load_dotenv_file(resolve_state_dir(env_map) / ".env", env_map)
     source = resolve_config_source(config_flag, env_map)
@@ -193,8 +186,6 @@ def load_config(
             )
         if not isinstance(raw, dict):
             # A top-level null, number, string or boolean gives an empty config, as in OpenClaw.
-            from memwarm_cli.jsstring import js_typeof
-
             kind = "null" if raw is None else js_typeof(raw)
             loc = pos.loc if pos is not None else None
             warning = ConfigWarning(

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from memwarm_cli.cwd import absolute_path, current_directory
-from memwarm_cli.errors import UsageError
+from memwarm_cli.errors import ConfigError, UsageError
 from memwarm_cli.frozen_records import record
 from memwarm_cli.jsstring import js_trim
 from memwarm_cli.profiles.releases import Profile
@@ -89,6 +89,7 @@ def _os_home(env: Mapping[str, str]) -> str | None:
         if value:
             return value
     try:
+        # pwd: only when HOME is unset; kept off the fast commands (test_imports)
         import pwd
 
         home = js_trim(pwd.getpwuid(os.getuid()).pw_dir)
@@ -183,8 +184,6 @@ def resolve_config_source(config_flag: str | None, env: Mapping[str, str]) -> Co
     if config_flag is not None:
         flag_path = resolve_user_path(config_flag, env)
         if flag_path is None:
-            from memwarm_cli.errors import ConfigError
-
             raise ConfigError("--config", "empty config path")
         return ConfigSource(flag_path, "--config", path_exists(flag_path), True)
 
@@ -251,8 +250,6 @@ def resolve_default_workspace_dir(env: Mapping[str, str], *, profile: Profile) -
 
 
 def _state_dir_workspace(env: Mapping[str, str]) -> Path:
-    from memwarm_cli.cwd import absolute_path
-
     override = js_trim(env.get("OPENCLAW_WORKSPACE_DIR") or "")
     if override:
         return Path(absolute_path(override))

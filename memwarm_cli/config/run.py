@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from memwarm_cli.config.loader import LoadedConfig, load_config
 from memwarm_cli.frozen_records import record
+from memwarm_cli.profiles.choice import OpenClawChoice, resolve_openclaw
 
 if TYPE_CHECKING:
-    from memwarm_cli.config.loader import LoadedConfig
-    from memwarm_cli.profiles.choice import OpenClawChoice
     from memwarm_cli.profiles.releases import Profile
 
 
@@ -37,9 +37,6 @@ def load_run(
     """Load the config (load_config's errors) and choose the release for it: from `openclaw_flag` or
     `env` when they name one, else the installed package, else the config's shape (a config file that
     does not exist has none). UsageError for a flag or variable that is no version."""
-    from memwarm_cli.config.loader import load_config
-    from memwarm_cli.profiles.choice import resolve_openclaw
-
     loaded = load_config(config_flag, env, dotenv=dotenv)
     choice = resolve_openclaw(openclaw_flag, env, loaded.data if loaded.source.exists else None)
     return ConfigRun(loaded, choice)

@@ -22,6 +22,7 @@ from typing import Any, Literal
 
 from memwarm_cli.errors import UsageError
 from memwarm_cli.frozen_records import record
+from memwarm_cli.profiles.installed import find_installed
 from memwarm_cli.profiles.releases import NEWEST, REFERENCE, Profile, match_release
 from memwarm_cli.textsafe import clip
 
@@ -82,8 +83,6 @@ def _named(text: str, source: Source, detail: str, origin: str) -> OpenClawChoic
 
 
 def _installed(env: Mapping[str, str]) -> OpenClawChoice | None:
-    from memwarm_cli.profiles.installed import find_installed
-
     found = find_installed(env)
     if found is None:
         return None
