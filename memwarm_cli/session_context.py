@@ -11,7 +11,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 
+from memwarm_cli.agents import agent_by_id, list_agent_ids, normalize_agent_id, roster_label, select_agent
+from memwarm_cli.bootstrap.context_plan import build_bootstrap_plan
+from memwarm_cli.bootstrap.session_keys import main_session_key, parse_session_key
+from memwarm_cli.errors import UsageError
 from memwarm_cli.jsstring import js_length
+from memwarm_cli.startup.prelude_settings import ACTIONS, should_apply_startup_context
+from memwarm_cli.startup.session import plan_for_agent
 from memwarm_cli.textsafe import clip
 
 if TYPE_CHECKING:
@@ -73,10 +79,6 @@ def session_agent(
 ) -> tuple[Agent, str, list[str]]:
     """The agent, session key and notes to describe; a key's agent wins and must agree with `agent`.
     By the rules of `profile`."""
-    from memwarm_cli.agents import agent_by_id, list_agent_ids, normalize_agent_id, roster_label, select_agent
-    from memwarm_cli.bootstrap.session_keys import main_session_key, parse_session_key
-    from memwarm_cli.errors import UsageError
-
     cfg, env = loaded.data, loaded.env
     if session_key is None:
         chosen = select_agent(cfg, env, agent, profile=profile)
@@ -114,10 +116,6 @@ def compute_startup_context(
     Raises UsageError (an agent that does not match the key, a bad key) and UnknownAgentError; as the
     release fails the session, SessionKeyError (a key it refuses) and, from 2026.8.1,
     LegacyWorkspaceStateError (legacy setup state to migrate first)."""
-    from memwarm_cli.bootstrap.context_plan import build_bootstrap_plan
-    from memwarm_cli.startup.prelude_settings import ACTIONS, should_apply_startup_context
-    from memwarm_cli.startup.session import plan_for_agent
-
     choice = openclaw
     profile = choice.profile
     chosen, key, notes = session_agent(loaded, agent, session_key, profile=profile)

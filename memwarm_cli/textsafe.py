@@ -177,6 +177,7 @@ def clip(text: str, limit: int = OUTSIDE_TEXT_CHARS) -> str:
 def shell_quote(word: str) -> str:
     """`word` as one shell word a human can paste: shlex's quoting, or bash's `$'...'` when it holds a
     character the policy escapes (its escapes are the ones bash reads back)."""
+    # shlex: only messages that quote a path need it; kept off prelude, scan and context (test_imports)
     import shlex
 
     if not has_unsafe(word):

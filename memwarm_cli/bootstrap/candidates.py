@@ -18,6 +18,7 @@ from typing import NamedTuple
 from memwarm_cli.bootstrap.session_keys import SessionKey
 from memwarm_cli.boundary_read import SYMLINK_REFUSED_DETAIL, ReadFailure, ReadOutcome, read_workspace_file
 from memwarm_cli.cwd import absolute_path
+from memwarm_cli.jsstring import truncate_utf16_safe
 from memwarm_cli.profiles.releases import Profile
 
 USER_MD = "USER.md"
@@ -104,8 +105,6 @@ def _os_error_reason(detail: str | None, path: str) -> str:
 
 def unreadable_reason(outcome: ReadOutcome, path: str) -> str:
     """`[UNREADABLE: reason]`'s reason: whitespace runs one space, cut at 300 units."""
-    from memwarm_cli.jsstring import truncate_utf16_safe
-
     failure = outcome.failure or ReadFailure.UNREADABLE
     reason = _FS_SAFE_REASONS.get(failure)
     if reason is None:

@@ -30,6 +30,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from memwarm_cli.bootstrap.workspace_state import SetupState, canonical_workspace
+from memwarm_cli.config.paths import resolve_state_dir
 from memwarm_cli.jsstring import js_trim
 
 STATE_DB_RELATIVE = os.path.join("state", "openclaw.sqlite")
@@ -202,6 +203,4 @@ def read_setup_state_db(workspace: str, state_dir: str | os.PathLike[str]) -> Se
 
 def read_setup_state_from_env(workspace: str, env: Mapping[str, str]) -> SetupState:
     """The state store of the run's state dir (`OPENCLAW_STATE_DIR`, else the default)."""
-    from memwarm_cli.config.paths import resolve_state_dir
-
     return read_setup_state_db(workspace, resolve_state_dir(env))

@@ -12,6 +12,7 @@ import os
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
+from memwarm_cli.config.paths import LEGACY_STATE_DIRNAMES, resolve_home_dir, resolve_state_dir
 from memwarm_cli.errors import MemwarmError
 from memwarm_cli.jsstring import js_trim
 from memwarm_cli.safe_files import FileTooLargeError, NotRegularFileError, read_bounded
@@ -139,6 +140,7 @@ def _owned_attestation(path: str) -> bool:
 
 def canonical_workspace(workspace: str) -> str:
     """The workspace's canonical path: links resolved (a missing tail kept), normalised, NFC."""
+    # unicodedata: only the 2026.8.1+ legacy-state check and the state database reach here; off 6.35's context
     import unicodedata
 
     return unicodedata.normalize("NFC", os.path.normpath(os.path.realpath(workspace)))
@@ -157,9 +159,8 @@ def doctor_command(env: Mapping[str, str]) -> str:
 
 def legacy_state_sources(workspace: str, env: Mapping[str, str]) -> tuple[list[str], list[str]]:
     """(paths that count when present, sibling attestations that count when owned)."""
+    # hashlib: loads OpenSSL (~3.5 ms by -X importtime), only for the 2026.8.1+ legacy-state check
     import hashlib
-
-    from memwarm_cli.config.paths import LEGACY_STATE_DIRNAMES, resolve_home_dir, resolve_state_dir
 
     lexical = os.path.abspath(workspace)
     canonical = canonical_workspace(workspace)

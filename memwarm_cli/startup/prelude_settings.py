@@ -148,6 +148,7 @@ _NOT_ICU_ZONE_NAMES = frozenset({"localtime", "posixrules", "leapseconds", "tzda
 
 @lru_cache(maxsize=1)
 def _zone_names_by_folded_name() -> dict[str, str]:
+    # zoneinfo: ~9 ms by -X importtime; status and other commands never resolve a zone (test_imports)
     import zoneinfo
 
     return {
@@ -163,6 +164,7 @@ def lookup_zone(name: str) -> tzinfo | None:
         sign = -1 if match.group(1) != "+" else 1
         offset = timedelta(hours=int(match.group(2)), minutes=int(match.group(3) or 0))
         return timezone(sign * offset)
+    # zoneinfo: ~9 ms by -X importtime; status and other commands never resolve a zone (test_imports)
     import zoneinfo
 
     if name not in _NOT_ICU_ZONE_NAMES and not name.startswith(("right/", "posix/")):
@@ -182,6 +184,7 @@ def lookup_zone(name: str) -> tzinfo | None:
 def closest_zone_name(name: str) -> str | None:
     """The known zone name nearest to a misspelt one (`America/Los_Angles` -> `America/Los_Angeles`), or
     None. For error messages only: it lists every zone of the system and compares them (difflib)."""
+    # difflib: ~9 ms by -X importtime, for an error message only
     import difflib
 
     by_folded = _zone_names_by_folded_name()
