@@ -17,18 +17,31 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from memwarm_cli.agents import missing_workspace_message, normalize_agent_id, resolve_agents
+from memwarm_cli.backends.init.session_export_check import session_export_findings
 from memwarm_cli.backends.qmd.process import resolve_executable
+from memwarm_cli.backends.qmd.qmd_diagnosis import qmd_problem, unavailable_hint
+from memwarm_cli.backends.settings.backend_choice import resolve_backend_choice
+from memwarm_cli.backends.settings.memory_search import memory_search_enabled
+from memwarm_cli.backends.settings.qmd_settings import configured_command, dropped_words, split_command
 from memwarm_cli.cancel import CancelToken
+from memwarm_cli.config.formats import ParseError
 from memwarm_cli.config.includes import IncludeError
 from memwarm_cli.config.loader import LoadedConfig, TopLevelArrayError, load_config
 from memwarm_cli.config.paths import ConfigSource, is_directory, resolve_config_source, stat_problem
 from memwarm_cli.config.positions import Loc, PNode
 from memwarm_cli.configview.credentials import mask_text
-from memwarm_cli.configview.release_checks import release_name
+from memwarm_cli.configview.release_checks import duplicate_defaults, release_errors, release_name
 from memwarm_cli.errors import ConfigError
 from memwarm_cli.frozen_records import record
+from memwarm_cli.jsstring import js_trim, js_truthy
 from memwarm_cli.profiles.choice import OpenClawChoice
 from memwarm_cli.profiles.releases import Profile, release_node_range
+from memwarm_cli.startup.prelude_settings import (
+    host_timezone_name,
+    resolve_startup_settings,
+    unknown_zone_warning,
+)
 from memwarm_cli.textsafe import escape_text
 
 Severity = Literal["error", "warning"]
@@ -113,8 +126,6 @@ def _loc_at(root: PNode | None, *keys: str | int) -> Loc | None:
 
 
 def _include_findings(errors: list[IncludeError], out: _Collector) -> None:
-    from memwarm_cli.config.formats import ParseError
-
     seen: set[tuple[str, str, Loc | None]] = set()
     for exc in errors:
         # A file included n times fails n times at the same place: one finding says it.
@@ -156,9 +167,6 @@ def _scope(loaded: LoadedConfig, profile: Profile, version: str | None) -> _Scop
 
 def _id_findings(scope: _Scope, out: _Collector) -> None:
     """Ids that normalise to something else or to an id already used; more than one default."""
-    from memwarm_cli.agents import normalize_agent_id
-    from memwarm_cli.jsstring import js_truthy
-
     pos = scope.pos
     first_by_id: dict[str, int] = {}
     first_default: tuple[int, str] | None = None
@@ -196,12 +204,6 @@ def _id_findings(scope: _Scope, out: _Collector) -> None:
 
 
 def _timezone_findings(scope: _Scope, out: _Collector, host_zone: str | None) -> None:
-    from memwarm_cli.startup.prelude_settings import (
-        host_timezone_name,
-        resolve_startup_settings,
-        unknown_zone_warning,
-    )
-
     host = host_zone if host_zone is not None else host_timezone_name(scope.loaded.env)
     zone = resolve_startup_settings(scope.data, host).timezone
     message = unknown_zone_warning(zone)
@@ -220,13 +222,6 @@ def _agent_findings(
     scope: _Scope, out: _Collector, find_executable: FindExecutable, token: CancelToken | None
 ) -> None:
     """Missing workspaces and memory/ dirs, a qmd command that is not there or not runnable."""
-    from memwarm_cli.agents import missing_workspace_message, resolve_agents
-    from memwarm_cli.backends.qmd.qmd_diagnosis import qmd_problem, unavailable_hint
-    from memwarm_cli.backends.settings.backend_choice import resolve_backend_choice
-    from memwarm_cli.backends.settings.memory_search import memory_search_enabled
-    from memwarm_cli.backends.settings.qmd_settings import configured_command, dropped_words, split_command
-    from memwarm_cli.configview.release_checks import duplicate_defaults
-
     loaded, pos = scope.loaded, scope.pos
     index_of = {id(e): i for i, e in scope.entries}
     # (key, message) -> agents; one finding per key and message, naming every agent it concerns.
@@ -319,8 +314,6 @@ def _workspace_origin(
     data: Mapping[str, Any], pos: PNode | None, entry: Mapping[str, Any] | None, index: int | None
 ) -> tuple[str, Loc | None]:
     """The config key an agent's workspace comes from (or would be set at) and where it stands."""
-    from memwarm_cli.jsstring import js_trim
-
     if entry is not None and index is not None:
         own = entry.get("workspace")
         if isinstance(own, str) and js_trim(own):
@@ -348,8 +341,6 @@ def check_config(
     """Check a config (`dotenv` as load_config's) for the release `choose_release` picks from its data
     (None: no file). Never raises for the config's sake: a file that cannot be read or parsed gives a
     report with that one error, marked `unreadable`."""
-    from memwarm_cli.configview.release_checks import release_errors
-
     include_errors: list[IncludeError] = []
     try:
         loaded = load_config(config_flag, env, dotenv=dotenv, track=True, include_errors=include_errors)
@@ -392,8 +383,6 @@ def check_config(
             _id_findings(scope, out)
         _timezone_findings(scope, out, host_zone)
         _agent_findings(scope, out, find_executable, token)
-        from memwarm_cli.backends.init.session_export_check import session_export_findings
-
         for severity, path, message in session_export_findings(loaded, profile=profile):  # export dirs
             out.add(severity, path, message, _loc_at(scope.pos, *_keys_of(path)))
     return CheckReport(loaded.source, choice, out.sorted())

@@ -17,9 +17,18 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
+from memwarm_cli.backends.settings.memory_search import extra_collection_sources, extra_path_sources
+from memwarm_cli.backends.settings.qmd_collections import (
+    duplicates_of_defaults,
+    resolve_collection_path,
+    resolve_collections,
+)
+from memwarm_cli.config import load_config
+from memwarm_cli.config.lookup import lookup
 from memwarm_cli.config.positions import PNode
 from memwarm_cli.configview.schema_types import Issue
 from memwarm_cli.errors import ConfigError
+from memwarm_cli.jsstring import js_trim
 from memwarm_cli.profiles.releases import ConfigSchema, Profile
 from memwarm_cli.textsafe import clip
 
@@ -41,10 +50,6 @@ def duplicate_defaults(
     pattern: 6.35 swaps them at every open and its search fails). Valid for the release's schema, so a
     warning; init-backends refuses it. The collections are resolved (with their stats) only for an
     agent one of whose entries names the workspace, its memory/ or its MEMORY.md."""
-    from memwarm_cli.backends.settings.memory_search import extra_collection_sources, extra_path_sources
-    from memwarm_cli.backends.settings.qmd_collections import duplicates_of_defaults, resolve_collections
-    from memwarm_cli.config.lookup import lookup
-
     if qmd_block.get("includeDefaultMemory") is False:
         return
     env, workspace = loaded.env, agent.workspace
@@ -79,9 +84,6 @@ _DEFAULT_NAMES = (".", "memory", "MEMORY.md")
 def _may_be_default(raw: Any, workspace: Path, env: Mapping[str, str]) -> bool:
     """Whether an entry's path resolves to the workspace, its memory/ or its MEMORY.md (a relative path
     without `..` is told by its own text, with no path built: 10,000 agents ask this)."""
-    from memwarm_cli.backends.settings.qmd_collections import resolve_collection_path
-    from memwarm_cli.jsstring import js_trim
-
     if not isinstance(raw, str):
         return False
     text = js_trim(raw)
@@ -148,8 +150,6 @@ def refuse_rejected_config(
     `profile` is the run's release profile (memwarm_cli/profiles): its `config_schema` judges;
     `version` the run's release (None: the profile's reference), which the message names; `origin`
     where that release came from and how to name another (OpenClawChoice.origin), said with it."""
-    from memwarm_cli.config import load_config
-
     release = release_name(profile=profile, version=version)
     said = f"{release} refuses this config" + (f"; {origin}" if origin else "")
     source = loaded.source
