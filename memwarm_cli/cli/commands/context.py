@@ -10,6 +10,17 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from memwarm_cli.agents import missing_workspace_message
+from memwarm_cli.bootstrap.workspace_state import LegacyWorkspaceStateError
+from memwarm_cli.cli.commands.context_views import CONTEXT_VIEWS
+from memwarm_cli.cli.commands.prelude import warn_unknown_zone
+from memwarm_cli.cli.terminal.command_config import load_for_command
+from memwarm_cli.cli.terminal.output import warn
+from memwarm_cli.errors import UsageError
+from memwarm_cli.exitcodes import ExitCode
+from memwarm_cli.session_context import compute_startup_context
+from memwarm_cli.startup.clock import parse_instant
+
 if TYPE_CHECKING:
     from memwarm_cli.exitcodes import ExitCode
     from memwarm_cli.profiles.choice import OpenClawChoice
@@ -44,15 +55,6 @@ def run_context(
     raw: bool = False,
 ) -> ExitCode:
     """Print the startup context of a new session: text, table, plain or JSON."""
-    from memwarm_cli.agents import missing_workspace_message
-    from memwarm_cli.bootstrap.workspace_state import LegacyWorkspaceStateError
-    from memwarm_cli.cli.commands.context_views import CONTEXT_VIEWS
-    from memwarm_cli.cli.terminal.command_config import load_for_command
-    from memwarm_cli.cli.terminal.output import warn
-    from memwarm_cli.errors import UsageError
-    from memwarm_cli.exitcodes import ExitCode
-    from memwarm_cli.session_context import compute_startup_context
-    from memwarm_cli.startup.clock import parse_instant
 
     if action not in ("new", "reset"):
         raise UsageError(f'--action must be new or reset, not "{action}"')
@@ -74,11 +76,11 @@ def run_context(
     except LegacyWorkspaceStateError as refused:
         # The release fails the session: `--json` says so on stdout, the error line follows (exit 1).
         if view.name == "json":
+            # context_json: only a refused session's --json needs it, not context's fast path (test_imports)
             from memwarm_cli.cli.commands.context_json import REFUSED_VIEW, RefusedSession
 
             REFUSED_VIEW.show(RefusedSession(refused, run.openclaw))
         raise
-    from memwarm_cli.cli.commands.prelude import warn_unknown_zone
 
     warn_unknown_zone(context.startup.plan, quiet)
     if not quiet:

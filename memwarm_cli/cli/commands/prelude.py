@@ -6,6 +6,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from memwarm_cli.agents import select_agent
+from memwarm_cli.cli.terminal.command_config import load_for_command
+from memwarm_cli.cli.terminal.output import warn
+from memwarm_cli.errors import UsageError
+from memwarm_cli.exitcodes import ExitCode
+from memwarm_cli.startup.clock import parse_instant
+from memwarm_cli.startup.prelude_settings import should_apply_startup_context, unknown_zone_warning
+from memwarm_cli.startup.session import plan_for_agent
+
 if TYPE_CHECKING:
     from memwarm_cli.exitcodes import ExitCode
     from memwarm_cli.profiles.choice import OpenClawChoice
@@ -38,14 +47,8 @@ def run_prelude(
     raw: bool = False,
 ) -> ExitCode:
     """Print the startup prelude a new or reset session would see (or a JSON report)."""
-    from memwarm_cli.agents import select_agent
+    # prelude_views: scan and context import this module for warn_unknown_zone, not the views (test_imports)
     from memwarm_cli.cli.commands.prelude_views import PRELUDE_VIEWS
-    from memwarm_cli.cli.terminal.command_config import load_for_command
-    from memwarm_cli.errors import UsageError
-    from memwarm_cli.exitcodes import ExitCode
-    from memwarm_cli.startup.clock import parse_instant
-    from memwarm_cli.startup.prelude_settings import should_apply_startup_context
-    from memwarm_cli.startup.session import plan_for_agent
 
     if action not in ("new", "reset"):
         raise UsageError(f'--action must be new or reset, not "{action}"')
@@ -64,10 +67,7 @@ def run_prelude(
 def warn_unknown_zone(plan: StartupPlan, quiet: bool) -> None:
     """One stderr warning when userTimezone names no zone (with the nearest name): OpenClaw itself falls
     back to the host zone without a word, and the window of days then silently moves."""
-    from memwarm_cli.startup.prelude_settings import unknown_zone_warning
 
     message = None if quiet else unknown_zone_warning(plan.settings.timezone)
     if message is not None:
-        from memwarm_cli.cli.terminal.output import warn
-
         warn(message)

@@ -10,7 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from memwarm_cli.agents import missing_workspace_message
+from memwarm_cli.cli.terminal.output import data_for_stdout, note_line, warning_line
 from memwarm_cli.cli.terminal.view_format import JsonView, View, Views
+from memwarm_cli.startup.clock import iso_utc
 
 if TYPE_CHECKING:
     from memwarm_cli.cli.commands.prelude import PreludeResult
@@ -24,9 +27,6 @@ class PreludeText(View["PreludeResult"]):
     name = "text"
 
     def notes(self, result: PreludeResult) -> Iterator[str]:
-        from memwarm_cli.agents import missing_workspace_message
-        from memwarm_cli.cli.terminal.output import note_line, warning_line
-
         agent = result.agent
         if not agent.workspace_exists and not result.quiet:
             yield warning_line(
@@ -39,8 +39,6 @@ class PreludeText(View["PreludeResult"]):
             yield note_line(f"no daily memory in the window ({dates}) under {agent.workspace / 'memory'}")
 
     def render(self, result: PreludeResult) -> Iterator[str]:
-        from memwarm_cli.cli.terminal.output import data_for_stdout
-
         prelude = result.agent.plan.prelude
         if result.gate.applied and prelude is not None:
             yield data_for_stdout(prelude, raw=result.raw)
@@ -48,7 +46,6 @@ class PreludeText(View["PreludeResult"]):
 
 def prelude_report(agent: AgentPlan, action: str, gate: GateDecision) -> dict[str, Any]:
     """`prelude --json`'s object (`context --json` carries the same one)."""
-    from memwarm_cli.startup.clock import iso_utc
 
     return {
         "schema": PRELUDE_SCHEMA_VERSION,

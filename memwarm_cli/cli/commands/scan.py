@@ -10,6 +10,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from memwarm_cli.agents import resolve_agents, select_agent
+from memwarm_cli.cli.commands.prelude import warn_unknown_zone
+from memwarm_cli.cli.commands.scan_views import SCAN_VIEWS
+from memwarm_cli.cli.terminal.command_config import load_for_command
+from memwarm_cli.errors import UsageError
+from memwarm_cli.exitcodes import ExitCode
+from memwarm_cli.startup.clock import parse_instant
+from memwarm_cli.startup.session import plan_for_agent
+
 if TYPE_CHECKING:
     from memwarm_cli.exitcodes import ExitCode
     from memwarm_cli.profiles.choice import OpenClawChoice
@@ -40,13 +49,6 @@ def run_scan(
     quiet: bool = False,
 ) -> ExitCode:
     """Explain every candidate memory file and where the character budget went."""
-    from memwarm_cli.agents import resolve_agents, select_agent
-    from memwarm_cli.cli.commands.scan_views import SCAN_VIEWS
-    from memwarm_cli.cli.terminal.command_config import load_for_command
-    from memwarm_cli.errors import UsageError
-    from memwarm_cli.exitcodes import ExitCode
-    from memwarm_cli.startup.clock import parse_instant
-    from memwarm_cli.startup.session import plan_for_agent
 
     if all_agents and agent is not None:
         raise UsageError("--agent and --all-agents exclude each other")
@@ -65,7 +67,6 @@ def run_scan(
         )
         for chosen in agents
     ]
-    from memwarm_cli.cli.commands.prelude import warn_unknown_zone
 
     warn_unknown_zone(plans[0].plan, quiet)  # agents.defaults: the same zone for every agent
     view.show(ScanResult(plans, loaded.data, all_agents, quiet, run.openclaw))

@@ -11,8 +11,27 @@ cli/fastpath.py can run it too; the Typer command is cli/commands/status_cmd.py.
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple
+
+from memwarm_cli.backends.agent_status import StatusOptions, collect_status
+from memwarm_cli.backends.retired import release_label, retired_backends
+from memwarm_cli.cancel import Cancelled, CancelToken
+from memwarm_cli.cli.commands.status_prometheus import (
+    prometheus_text,
+    retired_prometheus_text,
+    status_failed_text,
+    write_textfile,
+)
+from memwarm_cli.cli.commands.status_views import RETIRED_STATUS_VIEWS, STATUS_VIEWS, RetiredStatus
+from memwarm_cli.cli.terminal.command_config import load_for_command
+from memwarm_cli.cli.terminal.interrupts import signals_cancel
+from memwarm_cli.cli.terminal.output import warn
+from memwarm_cli.configview.release_checks import refuse_rejected_config
+from memwarm_cli.durations import parse_duration_ms
+from memwarm_cli.errors import MemwarmError, UsageError
+from memwarm_cli.exitcodes import signal_exit
 
 if TYPE_CHECKING:
     from memwarm_cli.backends.agent_status import StatusReport
@@ -45,23 +64,12 @@ def run_status(
     quiet: bool = False,
 ) -> ExitCode:
     """Show whether each agent's qmd index is warm, and why not; returns the exit code."""
-    from memwarm_cli.backends.agent_status import StatusOptions, collect_status
-    from memwarm_cli.cancel import Cancelled, CancelToken
-    from memwarm_cli.cli.commands.status_prometheus import prometheus_text, status_failed_text, write_textfile
-    from memwarm_cli.cli.terminal.command_config import load_for_command
-    from memwarm_cli.cli.terminal.interrupts import signals_cancel
-    from memwarm_cli.cli.terminal.output import warn
-    from memwarm_cli.errors import MemwarmError
-    from memwarm_cli.exitcodes import signal_exit
 
     try:
         max_age_seconds, view = _options(all_agents, agent, max_age, json_output, output_format, textfile)
         with signals_cancel(CancelToken()) as token:
             try:
                 run = load_for_command(config_path, openclaw=openclaw, quiet=quiet)
-                from memwarm_cli.backends.retired import retired_backends
-                from memwarm_cli.configview.release_checks import refuse_rejected_config
-
                 loaded, choice = run.loaded, run.openclaw
                 # Before the config checks, as init-backends: a qmd config on a release without qmd is
                 # `retired` (exit 6); any other config there has the builtin index (backends/builtin/).
@@ -113,9 +121,8 @@ def _builtin_status(
     run: ConfigRun, agents: tuple[str, ...], max_age_seconds: float | None, quiet: bool
 ) -> BuiltinStatusReport:
     """Every agent's builtin index on a 2026.8.1+ release, judged read-only (backends/builtin/)."""
+    # backends.builtin: only a 2026.8.1+ release reads it; status on qmd imports none (test_imports)
     from memwarm_cli.backends.builtin.builtin_status import collect_builtin_status
-    from memwarm_cli.backends.retired import release_label
-    from memwarm_cli.cli.terminal.output import warn
 
     choice = run.openclaw
     if max_age_seconds is not None and not quiet:
@@ -132,12 +139,12 @@ def _show_builtin(
     textfile: str | None,
     quiet: bool,
 ) -> ExitCode:
+    # status_builtin: the builtin index's views, not on status's qmd path (test_imports)
     from memwarm_cli.cli.commands.status_builtin import (
         BUILTIN_STATUS_VIEWS,
         BuiltinStatus,
         builtin_prometheus_text,
     )
-    from memwarm_cli.cli.commands.status_prometheus import write_textfile
 
     if textfile is not None:
         write_textfile(textfile, builtin_prometheus_text(report))
@@ -155,11 +162,6 @@ def _show_retired(
     quiet: bool,
 ) -> ExitCode:
     """Every agent `retired` (backends/retired.py), in the view asked for and the textfile; no qmd."""
-    import time
-
-    from memwarm_cli.cli.commands.status_prometheus import retired_prometheus_text, write_textfile
-    from memwarm_cli.cli.commands.status_views import RETIRED_STATUS_VIEWS, RetiredStatus
-
     if textfile is not None:
         write_textfile(textfile, retired_prometheus_text(retired))
     if view is not None:
@@ -177,9 +179,6 @@ def _options(
     textfile: str | None,
 ) -> tuple[float | None, View[StatusResult] | None]:
     """--max-age in seconds and the view (None: `--textfile` alone); UsageError for what cannot be."""
-    from memwarm_cli.cli.commands.status_views import STATUS_VIEWS
-    from memwarm_cli.durations import parse_duration_ms
-    from memwarm_cli.errors import UsageError
 
     if all_agents and agent:
         raise UsageError("--agent and --all-agents exclude each other")
