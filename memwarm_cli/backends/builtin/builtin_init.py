@@ -49,6 +49,7 @@ from memwarm_cli.config import LoadedConfig
 from memwarm_cli.exitcodes import ExitCode, signal_exit
 from memwarm_cli.frozen_records import record
 from memwarm_cli.profiles.choice import OpenClawChoice
+from memwarm_cli.profiles.releases import match_release
 
 BuiltinInitStatus = Literal["built", "warm", "stale", "invalid", "cold", "failed", "skipped", "planned"]
 BUILTIN_INIT_STATUSES: tuple[BuiltinInitStatus, ...] = (
@@ -211,8 +212,6 @@ def provider_notice(targets: Sequence[BuiltinSearch]) -> list[str]:
 def _other_release(launcher: Launcher, choice: OpenClawChoice) -> str | None:
     """A line when the openclaw that will build is of another profile than the run judged for (a
     release named by --openclaw or MEMWARM_OPENCLAW that is not the installed one)."""
-    from memwarm_cli.profiles.releases import match_release
-
     found = match_release(launcher.version) if launcher.version else None
     if found is None or found.profile.name == choice.profile.name:
         return None

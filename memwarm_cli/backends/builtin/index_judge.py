@@ -34,6 +34,7 @@ is `stale`, not `cold`.
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import math
@@ -219,8 +220,6 @@ def _js_json(value: Any) -> str:
 
 
 def _sha256(text: str) -> str:
-    import hashlib
-
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 

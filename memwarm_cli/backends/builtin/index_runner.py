@@ -16,14 +16,18 @@ for OpenClaw as for memwarm).
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
 
 from memwarm_cli.backends.qmd.process import run_command
+from memwarm_cli.backends.qmd.qmd_diagnosis import _shebang_node, lookup_path, node_on_path, node_version
 from memwarm_cli.cancel import CancelToken
 from memwarm_cli.frozen_records import record
+from memwarm_cli.profiles.installed import find_installed, which
+from memwarm_cli.profiles.node_range import node_satisfies
 from memwarm_cli.profiles.releases import Profile, match_release, release_node_range
 
 DEFAULT_AGENT_TIMEOUT_MS = 30 * 60 * 1000  # a cold build took 195 s at 10,000 notes on a loaded machine
@@ -60,9 +64,6 @@ class Launcher:
 
 def find_launcher(env: Mapping[str, str], *, profile: Profile, token: CancelToken | None = None) -> Launcher:
     """The installed openclaw and its Node, judged for a run of `profile` (one `node --version`)."""
-    from memwarm_cli.backends.qmd.qmd_diagnosis import _shebang_node, lookup_path, node_on_path, node_version
-    from memwarm_cli.profiles.installed import find_installed, which
-
     found = find_installed(env)
     if found is None:
         on_path = which(env)
@@ -92,8 +93,6 @@ def find_launcher(env: Mapping[str, str], *, profile: Profile, token: CancelToke
         node, version = located
     else:
         node, version = interpreter, node_version(interpreter, env, token)
-    from memwarm_cli.profiles.node_range import node_satisfies
-
     if node_satisfies(version, node_range) is False:
         problem = (
             f"OpenClaw {found.version} needs Node {node_range}, and the node it would run on is {node} "
@@ -138,8 +137,6 @@ class IndexRun:
 
 def _openclaw_error(stdout: str, stderr: str) -> str:
     """OpenClaw's error: `{"ok": false, "error": {"message"}}`, else the last line it printed."""
-    import json
-
     for text in (stdout, stderr):
         for line in reversed(text.strip().splitlines()):
             line = line.strip()

@@ -27,7 +27,9 @@ import re
 import stat
 
 from memwarm_cli.backends.builtin.search_settings import BuiltinSearch, ExtraPath, Multimodal
+from memwarm_cli.backends.freshness import qmd_glob
 from memwarm_cli.frozen_records import record
+from memwarm_cli.safe_files import FileChangedError, NotRegularFileError, open_regular
 
 MULTIMODAL_EXTENSIONS = {
     "image": (".jpg", ".jpeg", ".png", ".webp", ".gif", ".heic", ".heif"),
@@ -102,8 +104,6 @@ def _allowed(path: str, multimodal: Multimodal | None) -> bool:
 def _pattern_test(pattern: str) -> re.Pattern[str] | None:
     """The glob `pattern` over a path relative to its extra path (braces, `*`, `**`, `?`, classes);
     None when memwarm cannot read it exactly."""
-    from memwarm_cli.backends.freshness import qmd_glob
-
     try:
         expanded = qmd_glob.expand_braces(pattern.replace("\\", "/"))
         body = "|".join(qmd_glob._pattern_regex(p)[0] for p in expanded)
@@ -246,8 +246,6 @@ def list_memory_files(search: BuiltinSearch) -> MemoryListing:
 def content_hash(path: str) -> str | None:
     """`hashText(buffer.toString("utf-8"))`, streamed in bounded memory (memory files have no size cap
     in the release); None when the file is gone or is no longer a regular file."""
-    from memwarm_cli.safe_files import FileChangedError, NotRegularFileError, open_regular
-
     try:
         fd, _ = open_regular(path, follow_symlinks=False)
     except (OSError, ValueError, NotRegularFileError, FileChangedError):

@@ -66,6 +66,7 @@ def export_cache_path(state_dir: Path, qmd: QmdSettings, qmd_dir: Path) -> State
     is off, and the session modules are not imported)."""
     if not qmd.sessions.enabled:
         return None
+    # export_cache: status imports no session module unless the export is on (test_imports)
     from memwarm_cli.backends.sessions.export_cache import CACHE_FILE_NAME
 
     return StatePath.of(state_dir, qmd_dir / CACHE_FILE_NAME)
@@ -76,7 +77,8 @@ def transcripts_digest(qmd: QmdSettings, now_ms: int) -> str | None:
     sessions = qmd.sessions
     if not sessions.enabled:
         return None
-    from memwarm_cli.backends.sessions.session_export import transcripts_in_window  # its redaction costs
+    # session_export: ~176 ms by -X importtime (its redaction rules), which status never pays (test_imports)
+    from memwarm_cli.backends.sessions.session_export import transcripts_in_window
 
     files = transcripts_in_window(
         sessions.sessions_dir, retention_days=sessions.retention_days, now_ms=now_ms
@@ -100,6 +102,7 @@ def export_work(job: FreshnessJob, token: CancelToken | None) -> ExportWork:
     sessions = job.qmd.sessions
     if "\0" in str(sessions.export_dir):
         return ExportWork(("the session export dir holds a NUL character: a run fails the agent",))
+    # session_export: ~176 ms by -X importtime (its redaction rules), which status never pays (test_imports)
     from memwarm_cli.backends.sessions.session_export import SessionExportRefused, plan_session_export
 
     try:
@@ -152,6 +155,7 @@ def _export_cache(job: FreshnessJob) -> dict[str, CachedExport]:
     path = job.export_cache
     if path is None:
         return {}
+    # export_cache: status imports no session module unless the export is on (test_imports)
     from memwarm_cli.backends.sessions.export_cache import MAX_CACHE_BYTES, parse_cache
 
     export_dir = str(job.qmd.sessions.export_dir)

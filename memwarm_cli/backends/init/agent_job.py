@@ -32,7 +32,7 @@ from memwarm_cli.backends.qmd import model_cache
 from memwarm_cli.backends.qmd.process import CommandResult, run_command
 from memwarm_cli.backends.qmd.version_cache import QmdVersions
 from memwarm_cli.backends.settings.agent_backend import AgentBackendSettings
-from memwarm_cli.backends.settings.qmd_paths import qmd_child_env, qmd_env_overrides
+from memwarm_cli.backends.settings.qmd_paths import qmd_child_env, qmd_env_overrides, shared_models_dir
 from memwarm_cli.backends.settings.qmd_settings import QmdSettings
 from memwarm_cli.backends.state.locks import FileLock
 from memwarm_cli.cancel import CancelToken
@@ -290,8 +290,6 @@ class AgentJob:
 
 def model_fix(job: AgentJob) -> str:
     """The two ways out for an agent whose models cannot be downloaded where it runs."""
-    from memwarm_cli.backends.settings.qmd_paths import shared_models_dir
-
     shared = shared_models_dir(job.context.loaded.env)
     return (
         f"fix: run `memwarm init-backends --probe` once with network access (models in {shared} are "

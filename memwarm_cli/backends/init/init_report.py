@@ -6,6 +6,7 @@ Events are sent from worker threads: sinks must be thread-safe.
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -237,8 +238,6 @@ class InitReport:
         return ExitCode.OK
 
     def to_json(self) -> dict[str, Any]:
-        import signal
-
         return {
             "schema": INIT_SCHEMA_VERSION,
             "command": "init-backends",
@@ -370,7 +369,5 @@ def summary_line(report: InitReport) -> str:
     body = "; ".join(parts) if parts else "nothing to do"
     tail = ""
     if report.signum is not None:
-        import signal
-
         tail = f"; interrupted by {signal.Signals(report.signum).name}"
     return f"init-backends: {total} {noun} in {report.duration_ms / 1000:.2f}s: {body}{tail}"

@@ -10,6 +10,7 @@ handlers (the CLI wires SIGINT/SIGTERM to `CancelToken.cancel`).
 from __future__ import annotations
 
 import os
+import signal
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 
@@ -126,8 +127,6 @@ def _record_last_run(job: AgentJob, outcome: AgentOutcome) -> None:
 
 
 def _signame(signum: int) -> str:
-    import signal
-
     return signal.Signals(signum).name
 
 

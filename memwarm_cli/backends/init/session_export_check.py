@@ -9,7 +9,16 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from memwarm_cli.agents import resolve_agents
 from memwarm_cli.backends.init.session_export_step import homes_of
+from memwarm_cli.backends.sessions.export_cache import CACHE_FILE_NAME, MAX_CACHE_BYTES, parse_cache
+from memwarm_cli.backends.sessions.redaction.clear_secrets import add_counts, labelled
+from memwarm_cli.backends.sessions.session_config import CLEAR_TEXT_NOTICE, export_dir_refusal
+from memwarm_cli.backends.sessions.stale_exports import is_within
+from memwarm_cli.backends.settings.agent_backend import resolve_agent_backend
+from memwarm_cli.backends.settings.backend_choice import resolve_backend_choice
+from memwarm_cli.jsstring import js_truthy
+from memwarm_cli.safe_files import FileTooLargeError, NotRegularFileError, read_bounded
 
 if TYPE_CHECKING:
     from memwarm_cli.config import LoadedConfig
@@ -23,13 +32,6 @@ def session_export_findings(loaded: LoadedConfig, *, profile: Profile) -> list[t
     init-backends refuses each of them), each agent's export dir that memwarm refuses, one outside the
     agent's qmd state (the gateway's stale cleanup deletes every *.md in it), and, when any agent exports
     sessions, the secret formats the release's redaction leaves in clear."""
-    from memwarm_cli.agents import resolve_agents
-    from memwarm_cli.backends.sessions.session_config import CLEAR_TEXT_NOTICE, export_dir_refusal
-    from memwarm_cli.backends.sessions.stale_exports import is_within
-    from memwarm_cli.backends.settings.agent_backend import resolve_agent_backend
-    from memwarm_cli.backends.settings.backend_choice import resolve_backend_choice
-    from memwarm_cli.jsstring import js_truthy
-
     choice = resolve_backend_choice(loaded.data)  # memory.qmd is global: one look decides for every agent
     sessions = choice.qmd_block.get("sessions")
     if choice.backend != "qmd" or not isinstance(sessions, dict) or not js_truthy(sessions.get("enabled")):
@@ -101,10 +103,6 @@ def session_export_findings(loaded: LoadedConfig, *, profile: Profile) -> list[t
 
 def _clear_findings(loaded: LoadedConfig, agent_id: str, qmd_dir: Path, export_dir: Path) -> str | None:
     """What the agent's last export pass (its cache) counted in clear, as a `config check` line."""
-    from memwarm_cli.backends.sessions.export_cache import CACHE_FILE_NAME, MAX_CACHE_BYTES, parse_cache
-    from memwarm_cli.backends.sessions.redaction.clear_secrets import add_counts, labelled
-    from memwarm_cli.safe_files import FileTooLargeError, NotRegularFileError, read_bounded
-
     try:
         data, _ = read_bounded(qmd_dir / CACHE_FILE_NAME, MAX_CACHE_BYTES, follow_symlinks=False)
         entries = parse_cache(json.loads(data), str(export_dir))

@@ -31,6 +31,12 @@ from typing import TYPE_CHECKING, Any
 from memwarm_cli.backends.freshness.file_walk import snapshot_collection
 from memwarm_cli.backends.init.agent_job import AgentFailed, AgentJob
 from memwarm_cli.backends.init.init_report import NamedNote, PlannedCommand, SessionExportOutcome
+from memwarm_cli.backends.sessions.export_cache import (
+    CACHE_FILE_NAME,
+    MAX_CACHE_BYTES,
+    cache_json,
+    parse_cache,
+)
 from memwarm_cli.backends.settings.qmd_collections import CollectionSpec
 from memwarm_cli.backends.state import state_files, state_records
 from memwarm_cli.backends.state.state_files import StatePath
@@ -95,6 +101,7 @@ def _check(job: AgentJob) -> bool:
         )
     sharing = job.context.export_dir_agents.get(os.path.realpath(export_dir), ())
     others = [agent for agent in sharing if agent != job.settings.agent_id]
+    # session_export: ~176 ms by -X importtime (redaction rules); only runs that export load it
     from memwarm_cli.backends.sessions.session_export import SessionExportRefused, check_export_dir
 
     if others:
@@ -161,14 +168,10 @@ def _timed_out(job: AgentJob, where: str = "") -> AgentFailed:
 
 
 def _cache_path(job: AgentJob) -> StatePath:
-    from memwarm_cli.backends.sessions.export_cache import CACHE_FILE_NAME
-
     return StatePath.of(job.context.loaded.state_dir, job.paths.qmd_dir / CACHE_FILE_NAME)
 
 
 def _read_cache(job: AgentJob) -> dict[str, CachedExport]:
-    from memwarm_cli.backends.sessions.export_cache import MAX_CACHE_BYTES, parse_cache
-
     export_dir = str(job.qmd.sessions.export_dir)
     found = state_records.read_record(
         _cache_path(job), lambda data: parse_cache(data, export_dir), max_bytes=MAX_CACHE_BYTES, warn=job.warn
@@ -177,8 +180,6 @@ def _read_cache(job: AgentJob) -> dict[str, CachedExport]:
 
 
 def _write_cache(job: AgentJob, entries: Mapping[str, CachedExport]) -> None:
-    from memwarm_cli.backends.sessions.export_cache import cache_json
-
     try:
         state_records.write_json_atomically(
             _cache_path(job), cache_json(entries, str(job.qmd.sessions.export_dir))
@@ -191,6 +192,7 @@ class ExportSessions(_WhenExporting):
     """One export pass, then the sessions collection's files taken again for the fingerprint."""
 
     def run(self, job: AgentJob) -> None:
+        # session_export: ~176 ms by -X importtime (redaction rules); only runs that export load it
         from memwarm_cli.backends.sessions.session_export import (
             SessionExportFailed,
             SessionExportRefused,
@@ -266,6 +268,7 @@ class ExportSessions(_WhenExporting):
 
 
 def _plan(job: AgentJob, check: Callable[[], None]) -> SessionExportPlan:
+    # session_export: ~176 ms by -X importtime (redaction rules); only runs that export load it
     from memwarm_cli.backends.sessions.session_config import sessions_config_error
     from memwarm_cli.backends.sessions.session_export import SessionExportRefused, plan_session_export
 
@@ -294,6 +297,7 @@ def _outcome(
     failure: SessionExportFailed | None,
 ) -> SessionExportOutcome:
     """What the pass did (`result`), or with --dry-run (`result` None) what it would do."""
+    # clear_secrets: ~2 ms by -X importtime, only after an export pass (which has loaded it)
     from memwarm_cli.backends.sessions.redaction.clear_secrets import add_counts, labelled
 
     sessions = job.qmd.sessions

@@ -11,6 +11,7 @@ and cached per executable).
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import signal
@@ -269,8 +270,6 @@ _PACKAGE_JSON_MAX_BYTES = 256 * 1024
 def installed_version(executable: str) -> str | None:
     """The version in the `@tobilu/qmd` package.json beside the real executable (npm links `bin/qmd` into
     the package: `qmd` for 0.9.0, `dist/cli/qmd.js` for 2.x), looked up without running anything."""
-    import json
-
     directory = os.path.dirname(os.path.realpath(executable))
     for _ in range(4):
         candidate = os.path.join(directory, "package.json")

@@ -54,6 +54,7 @@ def parse_collection_list(text: str) -> dict[str, ListedCollection]:
 def read_index_yml(path: Path) -> dict[str, ListedCollection]:
     """Collections recorded in qmd's `index.yml`; empty when the file is missing, unreadable, not a
     regular file (a FIFO there never blocks the run), too large, or not YAML that names collections."""
+    # yaml: ~20 ms by -X importtime; only init-backends reads index.yml, status does not (test_imports)
     import yaml
 
     try:

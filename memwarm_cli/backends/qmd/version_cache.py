@@ -16,8 +16,9 @@ from typing import Any
 
 from memwarm_cli.backends.qmd import qmd_commands
 from memwarm_cli.backends.qmd.process import CommandResult, resolve_executable, run_command
+from memwarm_cli.backends.qmd.qmd_diagnosis import installed_version, version_problem
 from memwarm_cli.backends.qmd.qmd_output import parse_version
-from memwarm_cli.backends.state.state_files import StatePath
+from memwarm_cli.backends.state.state_files import StatePath, describe_os_error
 from memwarm_cli.backends.state.state_records import (
     InvalidStateFile,
     read_record,
@@ -121,8 +122,6 @@ class QmdVersions:
         try:
             write_version_cache(self.cache_path, entries)
         except OSError as exc:
-            from memwarm_cli.backends.state.state_files import describe_os_error
-
             if not self._write_failed:
                 self._write_failed = True
                 self.warn(f"cannot update the qmd version cache: {describe_os_error(exc)}")
@@ -220,8 +219,6 @@ class VersionPeeker:
     def _peek(
         self, command: str, executable: str, identity: str | None, env: Mapping[str, str], cwd: Path
     ) -> PeekedVersion:
-        from memwarm_cli.backends.qmd.qmd_diagnosis import installed_version, version_problem
-
         if identity is not None:
             cached = self._cached().get(identity)
             if cached is not None:

@@ -10,6 +10,14 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from memwarm_cli.agents import (
+    list_agent_entries,
+    list_agent_ids,
+    normalize_agent_id,
+    resolve_agents,
+    resolve_default_agent_id,
+    select_agent,
+)
 from memwarm_cli.backends.settings.backend_choice import BackendChoice, agent_label, resolve_backend_choice
 from memwarm_cli.backends.settings.memory_search import (
     MemorySearchSettings,
@@ -166,13 +174,6 @@ _boot_memo: list[tuple[object, int, Profile, tuple[int, frozenset[str], str]]] =
 
 
 def _boot_facts(cfg: Mapping[str, Any], profile: Profile) -> tuple[int, frozenset[str], str]:
-    from memwarm_cli.agents import (
-        list_agent_entries,
-        list_agent_ids,
-        normalize_agent_id,
-        resolve_default_agent_id,
-    )
-
     raw_list = lookup(cfg, "agents", "list")
     key: object = raw_list if isinstance(raw_list, list) else None
     size = len(raw_list) if isinstance(raw_list, list) else 0
@@ -195,8 +196,6 @@ def _boot_facts(cfg: Mapping[str, Any], profile: Profile) -> tuple[int, frozense
 
 def select_agents(loaded: LoadedConfig, requested: Sequence[str], *, profile: Profile) -> list[Agent]:
     """Every agent in config order, or the requested ones (unknown ids raise UnknownAgentError)."""
-    from memwarm_cli.agents import resolve_agents, select_agent
-
     everyone = resolve_agents(loaded.data, loaded.env, profile=profile)
     if not requested:
         return everyone

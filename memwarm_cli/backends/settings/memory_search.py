@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from memwarm_cli.agents import normalize_agent_id
+from memwarm_cli.backends.settings.backend_choice import agent_label
 from memwarm_cli.config.lookup import as_object, coalesce, lookup
 from memwarm_cli.frozen_records import record
 from memwarm_cli.jsstring import js_is_finite_number, js_trimmed_string, js_truthy
@@ -67,8 +68,6 @@ def merged_extra_paths(cfg: Mapping[str, Any], entry: Mapping[str, Any] | None) 
 
 
 def _search_prefixes(cfg: Mapping[str, Any], entry: Mapping[str, Any] | None) -> tuple[str, str]:
-    from memwarm_cli.backends.settings.backend_choice import agent_label
-
     return "agents.defaults.memorySearch", f"{agent_label(cfg, entry)}.memorySearch"
 
 

@@ -73,6 +73,7 @@ def shared_models_dir(env: Mapping[str, str]) -> Path:
 def _password_database_home() -> str:
     """os.homedir() without HOME: the password database (never os.environ, which `env` stands for)."""
     try:
+        # pwd: only when HOME is unset; kept off status (test_imports)
         import pwd
 
         return pwd.getpwuid(os.getuid()).pw_dir

@@ -10,7 +10,7 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator
 
-from memwarm_cli.backends.sessions.redaction.release_patterns import RedactPattern
+from memwarm_cli.backends.sessions.redaction.release_patterns import FORM_BODY_FIRST_PAIR_KEYS, RedactPattern
 from memwarm_cli.frozen_records import record
 from memwarm_cli.jsstring import js_regex
 
@@ -265,8 +265,6 @@ def _first_pair_matcher() -> Scanner:
     """Pattern 15, `(^|[\\s,;])(?:KEYS)=([^&\\s]+)(?=&[A-Za-z_][A-Za-z0-9_.-]*=)`: keys hold no `=`, so the
     key ends at the first `=`; the value runs to the next `&` or whitespace, where the lookahead must hold
     (computed once per such end)."""
-    from memwarm_cli.backends.sessions.redaction.release_patterns import FORM_BODY_FIRST_PAIR_KEYS
-
     start_re = js_regex(rf"(^|[\s,;])(?:{FORM_BODY_FIRST_PAIR_KEYS})=", ignore_case=True)
     stop_re = js_regex(r"[&\s]")
     follow_re = js_regex(r"&[A-Za-z_][A-Za-z0-9_.-]*=")
