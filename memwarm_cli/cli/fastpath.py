@@ -221,7 +221,8 @@ def parse_fast_argv(argv: Sequence[str]) -> tuple[FastCommand, dict[str, Any]] |
 def run_fast(command: FastCommand, params: dict[str, Any]) -> int:
     """Run a parsed invocation through the function its Typer command calls (every parameter by name,
     `--config` and `--openclaw` too); the exit code."""
-    # Every command returns its exit code, here as through Typer (cli/main.py passes it on).
+    # Every command returns its exit code, here as through Typer (cli/main.py passes it on). Each command's
+    # module is imported in its branch: a run loads only its own command's modules (test_imports).
     if command is PRELUDE:
         from memwarm_cli.cli.commands.prelude import run_prelude
 

@@ -137,6 +137,7 @@ def _dispatch(argv: list[str], invocation: Invocation) -> int:
         instruction = invocation.env.get(_COMPLETE_VAR)
         if instruction:
             return _complete(instruction)
+        # fastpath: not needed by a shell's completion request above
         from memwarm_cli.cli.fastpath import parse_fast_argv, run_fast
 
         fast = parse_fast_argv(argv)
@@ -172,6 +173,7 @@ def _run_app(argv: list[str]) -> int:
     command is called directly rather than through `app()`, which would set sys.excepthook for the
     whole process.
     """
+    # typer and the app: only commands the fast path does not take load them (test_imports)
     from typer import Abort
 
     from memwarm_cli.cli.app import build_command
@@ -207,6 +209,7 @@ def _run_app(argv: list[str]) -> int:
 
 def _complete(instruction: str) -> int:
     """A shell's completion request: the candidates (or the script) on stdout."""
+    # the app and completion: only a completion request loads them, not a fast command (test_imports)
     from memwarm_cli.cli.app import build_command
     from memwarm_cli.cli.completion import complete
     from memwarm_cli.cli.terminal.invocation import current

@@ -36,6 +36,7 @@ config_app = typer.Typer(
 )
 def path_command(ctx: typer.Context, json_output: JsonOption = False, quiet: QuietOption = False) -> ExitCode:
     """Which config file is used and why, the state dir, each agent's workspace and qmd index path."""
+    # the command's module: building the Typer app (--help, other commands) does not load it
     from memwarm_cli.cli.commands.config import run_config_path
 
     options = global_options(ctx)
@@ -62,6 +63,7 @@ def check_command(
     Exit 0 without errors (warnings allowed), 1 with errors (with --strict, warnings too), 3 when the
     file cannot be read or parsed.
     """
+    # the command's module: building the Typer app (--help, other commands) does not load it
     from memwarm_cli.cli.commands.config import run_config_check
 
     options = global_options(ctx)
@@ -91,6 +93,7 @@ def show_command(
     quiet: QuietOption = False,
 ) -> ExitCode:
     """The effective, resolved settings per agent: workspace, time zone, startup limits, memory, qmd."""
+    # the command's module: building the Typer app (--help, other commands) does not load it
     from memwarm_cli.cli.commands.config import run_config_show
 
     options = global_options(ctx)

@@ -63,6 +63,7 @@ def context_command(
     raw: RawOption = False,
 ) -> ExitCode:
     """Show the Project Context block(s) and the startup prelude a new session would see, and why."""
+    # the command's module: building the Typer app (--help, other commands) does not load it
     from memwarm_cli.cli.commands.context import run_context
 
     options = global_options(ctx)

@@ -85,6 +85,7 @@ def init_backends_command(
     ] = False,
 ) -> ExitCode:
     """Prepare each agent's qmd index where the gateway looks for it (collections, update, embed)."""
+    # the command's module: building the Typer app (--help, other commands) does not load it
     from memwarm_cli.cli.commands.init_backends import run_init_backends_command
 
     options = global_options(ctx)

@@ -31,6 +31,7 @@ def prelude_command(
     raw: RawOption = False,
 ) -> ExitCode:
     """Print the startup prelude a new or reset session would see."""
+    # the command's module: building the Typer app (--help, other commands) does not load it
     from memwarm_cli.cli.commands.prelude import run_prelude
 
     options = global_options(ctx)

@@ -41,6 +41,7 @@ def scan_command(
     quiet: QuietOption = False,
 ) -> ExitCode:
     """Explain every candidate memory file and where the character budget went."""
+    # the command's module: building the Typer app (--help, other commands) does not load it
     from memwarm_cli.cli.commands.scan import run_scan
 
     options = global_options(ctx)

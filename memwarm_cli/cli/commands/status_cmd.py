@@ -50,6 +50,7 @@ def status_command(
     ] = False,
 ) -> ExitCode:
     """Show whether each agent's qmd index is warm, and why not (read-only)."""
+    # the command's module: building the Typer app (--help, other commands) does not load it
     from memwarm_cli.cli.commands.status import run_status
 
     options = global_options(ctx)
