@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from memwarm_cli.agents import Agent, normalize_agent_id
+from memwarm_cli.backends.settings.memory_search import release_search_enabled
 from memwarm_cli.config.lookup import as_object, coalesce, lookup, memory_search_block
 from memwarm_cli.frozen_records import field, record
 from memwarm_cli.jsstring import js_trim, js_truthy
@@ -172,17 +173,11 @@ def _multimodal(own: Mapping[str, Any], defaults: Mapping[str, Any]) -> Multimod
     return Multimodal(enabled, modalities, max_bytes)
 
 
-def search_enabled(cfg: Mapping[str, Any], agent: Agent, profile: Profile) -> bool:
-    own = as_object(memory_search_block(cfg, profile, agent.entry or {}))
-    defaults = as_object(memory_search_block(cfg, profile))
-    return js_truthy(coalesce(own.get("enabled"), defaults.get("enabled"), True))
-
-
 def resolve_builtin_search(
     cfg: Mapping[str, Any], agent: Agent, state_dir: Path, *, profile: Profile
 ) -> BuiltinSearch | None:
     """The agent's settings on a 2026.8.1+ `profile`; None when its memory search is disabled."""
-    if not search_enabled(cfg, agent, profile):
+    if not release_search_enabled(cfg, agent.entry, profile=profile):
         return None
     own = as_object(memory_search_block(cfg, profile, agent.entry or {}))
     defaults = as_object(memory_search_block(cfg, profile))

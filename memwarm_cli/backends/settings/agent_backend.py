@@ -23,14 +23,14 @@ from memwarm_cli.backends.settings.memory_search import (
     MemorySearchSettings,
     extra_collection_sources,
     extra_path_sources,
+    release_search_enabled,
     resolve_memory_search,
 )
 from memwarm_cli.backends.settings.qmd_paths import AgentQmdPaths, agent_qmd_paths
 from memwarm_cli.backends.settings.qmd_settings import QmdSettings, resolve_qmd_settings
 from memwarm_cli.backends.settings.setting_use import ConfiguredSetting, configured_settings
-from memwarm_cli.config.lookup import as_object, coalesce, lookup, memory_search_block
+from memwarm_cli.config.lookup import lookup
 from memwarm_cli.frozen_records import record
-from memwarm_cli.jsstring import js_truthy
 
 if TYPE_CHECKING:
     from memwarm_cli.agents import Agent
@@ -107,7 +107,7 @@ def resolve_agent_backend(
     """§3 + §4 + §5.1 for one agent (`entry` is its roster entry, None when it has none); `profile`'s
     roster rules say which agent is the default one (the gateway's boot eligibility)."""
     memory_search = resolve_memory_search(cfg, agent_id, entry, state_dir, env)
-    if not profile.qmd_available and not _release_search_enabled(cfg, entry, profile):
+    if not profile.qmd_available and not release_search_enabled(cfg, entry, profile=profile):
         # 2026.8.1+ reads `enabled` from memory.search and agents.entries.<id>.memory.search, which the
         # 6.35 reader above does not look at: `config path` and `config show` said "builtin" there.
         memory_search = None
@@ -142,15 +142,6 @@ def resolve_agent_backend(
             tuple((block, path) for block, path in search_blocks if isinstance(block, Mapping)),
         ),
     )
-
-
-def _release_search_enabled(
-    cfg: Mapping[str, Any], entry: Mapping[str, Any] | None, profile: Profile
-) -> bool:
-    """`enabled = agent's ?? defaults' ?? true`, read where `profile` keeps the memory-search blocks."""
-    own = as_object(memory_search_block(cfg, profile, entry or {}))
-    defaults = as_object(memory_search_block(cfg, profile))
-    return js_truthy(coalesce(own.get("enabled"), defaults.get("enabled"), True))
 
 
 def boot_eligible(

@@ -11,13 +11,16 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memwarm_cli.agents import normalize_agent_id
 from memwarm_cli.backends.settings.backend_choice import agent_label
-from memwarm_cli.config.lookup import as_object, coalesce, lookup
+from memwarm_cli.config.lookup import as_object, coalesce, lookup, memory_search_block
 from memwarm_cli.frozen_records import record
 from memwarm_cli.jsstring import js_is_finite_number, js_trimmed_string, js_truthy
+
+if TYPE_CHECKING:
+    from memwarm_cli.profiles.releases import Profile
 
 
 def _clamp(value: float, low: float, high: float) -> float:
@@ -60,6 +63,16 @@ def memory_search_enabled(cfg: Mapping[str, Any], entry: Mapping[str, Any] | Non
     """`enabled = overrides.enabled ?? defaults.enabled ?? true` (JS truthiness of the result)."""
     defaults, overrides = _memory_search_blocks(cfg, entry)
     return js_truthy(coalesce(overrides.get("enabled"), defaults.get("enabled"), True))
+
+
+def release_search_enabled(
+    cfg: Mapping[str, Any], entry: Mapping[str, Any] | None, *, profile: Profile
+) -> bool:
+    """The same rule read where `profile`'s release keeps the blocks (2026.8.1+: `memory.search` and
+    `agents.entries.<id>.memory.search`): the one answer of both the builtin index and `config path`."""
+    own = as_object(memory_search_block(cfg, profile, entry or {}))
+    defaults = as_object(memory_search_block(cfg, profile))
+    return js_truthy(coalesce(own.get("enabled"), defaults.get("enabled"), True))
 
 
 def merged_extra_paths(cfg: Mapping[str, Any], entry: Mapping[str, Any] | None) -> tuple[str, ...]:
