@@ -1,8 +1,9 @@
 """The Typer application: global options, command registration, and the click command tree memwarm runs.
 
-Command modules keep their heavy imports inside the command bodies, so `memwarm prelude` never pays for
-Rich tables or the qmd backend. `build_command` is the one way to get the tree: Typer's, plus what every
-command shares (`--config` after the subcommand too, value completion, help written by memwarm).
+Command modules keep their heavy imports inside the command bodies, so building the tree (`--help`,
+completion) never pays for Rich tables or the qmd backend; the fast commands never build it.
+`build_command` is the one way to get the tree: Typer's, plus what every command shares (`--config`
+after the subcommand too, value completion, help written by memwarm).
 """
 
 from __future__ import annotations
@@ -10,8 +11,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from typer.core import TyperOption
+from typer.main import get_command
 
 from memwarm_cli import __version__
+from memwarm_cli.cli.commands import prelude_cmd, scan_cmd
+from memwarm_cli.cli.commands.config_cmd import config_app
+from memwarm_cli.cli.commands.context_cmd import context_command
+from memwarm_cli.cli.commands.init_backends_cmd import init_backends_command
+from memwarm_cli.cli.commands.search_cmd import search_command
+from memwarm_cli.cli.commands.status_cmd import status_command
+from memwarm_cli.cli.completion import completion_command, value_completer
 from memwarm_cli.cli.options import (
     CONFIG_HELP,
     OPENCLAW_HELP,
@@ -19,6 +29,9 @@ from memwarm_cli.cli.options import (
     remember_config,
     remember_openclaw,
 )
+from memwarm_cli.cli.terminal.output import write_stdout
+from memwarm_cli.cli.typer_private import custom_completer, set_custom_completer
+from memwarm_cli.profiles.releases import PROFILES, REFERENCE
 
 if TYPE_CHECKING:
     from memwarm_cli.cli.typer_private import Command
@@ -37,9 +50,9 @@ app = typer.Typer(
 
 def _version(ctx: typer.Context, value: bool) -> None:
     if value and not ctx.resilient_parsing:  # not while the shell asks for completions
+        # qmd_diagnosis (backends.qmd, ~0.4 ms): only --version prints the qmd version; --help,
+        # completion, config path and config show never load the qmd backend
         from memwarm_cli.backends.qmd.qmd_diagnosis import TARGET_QMD_VERSION
-        from memwarm_cli.cli.terminal.output import write_stdout
-        from memwarm_cli.profiles.releases import PROFILES, REFERENCE
 
         # The first line stays `memwarm VERSION` (scripts read it); then what this memwarm reproduces.
         lines = [f"memwarm {__version__}", "reproduces these OpenClaw releases, by behaviour profile:"]
@@ -73,9 +86,6 @@ def root(
 
 
 def _register() -> None:
-    from memwarm_cli.cli.commands import prelude_cmd as prelude
-    from memwarm_cli.cli.commands import scan_cmd
-
     app.command(
         "prelude",
         short_help="Print the startup prelude a new session would see.",
@@ -83,13 +93,12 @@ def _register() -> None:
             "memwarm prelude --at 2026-04-11T18:00:00Z",
             "memwarm prelude --agent ops --action reset --json",
         ),
-    )(prelude.prelude_command)
+    )(prelude_cmd.prelude_command)
     app.command(
         "scan",
         short_help="Explain each memory note: in or out of the prelude, and why.",
         epilog=examples("memwarm scan --all", "memwarm scan --all-agents --format plain | grep truncated"),
     )(scan_cmd.scan_command)
-    from memwarm_cli.cli.commands.context_cmd import context_command
 
     app.command(
         "context",
@@ -99,7 +108,6 @@ def _register() -> None:
             "memwarm context --session-key agent:main:cron:nightly --format plain",
         ),
     )(context_command)
-    from memwarm_cli.cli.commands.config_cmd import config_app
 
     app.add_typer(
         config_app,
@@ -107,14 +115,12 @@ def _register() -> None:
         short_help="Find, check and show the OpenClaw config.",
         epilog=examples("memwarm config check --strict", "memwarm config show --agent main --format json"),
     )
-    from memwarm_cli.cli.commands.init_backends_cmd import init_backends_command
 
     app.command(
         "init-backends",
         short_help="Pre-warm each agent's qmd index, as the gateway does at boot.",
         epilog=examples("memwarm init-backends --dry-run", "memwarm init-backends --agent main --probe -q"),
     )(init_backends_command)
-    from memwarm_cli.cli.commands.status_cmd import status_command
 
     app.command(
         "status",
@@ -124,7 +130,6 @@ def _register() -> None:
             "memwarm status --textfile /var/lib/node_exporter/memwarm.prom",
         ),
     )(status_command)
-    from memwarm_cli.cli.commands.search_cmd import search_command
 
     app.command(
         "search",
@@ -134,7 +139,6 @@ def _register() -> None:
             "memwarm search --agent ops --mode search -n 3 invoice",
         ),
     )(search_command)
-    from memwarm_cli.cli.completion import completion_command
 
     app.command(
         "completion",
@@ -151,8 +155,6 @@ _register()
 
 def build_command() -> Command:
     """The click command tree of `app`, with what every command shares added to each command and group."""
-    from typer.main import get_command
-
     root_command = get_command(app)
     _share_options(root_command, is_root=True)
     return root_command
@@ -161,10 +163,6 @@ def build_command() -> Command:
 def _share_options(command: Command, *, is_root: bool = False) -> None:
     """`--config` and `--openclaw` on every command (the root has its own), and value completion for
     every option."""
-    from typer.core import TyperOption
-
-    from memwarm_cli.cli.completion import value_completer
-
     if not is_root:
         config = TyperOption(
             param_decls=["--config", "-c", "config"],
@@ -182,8 +180,6 @@ def _share_options(command: Command, *, is_root: bool = False) -> None:
             help=OPENCLAW_HELP,
         )
         command.params.append(openclaw)
-    from memwarm_cli.cli.typer_private import custom_completer, set_custom_completer
-
     for param in command.params:
         if custom_completer(param) is None:
             completer = value_completer(param)

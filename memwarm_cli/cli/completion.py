@@ -18,11 +18,22 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from memwarm_cli.agents import resolve_agents
+from memwarm_cli.cli.options import CONFIG_META_KEY, OPENCLAW_META_KEY
+from memwarm_cli.cli.terminal.invocation import current
+from memwarm_cli.cli.terminal.output import write_stdout
+from memwarm_cli.cli.typer_private import (
+    CompletionItem,
+    resolve_context,
+    resolve_incomplete,
+    split_arg_string,
+)
+from memwarm_cli.errors import UsageError
 from memwarm_cli.exitcodes import ExitCode  # the return annotation: Typer evaluates it
 from memwarm_cli.textsafe import clip
 
 if TYPE_CHECKING:
-    from memwarm_cli.cli.typer_private import Command, CompletionItem, Context, Parameter
+    from memwarm_cli.cli.typer_private import Command, Context, Parameter
 
 COMPLETE_VAR = "_MEMWARM_COMPLETE"
 SHELLS = ("bash", "zsh", "fish")
@@ -144,8 +155,6 @@ def complete(root: Command, instruction: str, env: Mapping[str, str]) -> tuple[s
 
 def _words(shell: str, env: Mapping[str, str]) -> tuple[list[str], str]:
     """The complete words after `memwarm`, and the word being completed, as the script passed them."""
-    from memwarm_cli.cli.typer_private import split_arg_string
-
     words = split_arg_string(env.get("COMP_WORDS", ""))
     if shell == "fish":
         # fish passes the command line up to the cursor, and the token under the cursor on its own.
@@ -166,8 +175,6 @@ def _words(shell: str, env: Mapping[str, str]) -> tuple[list[str], str]:
 
 
 def _candidates(root: Command, args: list[str], incomplete: str) -> list[CompletionItem]:
-    from memwarm_cli.cli.typer_private import resolve_context, resolve_incomplete
-
     try:
         ctx = resolve_context(root, {}, PROG_NAME, args)
         target, incomplete = resolve_incomplete(ctx, args, incomplete)
@@ -207,8 +214,6 @@ def value_completer(param: Parameter) -> Any:
 
 def _complete_kind(kind: str) -> Any:
     def complete_path(_ctx: Context, _param: Parameter, incomplete: str) -> list[CompletionItem]:
-        from memwarm_cli.cli.typer_private import CompletionItem
-
         return [CompletionItem(incomplete, type=kind)]
 
     return complete_path
@@ -218,9 +223,8 @@ def _complete_agent(ctx: Context, _param: Parameter, incomplete: str) -> list[st
     """The agent ids of the config the command line names so far (or the default one), by the rules of
     the release it names (or the environment, the installed package, the config's shape): the roster
     every command of that line would see."""
-    from memwarm_cli.agents import resolve_agents
-    from memwarm_cli.cli.options import CONFIG_META_KEY, OPENCLAW_META_KEY
-    from memwarm_cli.cli.terminal.invocation import current
+    # config.run and the release's choice (~0.7 ms): only completing an agent id loads a config, not
+    # --help or the other completions
     from memwarm_cli.config.run import load_run
 
     try:
@@ -241,9 +245,6 @@ def completion_command(
     shell: Annotated[str, typer.Argument(metavar="bash|zsh|fish", help="The shell to complete in.")],
 ) -> ExitCode:
     """Print the script that makes the shell complete memwarm's commands, options and values."""
-    from memwarm_cli.cli.terminal.output import write_stdout
-    from memwarm_cli.errors import UsageError
-
     if shell not in SHELLS:
         raise UsageError(f"completion: the shell must be one of {', '.join(SHELLS)}, not {clip(shell)!r}")
     write_stdout(completion_script(shell))

@@ -28,6 +28,7 @@ if _signal.getsignal(_signal.SIGINT) is not _signal.SIG_IGN:
 
 
 def main() -> None:
+    # here, not at the top: the SIGINT handler above is in place before any of memwarm's imports run
     from memwarm_cli.cli.main import main as run_console_script
 
     run_console_script()

@@ -224,21 +224,22 @@ def run_fast(command: FastCommand, params: dict[str, Any]) -> int:
     # Every command returns its exit code, here as through Typer (cli/main.py passes it on). Each command's
     # module is imported in its branch: a run loads only its own command's modules (test_imports).
     if command is PRELUDE:
-        from memwarm_cli.cli.commands.prelude import run_prelude
+        from memwarm_cli.cli.commands.prelude import run_prelude  # lazy (above): the startup plan
 
         return run_prelude(**params)
     if command is CONTEXT:
-        from memwarm_cli.cli.commands.context import run_context
+        from memwarm_cli.cli.commands.context import run_context  # lazy (above): the bootstrap files
 
         return run_context(**params)
     if command is SCAN:
-        from memwarm_cli.cli.commands.scan import run_scan
+        from memwarm_cli.cli.commands.scan import run_scan  # lazy (above): scan's records and views
 
         return run_scan(**params)
     if command is STATUS:
-        from memwarm_cli.cli.commands.status import run_status
+        from memwarm_cli.cli.commands.status import run_status  # lazy (above): the qmd and freshness checks
 
         return run_status(**params)
+    # lazy (above): the init runs (qmd, the builtin index, session export), init-backends' only
     from memwarm_cli.cli.commands.init_backends import run_init_backends_command
 
     return run_init_backends_command(**params)

@@ -20,7 +20,7 @@ import sys
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
-from memwarm_cli.cli.terminal.invocation import Invocation, active, process_invocation
+from memwarm_cli.cli.terminal.invocation import Invocation, active, current, process_invocation, terminal_size
 from memwarm_cli.cli.terminal.output import ReaderGone, error, write_stderr_text, write_stdout
 from memwarm_cli.errors import InstantError, MemwarmError, WorkspaceError
 from memwarm_cli.exitcodes import ExitCode
@@ -176,8 +176,10 @@ def _run_app(argv: list[str]) -> int:
     # typer and the app: only commands the fast path does not take load them (test_imports)
     from typer import Abort
 
+    # the app: every command's Typer module, which the fast commands never load
     from memwarm_cli.cli.app import build_command
-    from memwarm_cli.cli.terminal.invocation import current, terminal_size
+
+    # typer_private: click's errors, from typer's vendored click (as typer above)
     from memwarm_cli.cli.typer_private import ClickException, NoArgsIsHelpError, UsageError
 
     root = build_command()
@@ -211,8 +213,9 @@ def _complete(instruction: str) -> int:
     """A shell's completion request: the candidates (or the script) on stdout."""
     # the app and completion: only a completion request loads them, not a fast command (test_imports)
     from memwarm_cli.cli.app import build_command
+
+    # completion: typer's shell-completion code, as the app above
     from memwarm_cli.cli.completion import complete
-    from memwarm_cli.cli.terminal.invocation import current
 
     text, code = complete(build_command(), instruction, current().env)
     write_stdout(text)

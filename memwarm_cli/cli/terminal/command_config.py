@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from memwarm_cli.cli.terminal.invocation import current
 from memwarm_cli.cli.terminal.output import warn
+from memwarm_cli.config.run import load_run
+from memwarm_cli.profiles.choice import resolve_openclaw
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -25,8 +27,6 @@ JSON_KEY = "openclaw"
 def load_for_command(config_path: str | None, *, openclaw: str | None, quiet: bool) -> ConfigRun:
     """Load the config `--config` (or the environment) names and choose the release `--openclaw` (or
     the environment, the installed package, the config's shape) names."""
-    from memwarm_cli.config.run import load_run
-
     run = load_run(config_path, current().env, openclaw_flag=openclaw, dotenv=True)
     if not quiet:
         for warning in run.loaded.warnings:
@@ -37,8 +37,6 @@ def load_for_command(config_path: str | None, *, openclaw: str | None, quiet: bo
 
 def choose_release(openclaw: str | None, cfg: Mapping[str, Any] | None, *, quiet: bool) -> OpenClawChoice:
     """The release for a command that loads its config itself (`config check`), its note said here."""
-    from memwarm_cli.profiles.choice import resolve_openclaw
-
     choice = resolve_openclaw(openclaw, current().env, cfg)
     say_release_note(choice, quiet=quiet)
     return choice

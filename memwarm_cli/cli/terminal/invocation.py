@@ -12,6 +12,7 @@ The config a command works on is loaded from this environment too (cli/terminal/
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -66,8 +67,6 @@ def node_environment(env: Mapping[str, str]) -> Mapping[str, str]:
 
 
 def _node_text(text: str) -> str:
-    import re
-
     # A surrogate that is no escaped byte (an in-process caller's str) is U+FFFD as Node writes it; the
     # escaped bytes go back to bytes, decoded as Node decodes (one U+FFFD per maximal invalid sequence).
     text = re.sub("[\ud800-\udc7f\udd00-\udfff]", "\ufffd", text)

@@ -15,8 +15,9 @@ import os
 from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from memwarm_cli.cli.terminal.invocation import Invocation, current, is_terminal, terminal_size
+from memwarm_cli.errors import OutputError
 from memwarm_cli.jsstring import to_well_formed
-from memwarm_cli.textsafe import escape_text, escape_unsafe, json_safe
+from memwarm_cli.textsafe import escape_text, escape_unsafe, json_safe, visible_text
 
 if TYPE_CHECKING:
     import json
@@ -38,6 +39,7 @@ def color_allowed(stream_is_tty: bool) -> bool:
 def make_console(*, stderr: bool = False) -> Console:
     """A Rich console on this invocation's stdout or stderr, sized and coloured from its own streams and
     environment (Rich would ask the process's fds and os.environ). Writes to stderr never raise."""
+    # rich (~23 ms by -X importtime): only the table views and init-backends' live display make a console
     from rich.console import Console
 
     invocation = current()
@@ -148,7 +150,7 @@ _ROW_ENCODERS: list[json.JSONEncoder] = []  # made on first use (json is importe
 
 def _compact_json(value: Any) -> str:
     if not _ROW_ENCODERS:
-        import json
+        import json  # as in _dumps: prelude and scan's text never load json (test_imports)
 
         _ROW_ENCODERS.append(json.JSONEncoder(ensure_ascii=False, separators=(", ", ": "), allow_nan=False))
     return json_safe(_dumps(value, encoder=_ROW_ENCODERS[0]))
@@ -200,8 +202,6 @@ def write_stdout(text: str) -> None:
     Raises OutputError when stdout is closed or the write fails (disk full, I/O error), and ReaderGone
     when the reader went away (EPIPE).
     """
-    from memwarm_cli.errors import OutputError
-
     invocation = current()
     stdout = invocation.stdout
     if stdout is None:  # fd 1 was closed when the process started
@@ -261,8 +261,6 @@ def data_for_stdout(text: str, *, raw: bool) -> str:
         return text
     if raw:
         return text + "\n"
-    from memwarm_cli.textsafe import visible_text
-
     return visible_text(text) + "\n"
 
 

@@ -11,22 +11,25 @@ codes.
 
 Cells hold only escaped text (textsafe's policy: the record escapes names and details, the caller agent
 ids), so nothing in them moves the cursor; the widths count terminal cells (wide and zero-width
-characters too).
+characters too). Only the table views import this module, each after make_console has loaded Rich, so
+Rich is imported here at the top: it costs them nothing more.
 """
 
 from __future__ import annotations
 
+import io
 import operator
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
+
+from rich.cells import cell_len, chop_cells
+from rich.console import Console
+from rich.text import Text
 
 from memwarm_cli.frozen_records import record
 from memwarm_cli.textsafe import escape_unsafe
-
-if TYPE_CHECKING:
-    from rich.console import Console
 
 # Rich's HEAVY_HEAD box: a heavy header, light body.
 _HEAD_TOP = ("┏", "━", "┳", "┓")
@@ -53,8 +56,6 @@ STATUS_STYLES = {
 def cell_width(text: str) -> int:
     if text.isascii():
         return len(text)
-    from rich.cells import cell_len
-
     return cell_len(text)
 
 
@@ -149,8 +150,6 @@ def fold(text: str, width: int) -> list[str]:
     """`text` cut into lines of at most `width` cells (never inside a wide character)."""
     if text.isascii():
         return [text[i : i + width] for i in range(0, len(text), width)] or [""]
-    from rich.cells import chop_cells
-
     return chop_cells(text, width) or [""]
 
 
@@ -224,11 +223,6 @@ class Styles:
         return f"{codes[0]}{text}{codes[1]}"
 
     def _spell(self, style: str) -> tuple[str, str]:
-        import io
-
-        from rich.console import Console
-        from rich.text import Text
-
         shape = self._console
         scratch = Console(
             file=io.StringIO(),

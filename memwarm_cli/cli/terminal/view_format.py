@@ -18,6 +18,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 
+from memwarm_cli.cli.terminal.output import json_chunks, stdout_is_terminal, write_chunks, write_stderr
+from memwarm_cli.errors import UsageError
+
 if TYPE_CHECKING:
     from memwarm_cli.profiles.choice import OpenClawChoice
 
@@ -53,8 +56,6 @@ class View(Generic[R]):
         return ()
 
     def show(self, result: R) -> None:
-        from memwarm_cli.cli.terminal.output import write_chunks, write_stderr
-
         for line in self.notes(result):
             write_stderr(line)
         write_chunks(self.render(result))
@@ -82,8 +83,9 @@ class JsonView(View[RR]):
         self._walk = walk  # the data holds IndentedRows (cli/terminal/output.py)
 
     def render(self, result: RR) -> Iterator[str]:
+        # command_config and the release's choice it imports (~1 ms): the app's build (--help,
+        # completion) imports every command's views but loads no config
         from memwarm_cli.cli.terminal.command_config import with_openclaw
-        from memwarm_cli.cli.terminal.output import json_chunks
 
         data = self._data(result)
         if isinstance(data, dict):  # every top-level object says which OpenClaw release it describes
@@ -106,15 +108,11 @@ class Views(Generic[R]):
         view = self.asked(json_output, output_format)
         if view is not None:
             return view
-        from memwarm_cli.cli.terminal.output import stdout_is_terminal
-
         return self.by_name[self.terminal if stdout_is_terminal() else self.pipe]
 
     def asked(self, json_output: bool, output_format: str | None) -> View[R] | None:
         """The view `--json`/`--format` ask for, None when neither was given (`status --textfile` then
         prints nothing); the same UsageErrors as `choose`."""
-        from memwarm_cli.errors import UsageError
-
         if json_output and output_format not in (None, "json"):
             raise UsageError("--json and --format exclude each other")
         if output_format is not None and output_format not in self.by_name:
