@@ -58,7 +58,7 @@ memwarm_cli.startup.prelude_settings memwarm_cli.textsafe
 EXPECTED: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "context": (
         _words("""
-_string _struct _sysconfigdata _zoneinfo json json.decoder json.encoder json.scanner string struct sysconfig
+_struct _sysconfigdata _zoneinfo json json.decoder json.encoder json.scanner struct sysconfig
 weakref zoneinfo zoneinfo._common zoneinfo._tzpath
 """),
         _words("""
