@@ -9,8 +9,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from memwarm_cli.cancel import Cancelled, CancelToken
 from memwarm_cli.cli.commands.config_views import CHECK_VIEWS, PATH_VIEWS, SHOW_VIEWS
 from memwarm_cli.cli.terminal.command_config import choose_release, load_for_command, with_openclaw
+from memwarm_cli.cli.terminal.interrupts import signals_cancel
 from memwarm_cli.cli.terminal.invocation import current
 from memwarm_cli.configview.path_view import path_data
 from memwarm_cli.configview.show_view import show_data
@@ -53,10 +55,8 @@ def run_config_check(
 ) -> ExitCode:
     """Every error and warning of the config; exit 1 with errors (with `strict`, warnings too), 3 when
     the file could not be read or parsed."""
-    # Here, not with the module: the checks are 43 modules (the schemas, qmd's diagnosis) that
-    # `config path` and `config show` never use, ~160 ms of their start-up on a loaded machine.
-    from memwarm_cli.cancel import Cancelled, CancelToken
-    from memwarm_cli.cli.terminal.interrupts import signals_cancel
+    # Here, not with the module: the checks are ~40 modules (the schemas, qmd's diagnosis; ~26 ms by
+    # -X importtime) that `config path` and `config show` never use.
     from memwarm_cli.configview.check import check_config
 
     def release_for(cfg: Mapping[str, Any] | None) -> OpenClawChoice:

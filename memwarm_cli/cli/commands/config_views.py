@@ -3,15 +3,22 @@ settings as YAML, JSON or TOML.
 
 `show`'s three carry the same data: strings keep their raw text, and the few characters textsafe's
 policy escapes are written with each format's own escapes, so the text never reaches a terminal raw.
+
+The app's build (`--help`, completion, every `config` command, `search`) imports this module for
+SHOW_VIEWS' format names; what only `config show` writes with is imported where it writes.
 """
 
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from memwarm_cli.cli.terminal.output import guarded_lines, json_text, note_line
 from memwarm_cli.cli.terminal.view_format import JsonView, View, Views
+from memwarm_cli.errors import ConfigError
+from memwarm_cli.textsafe import escape_text, has_unsafe, patterns
 
 if TYPE_CHECKING:
     from memwarm_cli.cli.commands.config import CheckResult, PathResult, ShowResult
@@ -25,9 +32,7 @@ class PathText(View["PathResult"]):
     name = "text"
 
     def render(self, result: PathResult) -> Iterator[str]:
-        from memwarm_cli.cli.terminal.output import guarded_lines
-        from memwarm_cli.textsafe import escape_text as esc
-
+        esc = escape_text
         data = result.data
         cfg = data["config"]
         state = data["stateDir"]
@@ -67,19 +72,13 @@ class CheckText(View["CheckResult"]):
     name = "text"
 
     def render(self, result: CheckResult) -> Iterator[str]:
-        from memwarm_cli.cli.terminal.output import guarded_lines
-
         if result.report.unreadable:  # no findings to list: the one error line goes to stderr
             return guarded_lines([])
         return guarded_lines(f.format() for f in result.report.findings)
 
     def summary(self, result: CheckResult) -> Iterator[str]:
-        from memwarm_cli.cli.terminal.output import note_line
-
         report = result.report
         if report.error_line is not None:  # as every command says a config it cannot read (exit 3)
-            from memwarm_cli.textsafe import escape_text
-
             yield f"memwarm: error: {escape_text(report.error_line)}"
             return
         if result.quiet:
@@ -124,8 +123,6 @@ class _ShowView(View["ShowResult"]):
         try:
             text = self.text(result.data)
         except RecursionError:  # the writers recurse deeper per level than the reader does
-            from memwarm_cli.errors import ConfigError
-
             raise ConfigError(
                 result.config_file, f"the config is nested too deeply to write as {self.name.upper()}"
             ) from None
@@ -146,8 +143,6 @@ class ShowJson(_ShowView):
     name = "json"
 
     def text(self, data: dict[str, Any]) -> str:
-        from memwarm_cli.cli.terminal.output import json_text
-
         return json_text(data) + "\n"
 
 
@@ -168,12 +163,11 @@ def render(data: dict[str, Any], fmt: str) -> str:
 
 
 def _toml_text(data: dict[str, Any]) -> str:
-    import re
+    import tomli_w  # ~0.4 ms: only `config show --format toml` writes TOML
 
-    import tomli_w
-
+    # show_view and the settings readers it imports (~5 ms): --help, completion and search import this
+    # module (docstring) and never load those
     from memwarm_cli.configview.show_view import drop_nulls
-    from memwarm_cli.textsafe import patterns
 
     def escape(match: re.Match[str]) -> str:
         code = ord(match.group())
@@ -211,7 +205,7 @@ def _yaml_text(data: dict[str, Any]) -> str:
 
 
 def _yaml_dump(value: Any) -> str:
-    import yaml
+    import yaml  # ~10 ms: only `config show` writes YAML (docstring)
 
     # Printable ASCII holds nothing the escaping policy touches, and libyaml's emitter (4x faster)
     # writes it exactly as PyYAML's does; other text (controls, astral or lone surrogate code points)
@@ -225,9 +219,7 @@ def _yaml_dump(value: Any) -> str:
 
 @functools.cache
 def _policy_dumper() -> type[Any]:
-    import yaml
-
-    from memwarm_cli.textsafe import has_unsafe
+    import yaml  # ~10 ms, as in _yaml_dump
 
     class Dumper(yaml.SafeDumper):
         """A scalar holding a character the policy escapes is double-quoted, its non-ASCII escaped."""

@@ -10,9 +10,16 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from memwarm_cli.bootstrap.context_plan import raw_chars
+from memwarm_cli.cli.commands.prelude_views import prelude_report
+from memwarm_cli.cli.terminal.output import IndentedRows
 from memwarm_cli.cli.terminal.view_format import JsonView
 from memwarm_cli.jsstring import js_length
 from memwarm_cli.session_context import CHARS_PER_TOKEN
+from memwarm_cli.startup.clock import iso_utc, local_times
+from memwarm_cli.startup.prelude_settings import jsonable
+from memwarm_cli.startup.scan_record import file_record_indented, scan_record
+from memwarm_cli.textsafe import json_string
 
 if TYPE_CHECKING:
     from datetime import tzinfo
@@ -20,7 +27,6 @@ if TYPE_CHECKING:
     from memwarm_cli.bootstrap.context_plan import BootstrapPlan, BootstrapRow
     from memwarm_cli.bootstrap.context_settings import BootstrapLimit
     from memwarm_cli.bootstrap.workspace_state import LegacyWorkspaceStateError
-    from memwarm_cli.cli.terminal.output import IndentedRows
     from memwarm_cli.profiles.choice import OpenClawChoice
     from memwarm_cli.session_context import SessionContext
     from memwarm_cli.startup.file_rows import FileRow
@@ -30,8 +36,6 @@ CONTEXT_SCHEMA_VERSION = 2  # 2: `agentId` (was `agent`), and so in `prelude` an
 
 
 def _limit_record(limit: BootstrapLimit) -> dict[str, Any]:
-    from memwarm_cli.startup.prelude_settings import jsonable
-
     return {
         "value": limit.value,
         "origin": limit.origin,
@@ -41,8 +45,6 @@ def _limit_record(limit: BootstrapLimit) -> dict[str, Any]:
 
 
 def bootstrap_record(plan: BootstrapPlan) -> dict[str, Any]:
-    from memwarm_cli.bootstrap.context_plan import raw_chars
-
     used, total = plan.budget_used, plan.total_max_chars.value
     return {
         "sessionAgentId": plan.session.agent_id,
@@ -120,10 +122,6 @@ def _row_record(row: BootstrapRow) -> dict[str, Any]:
 
 
 def context_record(context: SessionContext) -> dict[str, Any]:
-    from memwarm_cli.cli.commands.prelude_views import prelude_report
-    from memwarm_cli.startup.clock import iso_utc
-    from memwarm_cli.startup.scan_record import scan_record
-
     boot_chars, prelude_chars = context.total_chars
     session = context.bootstrap.session
     grand = boot_chars + prelude_chars
@@ -149,8 +147,6 @@ def context_record(context: SessionContext) -> dict[str, Any]:
 
 def _indented_file_rows(plan: StartupPlan, tz: tzinfo) -> IndentedRows:
     """`scan.files`, each row written from a template (the record's JSON view walks the data)."""
-    from memwarm_cli.cli.terminal.output import IndentedRows
-
     return IndentedRows(plan.rows, FileRowText(tz))
 
 
@@ -166,8 +162,6 @@ class FileRowText:
     """
 
     def __init__(self, tz: tzinfo) -> None:
-        from memwarm_cli.startup.clock import local_times
-
         self.tz = tz
         self.mtime = local_times(tz)
         self.templates: dict[tuple[object, ...], tuple[str, str, str, str]] = {}
@@ -191,8 +185,6 @@ class FileRowText:
             mtime = self.mtime(row.mtime_ms)  # ISO 8601: nothing in it JSON escapes
             shown = "null" if mtime is None else f'"{mtime}"'
             return f"{head}{row.name}{label}{row.name}{middle}{shown}{tail}"
-        from memwarm_cli.startup.scan_record import file_record_indented
-
         return file_record_indented(row, self.tz, indent)
 
 
@@ -203,7 +195,6 @@ _PLAIN_NAME = re.compile(r"[A-Za-z0-9_.\-]+\Z")
 def _bare_template(row: FileRow, indent: str) -> tuple[str, str, str, str]:
     """The text of a row with a plain name and nothing but a mtime, in four pieces around its name
     (twice: path and label) and its mtime."""
-    from memwarm_cli.textsafe import json_string
 
     def text(value: str | None) -> str:
         return "null" if value is None else json_string(value)

@@ -4,7 +4,9 @@ cli/commands/context_json.py).
 Rows are built once (`context_rows`) from the bootstrap plan and the startup plan, so the table and the
 plain view cannot disagree; the JSON view gives the same facts. The table is drawn by
 cli/terminal/table.py: names break only after `/` and `-`, details at spaces, and a detail too long for
-its column at 60 or 80 columns goes below the table as a footnote.
+its column at 60 or 80 columns goes below the table as a footnote. The table module (with Rich, ~25 ms by
+-X importtime) and context_json are imported by the views that use them: context's text and plain views
+load neither (test_imports).
 """
 
 from __future__ import annotations
@@ -12,6 +14,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from memwarm_cli.cli.terminal.output import (
+    data_for_stdout,
+    guarded_lines,
+    make_console,
+    note_line,
+    stdout_is_terminal,
+)
 from memwarm_cli.cli.terminal.view_format import JsonView, View, Views
 from memwarm_cli.session_context import CHARS_PER_TOKEN
 from memwarm_cli.textsafe import escape_text, escape_unsafe
@@ -187,14 +196,10 @@ class ContextText(View["ContextResult"]):
     name = "text"
 
     def notes(self, result: ContextResult) -> Iterator[str]:
-        from memwarm_cli.cli.terminal.output import note_line
-
         if not result.quiet:
             yield from map(note_line, _text_notes(result.context, result.only))
 
     def render(self, result: ContextResult) -> Iterator[str]:
-        from memwarm_cli.cli.terminal.output import data_for_stdout, stdout_is_terminal
-
         context, only = result.context, result.only
         boot = None if only == "prelude" else bootstrap_text(context.bootstrap)
         prelude = None if only == "bootstrap" else context.prelude
@@ -244,8 +249,6 @@ class ContextPlain(View["ContextResult"]):
     name = "plain"
 
     def render(self, result: ContextResult) -> Iterator[str]:
-        from memwarm_cli.cli.terminal.output import guarded_lines
-
         grand = _grand_total(result.context, result.only)
         lines = ["\t".join(PLAIN_COLUMNS)]
         for row in context_rows(result.context, result.only):
@@ -293,8 +296,7 @@ class ContextTable(View["ContextResult"]):
     needs_terminal = True
 
     def render(self, result: ContextResult) -> Iterator[str]:
-        from memwarm_cli.cli.terminal.output import make_console
-        from memwarm_cli.cli.terminal.table import Styles, wrap_words
+        from memwarm_cli.cli.terminal.table import Styles, wrap_words  # the table view only (docstring)
 
         console = make_console()
         for line in table_lines(console.width, Styles(console), result.context, result.only):
@@ -306,7 +308,7 @@ class ContextTable(View["ContextResult"]):
 
 def table_lines(width: int, styles: Any, context: SessionContext, only: str | None) -> Iterator[str]:
     """The table's lines for a terminal `width` columns wide (its footnotes under it)."""
-    from memwarm_cli.cli.terminal.table import SECTION, WIDE_TABLE, Column, draw_table
+    from memwarm_cli.cli.terminal.table import SECTION, WIDE_TABLE, Column, draw_table  # table view only
 
     # Narrower than NARROW_TABLE: no raw characters and no limit (the summary gives the limits; the
     # plain view and JSON every column), so names and statuses keep room to wrap between their words.
@@ -358,7 +360,7 @@ def _status_cell(row: ContextRow) -> str:
 
 
 def _json_record(result: ContextResult) -> dict[str, Any]:
-    from memwarm_cli.cli.commands.context_json import context_record
+    from memwarm_cli.cli.commands.context_json import context_record  # --json only (docstring)
 
     return context_record(result.context)
 

@@ -11,8 +11,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from memwarm_cli.cli.terminal.output import guarded_lines, make_console
 from memwarm_cli.cli.terminal.view_format import JsonView, View, Views
-from memwarm_cli.textsafe import escape_text
+from memwarm_cli.startup.scan_record import (
+    SCAN_SCHEMA_VERSION,
+    file_record_lines,
+    file_records,
+    iter_file_records,
+    scan_record,
+)
+from memwarm_cli.textsafe import escape_text, escape_unsafe
 
 if TYPE_CHECKING:
     from memwarm_cli.cli.commands.scan import ScanResult
@@ -37,8 +45,6 @@ PLAIN_COLUMNS = (
 
 def _records(result: ScanResult, files: Any) -> Iterator[dict[str, Any]]:
     """Each agent's scan record, made when asked for; `files` makes its files[] (scan_record.py)."""
-    from memwarm_cli.startup.scan_record import scan_record
-
     for plan in result.plans:
         yield scan_record(plan, result.config, files)
 
@@ -67,9 +73,6 @@ class ScanPlain(View["ScanResult"]):
     name = "plain"
 
     def render(self, result: ScanResult) -> Iterator[str]:
-        from memwarm_cli.cli.terminal.output import guarded_lines
-        from memwarm_cli.startup.scan_record import iter_file_records
-
         yield from guarded_lines(["\t".join(PLAIN_COLUMNS)], tsv=True)
         for record in _records(result, iter_file_records):
             yield from guarded_lines(_plain_lines(record), tsv=True)
@@ -90,6 +93,8 @@ def _quoted(value: Any) -> str:
     """A configured value in a sentence: a string in quotes, anything else as JSON; escaped."""
     if isinstance(value, str):
         return f'"{escape_text(value)}"'
+    # json (~1 ms): only for a configured value that is not a string; scan's plain and table views
+    # load no json otherwise (test_imports)
     import json
 
     return escape_text(json.dumps(value, ensure_ascii=False))
@@ -146,10 +151,8 @@ class ScanTable(View["ScanResult"]):
     needs_terminal = True
 
     def render(self, result: ScanResult) -> Iterator[str]:
-        from memwarm_cli.cli.terminal.output import make_console
+        # table and the Rich it imports (~25 ms): only this view draws one, not scan's pipe or JSON
         from memwarm_cli.cli.terminal.table import WIDE_TABLE, Styles, wrap_words
-        from memwarm_cli.startup.scan_record import file_records
-        from memwarm_cli.textsafe import escape_unsafe
 
         console = make_console()
         styles = Styles(console)
@@ -173,6 +176,7 @@ def draw_record_table(width: int, styles: Styles, record: dict[str, Any]) -> Ite
     count and each status's description. Narrower: only what the file name does not say already (its
     date and kind are in it), the status as its code (legend_lines explains the codes) and the block's
     characters, so names and statuses keep room to wrap between their parts, never inside one."""
+    # table (with Rich, ~25 ms): only for ScanTable, as above
     from memwarm_cli.cli.terminal.table import STATUS_STYLES, WIDE_TABLE, Column, draw_table
 
     wide = width >= WIDE_TABLE
@@ -232,6 +236,7 @@ LEGEND_MEANINGS = {
 def legend_lines(record: dict[str, Any], width: int) -> list[str]:
     """What the narrow table's status codes mean: each code shown, in the order of the rows, its
     meaning wrapped under itself."""
+    # table (with Rich, ~25 ms): only for ScanTable, as above
     from memwarm_cli.cli.terminal.table import wrap_words
 
     meanings: dict[str, str] = {}
@@ -256,8 +261,6 @@ def legend_lines(record: dict[str, Any], width: int) -> list[str]:
 
 def _json_data(result: ScanResult) -> Any:
     """One agent's record, or with `--all-agents` an object holding every agent's (`schema` on top)."""
-    from memwarm_cli.startup.scan_record import SCAN_SCHEMA_VERSION, file_record_lines
-
     records = _records(result, file_record_lines)
     if result.all_agents:
         return {"schema": SCAN_SCHEMA_VERSION, "agents": list(records)}

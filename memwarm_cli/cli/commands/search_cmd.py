@@ -39,6 +39,7 @@ def search_command(
     quiet: QuietOption = False,
 ) -> ExitCode:
     """Search an agent's memory the way its memory_search tool would, with the real qmd."""
+    # the command's module: building the Typer app (--help, other commands) does not load it
     from memwarm_cli.cli.commands.search import run_search
 
     options = global_options(ctx)

@@ -7,7 +7,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from memwarm_cli.cli.terminal.output import guarded_lines
 from memwarm_cli.cli.terminal.view_format import JsonView, View, Views
+from memwarm_cli.textsafe import escape_text
 
 if TYPE_CHECKING:
     from memwarm_cli.backends.agent_search import SearchResult
@@ -25,9 +27,6 @@ class SearchText(View[SearchRun]):
     name = "text"
 
     def render(self, result: SearchRun) -> Iterator[str]:
-        from memwarm_cli.cli.terminal.output import guarded_lines
-        from memwarm_cli.textsafe import escape_text
-
         if not result.search.hits:
             return guarded_lines(["No matches."])
         lines: list[str] = []

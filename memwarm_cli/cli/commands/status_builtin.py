@@ -9,10 +9,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from memwarm_cli.backends.builtin.builtin_status import BUILTIN_VERDICTS
 from memwarm_cli.cli.commands.status_prometheus import _STATUS_OK_HELP, _metric
 from memwarm_cli.cli.commands.status_views import PLAIN_COLUMNS, STATUS_STYLES
+from memwarm_cli.cli.terminal.output import guarded_lines, make_console
 from memwarm_cli.cli.terminal.view_format import JsonView, View, Views
-from memwarm_cli.textsafe import escape_text
+from memwarm_cli.textsafe import escape_text, escape_unsafe
 
 if TYPE_CHECKING:
     from memwarm_cli.backends.builtin.builtin_status import BuiltinAgentStatus, BuiltinStatusReport
@@ -57,8 +59,6 @@ class BuiltinPlain(View[BuiltinStatus]):
     name = "plain"
 
     def render(self, result: BuiltinStatus) -> Iterator[str]:
-        from memwarm_cli.cli.terminal.output import guarded_lines
-
         lines = ["\t".join(PLAIN_COLUMNS), *("\t".join(_cells(a)) for a in _selected(result))]
         return guarded_lines(lines, tsv=True)
 
@@ -72,9 +72,8 @@ class BuiltinTable(View[BuiltinStatus]):
     needs_terminal = True
 
     def render(self, result: BuiltinStatus) -> Iterator[str]:
-        from memwarm_cli.cli.terminal.output import make_console
+        # table and the Rich it imports (~25 ms): only this view draws one, not status in a pipe
         from memwarm_cli.cli.terminal.table import Column, Styles, draw_table, wrap_words
-        from memwarm_cli.textsafe import escape_unsafe
 
         console = make_console()
         styles = Styles(console)
@@ -103,8 +102,6 @@ class BuiltinTable(View[BuiltinStatus]):
 def builtin_prometheus_text(report: BuiltinStatusReport) -> str:
     """The same metric families as qmd's (status_prometheus.py) where they mean the same; the builtin
     index has files, not per-collection documents, and no memwarm run record."""
-    from memwarm_cli.backends.builtin.builtin_status import BUILTIN_VERDICTS
-
     agents = [a for a in report.agents if a.eligible]
     statuses = [v for v in BUILTIN_VERDICTS if v != "skipped"]
     lines: list[str] = []

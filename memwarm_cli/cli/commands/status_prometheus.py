@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memwarm_cli.cli.terminal.view_format import View
+from memwarm_cli.errors import OutputError, UsageError
+from memwarm_cli.safe_files import NotRegularFileError, write_atomically
 
 if TYPE_CHECKING:
     from memwarm_cli.backends.agent_status import AgentStatus, StatusReport
@@ -78,6 +80,8 @@ _AGENT_STATUS_HELP = (
 def _statuses() -> tuple[str, ...]:
     """The values of memwarm_agent_status's `status` label: the same set on every release, so a series
     exists (at 0) before an upgrade makes it 1."""
+    # agent_status (the qmd and freshness checks, ~14 ms): the app's build (--help, config, search)
+    # imports this module with status_views, and loads no status
     from memwarm_cli.backends.agent_status import ELIGIBLE_VERDICTS
 
     return (*ELIGIBLE_VERDICTS, RETIRED)
@@ -185,9 +189,6 @@ def write_textfile(path: str, text: str) -> None:
     never reads half a file) and durably, mode 0644 for the collector's user. The directory must exist.
     A device, FIFO, socket or symlink at `path` (`--textfile /dev/null`) is the user's and is never
     replaced. Raises UsageError for a path that names no file, OutputError (exit 5) for the rest."""
-    from memwarm_cli.errors import OutputError, UsageError
-    from memwarm_cli.safe_files import NotRegularFileError, write_atomically
-
     # Path() drops a trailing `/` and `/.`: `x.prom/` and `prom/.` wrote a file x.prom or prom.
     if not path or path.endswith("/") or os.path.basename(path) in (".", ".."):
         raise UsageError(f"--textfile: {path!r} names no file (give the path of the .prom file to write)")

@@ -9,6 +9,11 @@ as a footnote, so a terminal of 60 or 80 columns shows every reason whole.
 
 On a release without the qmd backend the views show RetiredStatus instead (RETIRED_STATUS_VIEWS, by the
 same names): every agent `retired` with its one reason, the plain view in the same columns.
+
+The app's build (`--help`, completion, `config`, `search`) imports this module for STATUS_VIEWS' format
+names, so backends.agent_status (the qmd and freshness checks: ~14 ms, 42 modules by -X importtime) is
+imported by the functions that read a report, and cli/terminal/table.py (with Rich, ~25 ms) by the
+table views alone: status in a pipe loads neither table nor Rich (test_imports).
 """
 
 from __future__ import annotations
@@ -17,8 +22,10 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from memwarm_cli.cli.commands.status_prometheus import RetiredPrometheus, StatusPrometheus
+from memwarm_cli.cli.terminal.output import guarded_lines, make_console
 from memwarm_cli.cli.terminal.view_format import JsonView, View, Views
-from memwarm_cli.textsafe import escape_text
+from memwarm_cli.startup.clock import iso_utc
+from memwarm_cli.textsafe import escape_text, escape_unsafe
 
 if TYPE_CHECKING:
     from memwarm_cli.backends.agent_status import AgentStatus, StatusReport
@@ -55,8 +62,6 @@ STATUS_STYLES = {
 def _iso(seconds: float | None) -> str:
     if seconds is None:
         return "-"
-    from memwarm_cli.startup.clock import iso_utc
-
     return iso_utc(round(seconds * 1000))
 
 
@@ -105,8 +110,7 @@ class StatusPlain(View["StatusResult"]):
     name = "plain"
 
     def render(self, result: StatusResult) -> Iterator[str]:
-        from memwarm_cli.backends.agent_status import selected_agents
-        from memwarm_cli.cli.terminal.output import guarded_lines
+        from memwarm_cli.backends.agent_status import selected_agents  # lazy: see module docstring
 
         lines = ["\t".join(PLAIN_COLUMNS)]
         lines += ["\t".join(_cells(agent)) for agent in selected_agents(result.report, result.quiet)]
@@ -122,9 +126,7 @@ class StatusTable(View["StatusResult"]):
     needs_terminal = True
 
     def render(self, result: StatusResult) -> Iterator[str]:
-        from memwarm_cli.cli.terminal.output import make_console
-        from memwarm_cli.cli.terminal.table import Styles, wrap_words
-        from memwarm_cli.textsafe import escape_unsafe
+        from memwarm_cli.cli.terminal.table import Styles, wrap_words  # table views only (module docstring)
 
         console = make_console()
         for line in table_lines(console.width, Styles(console), result.report, result.quiet):
@@ -138,8 +140,8 @@ class StatusTable(View["StatusResult"]):
 
 def table_lines(width: int, styles: Styles, report: StatusReport, quiet: bool) -> Iterator[str]:
     """The table for a terminal `width` columns wide, its footnotes under it."""
-    from memwarm_cli.backends.agent_status import selected_agents
-    from memwarm_cli.cli.terminal.table import WIDE_TABLE, Column, draw_table
+    from memwarm_cli.backends.agent_status import selected_agents  # lazy: see module docstring
+    from memwarm_cli.cli.terminal.table import WIDE_TABLE, Column, draw_table  # table views only (docstring)
 
     wide = width >= WIDE_TABLE
     columns = [
@@ -206,8 +208,6 @@ class RetiredPlain(View[RetiredStatus]):
     name = "plain"
 
     def render(self, result: RetiredStatus) -> Iterator[str]:
-        from memwarm_cli.cli.terminal.output import guarded_lines
-
         lines = ["\t".join(PLAIN_COLUMNS), *("\t".join(_retired_cells(a)) for a in result.retired.agents)]
         return guarded_lines(lines, tsv=True)
 
@@ -221,9 +221,8 @@ class RetiredTable(View[RetiredStatus]):
     needs_terminal = True
 
     def render(self, result: RetiredStatus) -> Iterator[str]:
-        from memwarm_cli.cli.terminal.output import make_console
+        # table views only (module docstring)
         from memwarm_cli.cli.terminal.table import Column, Styles, draw_table, wrap_words
-        from memwarm_cli.textsafe import escape_unsafe
 
         console = make_console()
         styles = Styles(console)
@@ -246,7 +245,7 @@ class RetiredTable(View[RetiredStatus]):
 
 def _retired_json(result: RetiredStatus) -> dict[str, Any]:
     """The shape of StatusReport.to_json, every agent `retired` (its one reason in `why`)."""
-    from memwarm_cli.backends.agent_status import STATUS_SCHEMA, VERDICTS
+    from memwarm_cli.backends.agent_status import STATUS_SCHEMA, VERDICTS  # lazy: see module docstring
 
     retired = result.retired
     return {
