@@ -37,7 +37,8 @@ import re
 
 # json.dumps's own string encoder, from its C module: `json` itself costs every start ~2 ms CPU.
 from _json import encode_basestring as _encode_json_string
-from typing import NamedTuple
+
+from memwarm_cli.frozen_records import record
 
 # Unicode categories Cc, Cf, Zl and Zp (checked against unicodedata by tests/test_textsafe.py), plus
 # every surrogate: D800-DFFF holds both lone surrogates and surrogateescape's undecodable bytes.
@@ -51,7 +52,8 @@ _UNSAFE_CLASS = "\x00-\x1f" + _UNSAFE_BEYOND_C0
 _UNSAFE_ASCII_BUT_TAB = re.compile("[\\x00-\\x08\\x0a-\\x1f\\x7f]")
 
 
-class _Patterns(NamedTuple):
+@record  # not a typing.NamedTuple: importing typing costs every start ~4 ms
+class _Patterns:
     unsafe: re.Pattern[str]  # what the policy escapes, backslash aside
     # The same beyond the C0 controls: for JSON and TOML writers, which escape C0 in strings themselves
     # and whose line feeds are the document's own.

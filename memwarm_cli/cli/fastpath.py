@@ -19,7 +19,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, NamedTuple
+
+from memwarm_cli.frozen_records import record
+
+# typing.TYPE_CHECKING without importing typing, which costs every start ~4 ms (bench/bench_startup.py)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 GLOBAL_VALUE_OPTIONS = {"--config": "config_path", "-c": "config_path", "--openclaw": "openclaw"}
 # The global options' parameters, passed to the run function with the command's own.
@@ -47,7 +53,8 @@ _SHARED_DEFAULTS: dict[str, Any] = {
 _NONE: Mapping[str, Any] = MappingProxyType({})
 
 
-class FastCommand(NamedTuple):
+@record  # not a typing.NamedTuple: importing typing costs every start ~4 ms
+class FastCommand:
     name: str
     value_options: dict[str, str]  # option spelling -> parameter
     flag_options: dict[str, str]  # spelling -> parameter set to True

@@ -18,15 +18,17 @@ import gc
 import os
 import sys
 from collections.abc import Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from memwarm_cli.cli.terminal.invocation import Invocation, active, current, process_invocation, terminal_size
 from memwarm_cli.cli.terminal.output import ReaderGone, error, write_stderr_text, write_stdout
 from memwarm_cli.errors import InstantError, MemwarmError, WorkspaceError
 from memwarm_cli.exitcodes import ExitCode
 
+# typing.TYPE_CHECKING without importing typing, which costs every start ~4 ms (bench/bench_startup.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
+    from typing import Any, NoReturn, TextIO
 
     from memwarm_cli.cli.typer_private import Command, Context, Parameter
 

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, MutableMapping
-from typing import Any
 
 from memwarm_cli.config.positions import PNode, join_path
 from memwarm_cli.frozen_records import record
 from memwarm_cli.jsstring import js_string, js_trim
+
+# typing.TYPE_CHECKING without importing typing, which costs every start ~4 ms (bench/bench_startup.py)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 ENV_VAR_NAME = re.compile(r"^[A-Z_][A-Z0-9_]*$")
 # Names an `env` section may set (later upstream versions also skip names that are unsafe to set).

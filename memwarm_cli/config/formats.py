@@ -11,13 +11,16 @@ import functools
 import gc
 import re
 from pathlib import PurePath
-from typing import TYPE_CHECKING, Any
 
 from memwarm_cli.config.json5reader import Json5Error, parse_json5
 from memwarm_cli.config.positions import Duplicate, Loc, LoneSurrogate, ParseNote, PNode
 from memwarm_cli.jsstring import js_int, js_string, well_formed_with_escapes
 
+# typing.TYPE_CHECKING without importing typing, which costs every start ~4 ms (bench/bench_startup.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     import yaml
 
 # YAML anchors can make a small file expand enormously ("billion laughs"); stop well before that.

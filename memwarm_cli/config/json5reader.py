@@ -13,10 +13,14 @@ so it is several times faster than the pure-Python `json5` package and needs no 
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from memwarm_cli.config.positions import Duplicate, LineIndex, Loc, LoneSurrogate, ParseNote, PNode
 from memwarm_cli.jsstring import JS_WHITESPACE, js_int, well_formed_with_escapes
+
+# typing.TYPE_CHECKING without importing typing, which costs every start ~4 ms (bench/bench_startup.py)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # JSON5 WhiteSpace (TAB, VT, FF, SP, NBSP, BOM, every Zs) plus LineTerminator (LF, CR, LS, PS) is
 # exactly the set JS `trim()` strips.

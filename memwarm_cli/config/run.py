@@ -9,12 +9,13 @@ no caller can forget it without mypy saying so.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
 
 from memwarm_cli.config.loader import LoadedConfig, load_config
 from memwarm_cli.frozen_records import record
 from memwarm_cli.profiles.choice import OpenClawChoice, resolve_openclaw
 
+# typing.TYPE_CHECKING without importing typing, which costs every start ~4 ms (bench/bench_startup.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from memwarm_cli.profiles.releases import Profile
 

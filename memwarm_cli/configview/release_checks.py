@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from memwarm_cli.backends.settings.memory_search import extra_collection_sources, extra_path_sources
 from memwarm_cli.backends.settings.qmd_collections import (
@@ -29,8 +29,11 @@ from memwarm_cli.config.positions import PNode
 from memwarm_cli.configview.schema_types import Issue
 from memwarm_cli.errors import ConfigError
 from memwarm_cli.jsstring import js_trim
-from memwarm_cli.profiles.releases import ConfigSchema, Profile
+from memwarm_cli.profiles.releases import Profile
 from memwarm_cli.textsafe import clip
+
+if TYPE_CHECKING:
+    from memwarm_cli.profiles.releases import ConfigSchema  # a type checker's alias only
 
 
 def release_name(*, profile: Profile, version: str | None) -> str:

@@ -18,7 +18,6 @@ with a note (releases.match_release), printed once by the CLI.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
 
 from memwarm_cli.errors import UsageError
 from memwarm_cli.frozen_records import record
@@ -28,7 +27,12 @@ from memwarm_cli.textsafe import clip
 
 ENV_VAR = "MEMWARM_OPENCLAW"
 FLAG = "--openclaw"
-Source = Literal["flag", "env", "installed", "config-shape", "config-stamp", "default"]
+# typing.TYPE_CHECKING without importing typing, which costs every start ~4 ms (bench/bench_startup.py)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    Source = Literal["flag", "env", "installed", "config-shape", "config-stamp", "default"]
 
 
 @record

@@ -13,22 +13,28 @@ line, so a version is mapped by its line, never by plain ordering.
 from __future__ import annotations
 
 import re
-from typing import Literal
 
 from memwarm_cli.frozen_records import record, replace
 from memwarm_cli.textsafe import clip
 
-MemoryEligibility = Literal["none", "artifact-path", "memory-plugin"]
-PolicyDigest = Literal["lines", "with-prose"]
-SessionKeyShape = Literal["split-filtered", "split", "prefix"]
-AgentRoster = Literal["list", "entries-or-list"]
-DefaultAgentRule = Literal["first-marked", "ownership"]
-DefaultWorkspaceRule = Literal["profile-suffix", "state-dir"]
-SetupState = Literal["workspace-files", "state-database"]
-# The release whose `openclaw config validate` verdicts a profile's `config check` schema is held to
-# (tests/configview/release_validate/), and so which release's config checks judge it: the key of
-# configview/release_checks.py's RELEASE_CHECKS (release_checks_2026_6_35.py or release_checks_2026_9_6.py).
-ConfigSchema = Literal["2026.6.35", "2026.9.6"]
+# typing.TYPE_CHECKING without importing typing, which costs every start ~4 ms (bench/bench_startup.py):
+# the Literal aliases are the type checker's only (annotations are strings here).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Literal
+
+    MemoryEligibility = Literal["none", "artifact-path", "memory-plugin"]
+    PolicyDigest = Literal["lines", "with-prose"]
+    SessionKeyShape = Literal["split-filtered", "split", "prefix"]
+    AgentRoster = Literal["list", "entries-or-list"]
+    DefaultAgentRule = Literal["first-marked", "ownership"]
+    DefaultWorkspaceRule = Literal["profile-suffix", "state-dir"]
+    SetupState = Literal["workspace-files", "state-database"]
+    # The release whose `openclaw config validate` verdicts a profile's `config check` schema is held
+    # to (tests/configview/release_validate/), and so which release's config checks judge it: the key of
+    # configview/release_checks.py's RELEASE_CHECKS (release_checks_2026_6_35.py or
+    # release_checks_2026_9_6.py).
+    ConfigSchema = Literal["2026.6.35", "2026.9.6"]
 
 NODE_22_19 = ">=22.19.0"
 NODE_22_24_25 = ">=22.22.3 <23 || >=24.15.0 <25 || >=25.9.0"

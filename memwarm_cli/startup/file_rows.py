@@ -7,13 +7,17 @@ read them. Apart from the plan, so that both makers import it and neither import
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Literal
 
 from memwarm_cli.frozen_records import mutable_record, record
 from memwarm_cli.startup.text import sanitize_label
 
-Clock = Literal["local", "utc", "both"]
-Kind = Literal["daily", "slugged"]
+# typing.TYPE_CHECKING without importing typing, which costs every start ~4 ms (bench/bench_startup.py)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Literal
+
+    Clock = Literal["local", "utc", "both"]
+    Kind = Literal["daily", "slugged"]
 
 
 class Status(StrEnum):

@@ -15,9 +15,12 @@ import re
 from bisect import bisect_left
 from collections.abc import Set
 from datetime import date
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from memwarm_cli.startup.file_rows import FileRow, Kind, Status
+from memwarm_cli.startup.file_rows import FileRow, Status
+
+if TYPE_CHECKING:
+    from memwarm_cli.startup.file_rows import Kind
 
 
 class ListedRow(FileRow):

@@ -6,8 +6,8 @@ All lengths are UTF-16 code units (see `memwarm_cli.jsstring`).
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
 
+from memwarm_cli.frozen_records import record
 from memwarm_cli.jsstring import js_length, js_slice, js_trim, truncate_utf16_safe
 
 TRUNCATION_SUFFIX = "\n...[truncated]..."
@@ -57,7 +57,8 @@ def format_block(label: str, content: str) -> str:
     return f"[Untrusted daily memory: {label}]\nBEGIN_QUOTED_NOTES\n```text\n{escaped}\n```\nEND_QUOTED_NOTES"
 
 
-class FittedBlock(NamedTuple):
+@record  # not a typing.NamedTuple: importing typing costs every start ~4 ms
+class FittedBlock:
     text: str
     cut: bool  # True when the content was re-cut to fit (the block is not the whole entry)
 

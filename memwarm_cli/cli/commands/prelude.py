@@ -4,17 +4,19 @@ cli/commands/prelude_views.py."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
 
 from memwarm_cli.agents import select_agent
 from memwarm_cli.cli.terminal.command_config import load_for_command
 from memwarm_cli.cli.terminal.output import warn
 from memwarm_cli.errors import UsageError
 from memwarm_cli.exitcodes import ExitCode
+from memwarm_cli.frozen_records import record
 from memwarm_cli.startup.clock import parse_instant
 from memwarm_cli.startup.prelude_settings import should_apply_startup_context, unknown_zone_warning
 from memwarm_cli.startup.session import plan_for_agent
 
+# typing.TYPE_CHECKING without importing typing, which costs every start ~4 ms (bench/bench_startup.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from memwarm_cli.exitcodes import ExitCode
     from memwarm_cli.profiles.choice import OpenClawChoice
@@ -23,7 +25,8 @@ if TYPE_CHECKING:
     from memwarm_cli.startup.session import AgentPlan
 
 
-class PreludeResult(NamedTuple):
+@record  # not a typing.NamedTuple: importing typing costs every start ~4 ms
+class PreludeResult:
     """What `prelude`'s views show: one agent's startup plan and the gate of the session action."""
 
     agent: AgentPlan  # the agent, its workspace and its startup plan

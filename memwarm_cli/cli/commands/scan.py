@@ -8,7 +8,6 @@ one startup plan per agent, the plan `prelude` prints, handed to the view chosen
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
 
 from memwarm_cli.agents import resolve_agents, select_agent
 from memwarm_cli.cli.commands.prelude import warn_unknown_zone
@@ -16,16 +15,20 @@ from memwarm_cli.cli.commands.scan_views import SCAN_VIEWS
 from memwarm_cli.cli.terminal.command_config import load_for_command
 from memwarm_cli.errors import UsageError
 from memwarm_cli.exitcodes import ExitCode
+from memwarm_cli.frozen_records import record
 from memwarm_cli.startup.clock import parse_instant
 from memwarm_cli.startup.session import plan_for_agent
 
+# typing.TYPE_CHECKING without importing typing, which costs every start ~4 ms (bench/bench_startup.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from memwarm_cli.exitcodes import ExitCode
     from memwarm_cli.profiles.choice import OpenClawChoice
     from memwarm_cli.startup.session import AgentPlan
 
 
-class ScanResult(NamedTuple):
+@record  # not a typing.NamedTuple: importing typing costs every start ~4 ms
+class ScanResult:
     """What `scan`'s views show: one plan per agent (with `--all`, the other notes too)."""
 
     plans: list[AgentPlan]

@@ -8,15 +8,16 @@ what the command passes on: the release travels with the config, never through a
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from memwarm_cli.cli.terminal.invocation import current
 from memwarm_cli.cli.terminal.output import warn
 from memwarm_cli.config.run import load_run
 from memwarm_cli.profiles.choice import resolve_openclaw
 
+# typing.TYPE_CHECKING without importing typing, which costs every start ~4 ms (bench/bench_startup.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
+    from typing import Any
 
     from memwarm_cli.config.run import ConfigRun
     from memwarm_cli.profiles.choice import OpenClawChoice

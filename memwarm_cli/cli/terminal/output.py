@@ -12,16 +12,18 @@ import errno
 import io
 import math
 import os
-from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from memwarm_cli.cli.terminal.invocation import Invocation, current, is_terminal, terminal_size
 from memwarm_cli.errors import OutputError
 from memwarm_cli.jsstring import to_well_formed
 from memwarm_cli.textsafe import escape_text, escape_unsafe, json_safe, visible_text
 
+# typing.TYPE_CHECKING without importing typing, which costs every start ~4 ms (bench/bench_startup.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import json
     from collections.abc import Callable, Iterable, Iterator
+    from typing import Any, TextIO
 
     from rich.console import Console
 
@@ -39,7 +41,10 @@ def color_allowed(stream_is_tty: bool) -> bool:
 def make_console(*, stderr: bool = False) -> Console:
     """A Rich console on this invocation's stdout or stderr, sized and coloured from its own streams and
     environment (Rich would ask the process's fds and os.environ). Writes to stderr never raise."""
-    # rich (~23 ms by -X importtime): only the table views and init-backends' live display make a console
+    # rich (~23 ms by -X importtime): only the table views and init-backends' live display make a console;
+    # typing, which rich loads anyway, is kept off the commands that draw nothing with it
+    from typing import cast
+
     from rich.console import Console
 
     invocation = current()

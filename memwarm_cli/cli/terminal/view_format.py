@@ -16,28 +16,40 @@ own. The command then returns its exit code: views never decide it.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
+from types import GenericAlias
 
 from memwarm_cli.cli.terminal.output import json_chunks, stdout_is_terminal, write_chunks, write_stderr
 from memwarm_cli.errors import UsageError
 
+# typing.TYPE_CHECKING without importing typing, which costs every start ~4 ms (bench/bench_startup.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, ClassVar, Protocol, TypeVar
+    from typing import Generic as _Generic
+
     from memwarm_cli.profiles.choice import OpenClawChoice
 
-R = TypeVar("R")
+    R = TypeVar("R")
+
+    class Released(Protocol):
+        """A result that carries the release it was computed for (every command's result does)."""
+
+        @property
+        def openclaw(self) -> OpenClawChoice: ...
+
+    RR = TypeVar("RR", bound=Released)
+else:
+
+    class _Generic:
+        """typing.Generic as far as it matters at run time: `View[X]`, a subclass's base, is View (the
+        builtin generics' way, `list[int]`); the type parameters are the type checker's."""
+
+        __class_getitem__ = classmethod(GenericAlias)
+
+    R = RR = None
 
 
-class Released(Protocol):
-    """A result that carries the release it was computed for (every command's result does)."""
-
-    @property
-    def openclaw(self) -> OpenClawChoice: ...
-
-
-RR = TypeVar("RR", bound=Released)
-
-
-class View(Generic[R]):
+class View(_Generic[R]):
     """One way of showing a command's result `R`."""
 
     name: ClassVar[str] = ""
@@ -93,7 +105,7 @@ class JsonView(View[RR]):
         return json_chunks(data, rows_key=self._rows_key, row_text=self._row_text, walk=self._walk)
 
 
-class Views(Generic[R]):
+class Views(_Generic[R]):
     """A command's views, in the order its `--format` metavar lists them, and its default in a pipe."""
 
     def __init__(self, *views: View[R], pipe: str) -> None:
