@@ -10,11 +10,27 @@ summary. Cold agents left unbuilt are named in the summary, not one line each.
 
 from __future__ import annotations
 
+import signal
 import threading
+import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from memwarm_cli.backends.builtin.builtin_init import (
+    BUILTIN_INIT_STATUSES,
+    BuiltinDoneEvent,
+    run_builtin_init,
+)
+from memwarm_cli.backends.init.init_report import AgentStartEvent, LogEvent, RunStartEvent, StepEvent
+from memwarm_cli.backends.retired import release_label
+from memwarm_cli.cancel import CancelToken
+from memwarm_cli.cli.commands.init_backends_cron import builtin_quiet_lines
+from memwarm_cli.cli.commands.init_backends_progress import ProgressDisplay
+from memwarm_cli.cli.terminal.interrupts import signals_cancel
+from memwarm_cli.cli.terminal.invocation import current, is_terminal
+from memwarm_cli.cli.terminal.output import guarded_lines, make_console, write_stderr
 from memwarm_cli.cli.terminal.view_format import JsonView, View, Views
+from memwarm_cli.textsafe import escape_text, shell_quote
 
 if TYPE_CHECKING:
     from memwarm_cli.backends.builtin.builtin_init import (
@@ -50,8 +66,6 @@ def outcome_line(outcome: BuiltinOutcome) -> str | None:
 
 
 def summary_line(report: BuiltinInitReport) -> str:
-    from memwarm_cli.backends.builtin.builtin_init import BUILTIN_INIT_STATUSES
-
     counts = report.counts()
     parts = []
     for status in BUILTIN_INIT_STATUSES:
@@ -63,8 +77,6 @@ def summary_line(report: BuiltinInitReport) -> str:
     noun = "agent" if total == 1 else "agents"
     tail = ""
     if report.signum is not None:
-        import signal
-
         tail = f"; interrupted by {signal.Signals(report.signum).name}"
     body = "; ".join(parts) or "nothing to do"
     return (
@@ -77,8 +89,6 @@ class _Renderer:
     lines come out in order)."""
 
     def __init__(self, *, quiet: bool) -> None:
-        from memwarm_cli.cli.commands.init_backends_progress import ProgressDisplay
-
         self.quiet = quiet
         self._lock = threading.Lock()
         self.display: ProgressDisplay | None = None
@@ -86,16 +96,10 @@ class _Renderer:
         self._console: Any = None
 
     def start(self) -> None:
-        from memwarm_cli.cli.terminal.invocation import current, is_terminal
-
         if self.quiet or not is_terminal(current().stderr):
             return
-        import time
-
+        # rich.live (~28 ms by -X importtime): only a terminal's stderr shows the display, never cron's
         from rich.live import Live
-
-        from memwarm_cli.cli.commands.init_backends_progress import ProgressDisplay
-        from memwarm_cli.cli.terminal.output import make_console
 
         self._console = make_console(stderr=True)
         self.display = ProgressDisplay(time.monotonic)
@@ -108,19 +112,12 @@ class _Renderer:
             self._live.stop()
 
     def _emit(self, line: str) -> None:
-        from memwarm_cli.textsafe import escape_text
-
         if self._console is not None:
             self._console.print(escape_text(line), markup=False, highlight=False, emoji=False, soft_wrap=True)
         else:
-            from memwarm_cli.cli.terminal.output import write_stderr
-
             write_stderr(escape_text(line))
 
     def handle(self, event: object) -> None:
-        from memwarm_cli.backends.builtin.builtin_init import BuiltinDoneEvent
-        from memwarm_cli.backends.init.init_report import AgentStartEvent, LogEvent, RunStartEvent, StepEvent
-
         display = self.display
         with self._lock:
             if isinstance(event, RunStartEvent):
@@ -152,13 +149,6 @@ def run_builtin_init_command(
     json_output: bool,
     quiet: bool,
 ) -> ExitCode:
-    from memwarm_cli.backends.builtin.builtin_init import run_builtin_init
-    from memwarm_cli.backends.retired import release_label
-    from memwarm_cli.cancel import CancelToken
-    from memwarm_cli.cli.terminal.interrupts import signals_cancel
-    from memwarm_cli.cli.terminal.output import write_stderr
-    from memwarm_cli.textsafe import escape_text
-
     view = BUILTIN_INIT_VIEWS.choose(json_output, None)
     choice = openclaw
     token = CancelToken()
@@ -179,8 +169,6 @@ def run_builtin_init_command(
     if not quiet:
         write_stderr(escape_text(summary_line(report)))
     else:  # -q: an index OpenClaw will not search, or a run that warmed nothing, still says so
-        from memwarm_cli.cli.commands.init_backends_cron import builtin_quiet_lines
-
         for line in builtin_quiet_lines(report):
             write_stderr(line)
     view.show(BuiltinRun(report, choice))
@@ -193,9 +181,6 @@ class BuiltinInitText(View[BuiltinRun]):
     name = "text"
 
     def render(self, result: BuiltinRun) -> Iterator[str]:
-        from memwarm_cli.cli.terminal.output import guarded_lines
-        from memwarm_cli.textsafe import escape_text, shell_quote
-
         report = result.report
         if not report.dry_run:
             return

@@ -12,7 +12,9 @@ running agent with its own elapsed time, the step it is in, how long that step h
     ⠹ ops      3.1s  collections 0.4s (timeout 30s)
 
 An embed can take minutes; this says it is not stuck, and how long it may still take. Times come from an
-injectable clock, so tests drive the display with a fake one instead of sleeping.
+injectable clock, so tests drive the display with a fake one instead of sleeping. Rich (rich.live: ~28 ms
+by -X importtime) is imported only where the display is shown: a cron run, whose stderr is no terminal,
+never loads it.
 """
 
 from __future__ import annotations
@@ -23,7 +25,18 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
+from memwarm_cli.backends.init.init_report import (
+    AgentDoneEvent,
+    AgentStartEvent,
+    LogEvent,
+    RunStartEvent,
+    StepEvent,
+    final_log_line,
+    summary_line,
+)
 from memwarm_cli.cli.terminal.invocation import current, is_terminal
+from memwarm_cli.cli.terminal.output import make_console, write_stderr
+from memwarm_cli.textsafe import escape_text
 
 if TYPE_CHECKING:
     from rich.console import Console, ConsoleOptions, RenderResult
@@ -96,8 +109,6 @@ class ProgressDisplay:
 
     def lines(self) -> list[str]:
         """The display's lines (agent ids escaped: they are outside text)."""
-        from memwarm_cli.textsafe import escape_text
-
         now = self._clock()
         with self._lock:
             running = sorted(
@@ -116,7 +127,7 @@ class ProgressDisplay:
         return lines
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        from rich.text import Text
+        from rich.text import Text  # Rich calls this, loaded already: see the module docstring
 
         for line in self.lines():
             # A line wider than the terminal is cut, never wrapped: the live region keeps its height.
@@ -146,10 +157,8 @@ class InitRenderer:
             if self.quiet or not is_terminal(current().stderr):
                 yield
                 return
-            from memwarm_cli.cli.terminal.output import make_console
-
             console = make_console(stderr=True)
-        from rich.live import Live
+        from rich.live import Live  # the display only (module docstring)
 
         display = ProgressDisplay(self._clock)
         live = Live(display, console=console, transient=True, auto_refresh=refresh, refresh_per_second=4)
@@ -166,15 +175,6 @@ class InitRenderer:
             self.display, self._print, self._live = None, _plain_line, None
 
     def handle(self, event: Event) -> None:
-        from memwarm_cli.backends.init.init_report import (
-            AgentDoneEvent,
-            AgentStartEvent,
-            LogEvent,
-            RunStartEvent,
-            StepEvent,
-            final_log_line,
-        )
-
         display = self.display
         with self._lock:
             if isinstance(event, RunStartEvent):
@@ -224,14 +224,10 @@ class InitRenderer:
             self._next += 1
 
     def _emit(self, line: str) -> None:
-        from memwarm_cli.textsafe import escape_text
-
         # Lines are OpenClaw's sentences with raw outside text in them (agent ids, paths, qmd's output).
         self._print(escape_text(line))
 
     def finish(self, report: InitReport) -> None:
-        from memwarm_cli.backends.init.init_report import summary_line
-
         with self._lock:
             self._release(everything=True)
         if not self.quiet:
@@ -239,6 +235,4 @@ class InitRenderer:
 
 
 def _plain_line(line: str) -> None:
-    from memwarm_cli.cli.terminal.output import write_stderr
-
     write_stderr(line)

@@ -7,7 +7,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from memwarm_cli.backends.init.init_report import INIT_SCHEMA_VERSION, STATUSES
+from memwarm_cli.cli.terminal.output import guarded_lines
 from memwarm_cli.cli.terminal.view_format import JsonView, View, Views
+from memwarm_cli.startup.clock import iso_utc
+from memwarm_cli.textsafe import escape_text, shell_quote
 
 if TYPE_CHECKING:
     from memwarm_cli.backends.init.init_report import AgentOutcome, InitReport, SessionExportOutcome
@@ -28,7 +32,6 @@ class InitText(View[InitRun]):
     name = "text"
 
     def render(self, result: InitRun) -> Iterator[str]:
-        from memwarm_cli.cli.terminal.output import guarded_lines
 
         if result.report.dry_run:
             for outcome in result.report.agents:
@@ -37,7 +40,6 @@ class InitText(View[InitRun]):
 
 def _plan_lines(outcome: AgentOutcome) -> list[str]:
     """The plan as a human reads it: outside text escaped, commands and env as words a shell reads back."""
-    from memwarm_cli.textsafe import escape_text, shell_quote
 
     head = f'agent "{escape_text(outcome.agent_id)}"'
     if outcome.status != "planned":
@@ -63,8 +65,6 @@ def _plan_lines(outcome: AgentOutcome) -> list[str]:
 def _session_lines(sessions: SessionExportOutcome) -> list[str]:
     """The session export a dry run would do: every export it would write and every stale one it
     would delete (names escaped: they come from the user's transcripts)."""
-    from memwarm_cli.startup.clock import iso_utc
-    from memwarm_cli.textsafe import escape_text
 
     window = "every transcript"
     if sessions.retention_days is not None:
@@ -104,8 +104,6 @@ class RetiredInitText(View[RetiredRun]):
     name = "text"
 
     def render(self, result: RetiredRun) -> Iterator[str]:
-        from memwarm_cli.cli.terminal.output import guarded_lines
-        from memwarm_cli.textsafe import escape_text
 
         if result.dry_run:
             lines = [
@@ -128,7 +126,6 @@ def retired_summary(retired: RetiredBackends, dry_run: bool) -> str:
 
 def _retired_report(result: RetiredRun) -> dict[str, Any]:
     """The shape of a run's report (init_report.InitReport.to_json), every agent `retired`."""
-    from memwarm_cli.backends.init.init_report import INIT_SCHEMA_VERSION, STATUSES
 
     retired = result.retired
     return {
