@@ -19,8 +19,7 @@ from typing import Any, Literal
 
 from memwarm_cli.agents import missing_workspace_message, normalize_agent_id, resolve_agents
 from memwarm_cli.backends.init.session_export_check import session_export_findings
-from memwarm_cli.backends.qmd.process import resolve_executable
-from memwarm_cli.backends.qmd.qmd_diagnosis import qmd_problem, unavailable_hint
+from memwarm_cli.backends.qmd.qmd_diagnosis import qmd_problem, resolve_executable, unavailable_hint
 from memwarm_cli.backends.settings.backend_choice import resolve_backend_choice
 from memwarm_cli.backends.settings.memory_search import memory_search_enabled
 from memwarm_cli.backends.settings.qmd_settings import configured_command, dropped_words, split_command
@@ -45,7 +44,7 @@ from memwarm_cli.startup.prelude_settings import (
 from memwarm_cli.textsafe import escape_text
 
 Severity = Literal["error", "warning"]
-# `backends.process.resolve_executable(command, env, cwd)`: the path exec would run, or None.
+# `backends.qmd.qmd_diagnosis.resolve_executable(command, env, cwd)`: the path exec would run, or None.
 FindExecutable = Callable[[str, Mapping[str, str], Path], str | None]
 ChooseRelease = Callable[[Mapping[str, Any] | None], OpenClawChoice]
 

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memwarm_cli.backends.qmd.process import resolve_executable
+from memwarm_cli.backends.qmd.qmd_diagnosis import resolve_executable
 from memwarm_cli.configview.check import CheckReport, Finding, check_config
 from memwarm_cli.errors import ConfigError
 from memwarm_cli.profiles.releases import P0

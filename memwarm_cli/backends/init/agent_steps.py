@@ -41,10 +41,14 @@ from memwarm_cli.backends.qmd.index_stats import (
 from memwarm_cli.backends.qmd.process import (
     PROBE_COMMAND_TIMEOUT_MS,
     probe_command,
-    resolve_executable,
     unavailable_error,
 )
-from memwarm_cli.backends.qmd.qmd_diagnosis import installed_version, unavailable_hint, version_problem
+from memwarm_cli.backends.qmd.qmd_diagnosis import (
+    installed_version,
+    resolve_executable,
+    unavailable_hint,
+    version_problem,
+)
 from memwarm_cli.backends.qmd.version_cache import VERSION_TIMEOUT_MS
 from memwarm_cli.backends.settings.qmd_paths import shared_models_dir
 from memwarm_cli.backends.state import state_files

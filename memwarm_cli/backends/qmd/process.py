@@ -28,9 +28,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memwarm_cli.backends.qmd.child_watch import MAX_OUTPUT_CHARS, ChildWatch, reap
-from memwarm_cli.backends.qmd.qmd_diagnosis import command_path, killed_message, lookup_path
+from memwarm_cli.backends.qmd.qmd_diagnosis import command_path, killed_message, resolve_executable
 from memwarm_cli.cancel import CancelToken, kill_group
-from memwarm_cli.exec_search import find_on_path
 from memwarm_cli.frozen_records import record
 
 if TYPE_CHECKING:
@@ -96,16 +95,6 @@ def spawn_error_message(command: str, exc: OSError) -> str:
     """Node's spawn error text: `spawn qmd ENOENT`, `spawn /x/qmd EACCES`."""
     code = errno.errorcode.get(exc.errno or 0, "EUNKNOWN")
     return f"spawn {command} {code}"
-
-
-def resolve_executable(command: str, env: Mapping[str, str], cwd: Path) -> str | None:
-    """Where exec would find `command`: relative paths against cwd, bare names on the child's PATH by
-    execvp's rules (exec_search.py), whose empty and relative entries are relative to the child's cwd
-    too, as they are for the exec that memwarm (and OpenClaw's spawn) makes there."""
-    if "/" in command:
-        path = command_path(command, cwd)
-        return path if os.path.isfile(path) and os.access(path, os.X_OK) else None
-    return find_on_path(command, lookup_path(env), str(cwd))
 
 
 def unavailable_error(command: str, env: Mapping[str, str], cwd: Path) -> str | None:

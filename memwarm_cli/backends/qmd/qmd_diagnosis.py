@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from memwarm_cli.exec_search import find_on_path
 from memwarm_cli.safe_files import FileTooLargeError, NotRegularFileError, read_bounded
 from memwarm_cli.textsafe import clip
 
@@ -57,6 +58,16 @@ def lookup_path(env: Mapping[str, str]) -> str:
 def command_path(command: str, cwd: Path) -> str:
     """A command holding a `/`: absolute as is, else relative to the child's cwd (the workspace)."""
     return command if os.path.isabs(command) else os.path.join(str(cwd), command)
+
+
+def resolve_executable(command: str, env: Mapping[str, str], cwd: Path) -> str | None:
+    """Where exec would find `command`: relative paths against cwd, bare names on the child's PATH by
+    execvp's rules (exec_search.py), whose empty and relative entries are relative to the child's cwd
+    too, as they are for the exec that memwarm (and OpenClaw's spawn) makes there."""
+    if "/" in command:
+        path = command_path(command, cwd)
+        return path if os.path.isfile(path) and os.access(path, os.X_OK) else None
+    return find_on_path(command, lookup_path(env), str(cwd))
 
 
 def unavailable_hint(command: str, env: Mapping[str, str], cwd: Path) -> str:
@@ -106,7 +117,7 @@ def node_requirement(env: Mapping[str, str], token: CancelToken | None = None) -
 
 def node_on_path(env: Mapping[str, str], token: CancelToken | None = None) -> tuple[str, str | None] | None:
     """The `node` a `#!/usr/bin/env node` script would run with this env, and its `--version`."""
-    import shutil  # only when qmd failed: see process.resolve_executable
+    import shutil  # only when qmd failed: see resolve_executable
 
     executable = shutil.which("node", path=lookup_path(env))
     if executable is None:

@@ -9,15 +9,9 @@ mtime, inode, and those of the package.json beside it), so a reinstalled or upgr
 from __future__ import annotations
 
 import os
-import threading
-from collections.abc import Callable, Mapping
-from pathlib import Path
-from typing import Any
+from _thread import allocate_lock
 
-from memwarm_cli.backends.qmd import qmd_commands
-from memwarm_cli.backends.qmd.process import CommandResult, resolve_executable, run_command
-from memwarm_cli.backends.qmd.qmd_diagnosis import installed_version, version_problem
-from memwarm_cli.backends.qmd.qmd_output import parse_version
+from memwarm_cli.backends.qmd.qmd_diagnosis import installed_version, resolve_executable, version_problem
 from memwarm_cli.backends.state.state_files import StatePath, describe_os_error
 from memwarm_cli.backends.state.state_records import (
     InvalidStateFile,
@@ -26,6 +20,15 @@ from memwarm_cli.backends.state.state_records import (
 )
 from memwarm_cli.cancel import CancelToken
 from memwarm_cli.frozen_records import record
+
+# typing, at ~4 ms CPU, is imported by no module on `status`'s path (mypy reads this as typing's)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+    from pathlib import Path
+    from typing import Any
+
+    from memwarm_cli.backends.qmd.process import CommandResult
 
 VERSION_CACHE_NAME = "qmd-versions.json"
 # `qmd --version` answers in well under a second; a qmd that hangs on it must not stall every run.
@@ -108,7 +111,7 @@ class QmdVersions:
         self._versions: dict[str, str] = {}
         self._cached: dict[str, str] | None = None  # the cache file's entries, once read
         self._write_failed = False
-        self._lock = threading.Lock()
+        self._lock = allocate_lock()  # threading.Lock: `_thread`'s, without importing threading
 
     def _cache(self) -> dict[str, str]:
         if self._cached is None:
@@ -141,6 +144,11 @@ class QmdVersions:
                 if cached is not None:
                     self._versions[key] = cached
                     return cached, None
+            # process (with child_watch, selectors), qmd_commands and qmd_output: only when qmd is asked
+            from memwarm_cli.backends.qmd import qmd_commands
+            from memwarm_cli.backends.qmd.process import run_command
+            from memwarm_cli.backends.qmd.qmd_output import parse_version
+
             result = run_command(
                 command,
                 qmd_commands.version_args(),
@@ -224,6 +232,12 @@ class VersionPeeker:
             if cached is not None:
                 return PeekedVersion(cached, "cache", version_problem(command, cached))
         self.asked += 1
+        # Asked only when the cache does not know this qmd: process (with child_watch and selectors),
+        # qmd_commands and qmd_output (its regexes) cost ~1.6 ms CPU of a status that reads the cache.
+        from memwarm_cli.backends.qmd import qmd_commands
+        from memwarm_cli.backends.qmd.process import run_command
+        from memwarm_cli.backends.qmd.qmd_output import parse_version
+
         result = run_command(
             command,
             qmd_commands.version_args(),

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from memwarm_cli.backends.qmd import child_watch, process
+from memwarm_cli.backends.qmd import child_watch, process, qmd_diagnosis
 from memwarm_cli.backends.qmd.child_watch import MAX_OUTPUT_CHARS
 from memwarm_cli.cancel import TERM_GRACE_SECONDS, Cancelled, CancelToken
 from tests.backends.support import process_alive
@@ -171,10 +171,10 @@ def test_an_empty_path_entry_finds_qmd_in_the_workspace_where_it_is_execed(
     qmd.write_text("#!/bin/sh\necho ran\n", encoding="utf-8")
     qmd.chmod(0o755)
     monkeypatch.chdir(elsewhere)
-    assert process.resolve_executable("qmd", {"PATH": path}, workspace) == str(qmd)
+    assert qmd_diagnosis.resolve_executable("qmd", {"PATH": path}, workspace) == str(qmd)
     result = process.run_command(
         "qmd", [], env={"PATH": path}, cwd=workspace, timeout_ms=60_000, token=CancelToken()
     )
     assert result.stdout == "ran\n"
     monkeypatch.chdir(workspace)  # a qmd in memwarm's own directory is not the one exec would run
-    assert process.resolve_executable("qmd", {"PATH": path}, elsewhere) is None
+    assert qmd_diagnosis.resolve_executable("qmd", {"PATH": path}, elsewhere) is None
