@@ -8,9 +8,13 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
-import threading
 import time
+
+# The C modules under `signal` and `threading`: `signal` builds its enums (Signals, Handlers, Sigmasks) at
+# import and `threading` its classes, ~1 ms CPU together of every `status`, which starts no thread and,
+# unless a signal comes, names none (cli/console.py does the same for SIGINT).
+from _signal import SIGKILL, SIGTERM  # type: ignore[import-not-found]
+from _thread import allocate_lock, start_new_thread
 
 TERM_GRACE_SECONDS = 1.0  # after SIGTERM on cancellation, before SIGKILL
 
@@ -25,6 +29,8 @@ class Cancelled(Exception):
     """The run was interrupted (SIGINT/SIGTERM); the agent stops where it is."""
 
     def __init__(self, signum: int) -> None:
+        import signal  # its enums: only to name a signal that came
+
         super().__init__(f"interrupted by {signal.Signals(signum).name}")
         self.signum = signum
 
@@ -33,14 +39,17 @@ class CancelToken:
     """Shared between the workers and the signal handler: the signal received, and the live children."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        self._lock = allocate_lock()
         self._groups: set[int] = set()
-        self._event = threading.Event()
+        # threading.Event's part, on a plain lock: held until cancel() releases it; a sleeper that gets
+        # it gives it straight back, so every sleeper wakes.
+        self._wake = allocate_lock()
+        self._wake.acquire()
         self.signum: int | None = None
 
     @property
     def cancelled(self) -> bool:
-        return self._event.is_set()
+        return self.signum is not None
 
     def check(self) -> None:
         if self.signum is not None:
@@ -48,24 +57,26 @@ class CancelToken:
 
     def sleep(self, seconds: float) -> None:
         """Sleep, waking at once on cancellation (then raising Cancelled)."""
-        self._event.wait(seconds)
+        if self._wake.acquire(timeout=max(seconds, 0)):
+            self._wake.release()
         self.check()
 
     def cancel(self, signum: int) -> None:
         """Record the signal and stop every running child group (safe to call from a signal handler)."""
         if self.signum is None:
             self.signum = signum
-        self._event.set()
+        with contextlib.suppress(RuntimeError):  # released already: a second signal
+            self._wake.release()
         for pgid in self._snapshot():
-            kill_group(pgid, signal.SIGTERM)
-        # Anything still alive after the grace period gets SIGKILL (from a helper thread: a signal handler
-        # must not block).
-        threading.Thread(target=self._kill_stragglers, daemon=True).start()
+            kill_group(pgid, SIGTERM)
+        # Anything still alive after the grace period gets SIGKILL (from a helper thread, which the
+        # process does not wait for at exit: a signal handler must not block).
+        start_new_thread(self._kill_stragglers, ())
 
     def _kill_stragglers(self) -> None:
         time.sleep(TERM_GRACE_SECONDS)
         for pgid in self._snapshot():
-            kill_group(pgid, signal.SIGKILL)
+            kill_group(pgid, SIGKILL)
 
     def _snapshot(self) -> list[int]:
         # Never block in a signal handler: if a worker holds the lock, the straggler pass catches up.
@@ -80,7 +91,7 @@ class CancelToken:
         with self._lock:
             self._groups.add(pgid)
         if self.cancelled:
-            kill_group(pgid, signal.SIGKILL)
+            kill_group(pgid, SIGKILL)
 
     def unregister(self, pgid: int) -> None:
         with self._lock:

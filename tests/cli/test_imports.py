@@ -38,7 +38,7 @@ def _words(text: str) -> frozenset[str]:
 
 # What every one of the four imports from the standard library and of memwarm (the route and the config).
 _COMMON_STDLIB = _words("""
-__future__ _bisect _collections _datetime _functools _json _operator _sre _typing _weakrefset bisect
+__future__ _bisect _collections _datetime _functools _json _operator _sre _typing bisect
 collections collections.abc contextlib copyreg datetime enum errno fnmatch functools gc ipaddress itertools
 keyword math ntpath operator pathlib re re._casefix re._compiler re._constants re._parser reprlib types
 typing typing.io typing.re urllib urllib.parse warnings
@@ -58,7 +58,7 @@ memwarm_cli.startup.prelude_settings memwarm_cli.textsafe
 EXPECTED: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "context": (
         _words("""
-_struct _sysconfigdata _zoneinfo json json.decoder json.encoder json.scanner struct sysconfig
+_struct _sysconfigdata _weakrefset _zoneinfo json json.decoder json.encoder json.scanner struct sysconfig
 weakref zoneinfo zoneinfo._common zoneinfo._tzpath
 """),
         _words("""
@@ -73,7 +73,8 @@ memwarm_cli.startup.session memwarm_cli.startup.text
     ),
     "prelude": (
         _words("""
-_struct _sysconfigdata _zoneinfo struct sysconfig weakref zoneinfo zoneinfo._common zoneinfo._tzpath
+_struct _sysconfigdata _weakrefset _zoneinfo struct sysconfig weakref zoneinfo zoneinfo._common
+zoneinfo._tzpath
 """),
         _words("""
 memwarm_cli.boundary_read memwarm_cli.cli.commands.prelude memwarm_cli.cli.commands.prelude_views
@@ -82,7 +83,8 @@ memwarm_cli.startup.file_rows memwarm_cli.startup.plan memwarm_cli.startup.sessi
     ),
     "scan": (
         _words("""
-_struct _sysconfigdata _zoneinfo struct sysconfig weakref zoneinfo zoneinfo._common zoneinfo._tzpath
+_struct _sysconfigdata _weakrefset _zoneinfo struct sysconfig weakref zoneinfo zoneinfo._common
+zoneinfo._tzpath
 """),
         _words("""
 memwarm_cli.boundary_read memwarm_cli.cli.commands.prelude memwarm_cli.cli.commands.scan
@@ -92,8 +94,8 @@ memwarm_cli.startup.scan_record memwarm_cli.startup.session memwarm_cli.startup.
     ),
     "status": (
         _words("""
-_blake2 _hashlib _sqlite3 array fcntl hashlib json json.decoder json.encoder json.scanner select shlex signal
-sqlite3 sqlite3.dbapi2 threading
+_blake2 _hashlib _sqlite3 array fcntl hashlib json json.decoder json.encoder json.scanner shlex sqlite3
+sqlite3.dbapi2
 """),
         _words("""
 memwarm_cli.backends memwarm_cli.backends.agent_status memwarm_cli.backends.freshness

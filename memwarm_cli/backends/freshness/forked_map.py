@@ -13,15 +13,21 @@ from __future__ import annotations
 
 import contextlib
 import os
-import select
-import signal
 import sys
-from collections.abc import Callable, Sequence
-from typing import TypeVar
+
+# The C module under `signal` (as cancel.py): `signal` builds its enums at import.
+from _signal import SIGKILL  # type: ignore[import-not-found]
+
+# typing, ~4 ms CPU of a start-up, is not imported on `status`'s path (mypy reads this as typing's)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import TypeVar
+
+    T = TypeVar("T")
+    R = TypeVar("R")
 
 POLL_SECONDS = 0.1  # how often a wait for a child asks `check`
-T = TypeVar("T")
-R = TypeVar("R")
 
 
 def usable_cpus() -> int:
@@ -46,9 +52,11 @@ def forked_map(
     lanes = min(workers or usable_cpus(), len(items))
     if lanes <= 1 or not hasattr(os, "fork") or not _only_thread():
         return [function(item) for item in items]
-    import pickle  # noqa: F401  # here, once, for the children and the collection: ~3 ms CPU of every
+    # here, once, for the children and the collection: ~3 ms CPU of every run with one agent (status,
+    # init-backends), which never forks; select too, for _collect
+    import pickle  # noqa: F401
+    import select  # noqa: F401
 
-    # run with one agent (status, init-backends), which never forks
     children: list[tuple[int, int, list[int]]] = []  # (pid, read end, indexes)
     try:
         for lane in range(1, lanes):
@@ -69,7 +77,7 @@ def forked_map(
     finally:
         for pid, read_end, _ in children:  # interrupted: nothing of ours outlives us
             with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
+                os.kill(pid, SIGKILL)
                 os.close(read_end)
                 os.waitpid(pid, 0)
 
@@ -94,6 +102,8 @@ def _child(function: Callable[[T], R], items: Sequence[T], indexes: list[int], w
 
 
 def _collect(read_end: int, pid: int, check: Callable[[], None] | None) -> dict[int, R] | None:
+    import select  # loaded by forked_map before the fork: a lookup here
+
     chunks: list[bytes] = []
     try:
         while True:
@@ -107,7 +117,7 @@ def _collect(read_end: int, pid: int, check: Callable[[], None] | None) -> dict[
             chunks.append(chunk)
     except BaseException:
         with contextlib.suppress(OSError):
-            os.kill(pid, signal.SIGKILL)
+            os.kill(pid, SIGKILL)
         raise
     finally:
         os.close(read_end)

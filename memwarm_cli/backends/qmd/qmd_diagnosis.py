@@ -14,18 +14,23 @@ import contextlib
 import json
 import os
 import re
-import signal
-import threading
 import time
-from collections.abc import Mapping
-from pathlib import Path
-from typing import TYPE_CHECKING
+
+# The C modules under `signal` and `threading` (as cancel.py): their enums and classes are ~1 ms CPU of a
+# `status` that reads qmd's version from the cache.
+from _signal import SIGABRT, SIGBUS, SIGFPE, SIGILL, SIGKILL, SIGSEGV  # type: ignore[import-not-found]
+from _thread import allocate_lock
 
 from memwarm_cli.exec_search import find_on_path
 from memwarm_cli.safe_files import FileTooLargeError, NotRegularFileError, read_bounded
 from memwarm_cli.textsafe import clip
 
+# typing, ~4 ms CPU of a start-up, is not imported on `status`'s path (mypy reads this as typing's)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from pathlib import Path
+
     from memwarm_cli.cancel import CancelToken
 
 MIN_NODE_MAJOR = 22
@@ -43,11 +48,11 @@ BUN_NOT_FOUND = "bun not found"  # qmd 0.9.0's launcher, on a machine without bu
 NODE_VERSION_TIMEOUT_SECONDS = 5.0
 # Signals a program raises on itself when it breaks (a bad native module, an abort); anything else that
 # ends qmd (SIGKILL from the OOM killer, SIGTERM from an admin) was done to it.
-_CRASH_SIGNALS = frozenset({signal.SIGSEGV, signal.SIGBUS, signal.SIGILL, signal.SIGABRT, signal.SIGFPE})
+_CRASH_SIGNALS = frozenset({SIGSEGV, SIGBUS, SIGILL, SIGABRT, SIGFPE})
 # The ones a native module built for another Node's ABI dies of. An abort (a failed allocation, a broken
 # assertion) or an arithmetic fault is qmd's own: blaming the node on PATH misled users whose qmd launcher
 # pins its own Node 22 (tools/bin/qmd).
-_ABI_CRASH_SIGNALS = frozenset({signal.SIGSEGV, signal.SIGBUS, signal.SIGILL})
+_ABI_CRASH_SIGNALS = frozenset({SIGSEGV, SIGBUS, SIGILL})
 
 
 def lookup_path(env: Mapping[str, str]) -> str:
@@ -84,6 +89,8 @@ def unavailable_hint(command: str, env: Mapping[str, str], cwd: Path) -> str:
 
 
 def signal_name(signum: int) -> str:
+    import signal  # its enums: only for a qmd a signal ended
+
     try:
         return signal.Signals(signum).name
     except ValueError:
@@ -141,7 +148,7 @@ def node_version(executable: str, env: Mapping[str, str], token: CancelToken | N
 
 # One `node --version` per executable however many agents fail (their envs differ only in qmd's dirs).
 _node_versions: dict[tuple[str, int, int, int], str | None] = {}
-_node_versions_lock = threading.Lock()
+_node_versions_lock = allocate_lock()
 
 
 def _node_version(executable: str, env: Mapping[str, str], token: CancelToken | None) -> str | None:
@@ -179,7 +186,7 @@ def _node_version(executable: str, env: Mapping[str, str], token: CancelToken | 
             out = b""
     finally:
         with contextlib.suppress(OSError):  # the group may be gone already
-            os.killpg(proc.pid, signal.SIGKILL)
+            os.killpg(proc.pid, SIGKILL)
         proc.wait()
         proc.stdout.close()
     text = out.decode("utf-8", "replace").strip()

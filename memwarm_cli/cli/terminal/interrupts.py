@@ -10,16 +10,18 @@ Cancelled once they are gone.
 
 from __future__ import annotations
 
-import signal
-from collections.abc import Iterator
+# The C module under `signal` (as cli/main.py): `signal` builds its enums at import, ~0.5 ms CPU of every
+# `status`, which only installs and restores handlers.
+import _signal  # type: ignore[import-not-found]
 from contextlib import contextmanager
-from types import FrameType
 
 from memwarm_cli.cancel import CancelToken
 
 # typing.TYPE_CHECKING without importing typing, which costs every start ~4 ms (bench/bench_startup.py)
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from types import FrameType
     from typing import Any
 
 
@@ -33,24 +35,24 @@ def signals_cancel(token: CancelToken) -> Iterator[CancelToken]:
         token.cancel(signum)
 
     previous: dict[int, Any] = {}
-    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+    for sig in (_signal.SIGINT, _signal.SIGTERM, _signal.SIGHUP):
         # Ignored from the start, it stays so: a background job's SIGINT, the SIGHUP of `nohup memwarm
         # init-backends &`, whose user asked it (and its qmd) to outlive the terminal.
-        if signal.getsignal(sig) is not signal.SIG_IGN:
-            previous[sig] = signal.signal(sig, handler)
+        if _signal.getsignal(sig) is not _signal.SIG_IGN:
+            previous[sig] = _signal.signal(sig, handler)
     try:
         yield token
     finally:
         if token.signum is None:
             for signum, old in previous.items():
-                signal.signal(signum, old)
+                _signal.signal(signum, old)
         else:
             # The first signal decided how the run ends, its exit code and its report alike: a second one
             # during the rest (the summary, the report, the exit) must not end the process with its own
             # code (TERM then HUP ended with 129 under "interrupted by SIGTERM"). So the handlers are not
             # given back: later signals are taken and change nothing.
             for signum in previous:
-                signal.signal(signum, _after_the_first)
+                _signal.signal(signum, _after_the_first)
 
 
 def _after_the_first(_signum: int, _frame: FrameType | None) -> None:
