@@ -355,6 +355,8 @@ def _parse_toml(text: str, file: str, track: bool) -> tuple[Any, PNode | None]:
     value = _plain_tree(data)
     if not track:
         return value, None
+    # tomlpos (~3.5 ms by -X importtime): only for a TOML config's positions (config check, or placing
+    # an error the release refuses)
     from memwarm_cli.config.tomlpos import locate_toml
 
     return value, locate_toml(text, file, value)

@@ -45,8 +45,10 @@ def renderer() -> str:
     """The renderer the cache's entries are valid for. The transcript reader is imported here, not at
     the top: its redaction rules compile ~200 regexes (100 ms), and every init-backends run imports
     this module (search_probe, session_export_files) while most never export."""
-    # local: the redaction rules' ~100 ms (docstring), which most init-backends runs never need
+    # clear_secrets (~0.7 ms by -X importtime, the redaction package's __init__ with it): as below
     from memwarm_cli.backends.sessions.redaction.clear_secrets import formats_digest
+
+    # transcript_text: the redaction rules (docstring), which most init-backends runs never need
     from memwarm_cli.backends.sessions.transcript_text import MAX_RECORD_BYTES
 
     return f"openclaw-2026.6.35/export-1/cap-{MAX_RECORD_BYTES}/clear-{formats_digest()}"
