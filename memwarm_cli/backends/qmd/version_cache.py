@@ -145,11 +145,9 @@ class QmdVersions:
                     self._versions[key] = cached
                     return cached, None
             # process (with child_watch, selectors), qmd_commands and qmd_output: only when qmd is asked
-            from memwarm_cli.backends.qmd import qmd_commands
-            from memwarm_cli.backends.qmd.process import run_command
-            from memwarm_cli.backends.qmd.qmd_output import parse_version
+            from memwarm_cli.backends.qmd import process, qmd_commands, qmd_output
 
-            result = run_command(
+            result = process.run_command(
                 command,
                 qmd_commands.version_args(),
                 env=env,
@@ -158,7 +156,7 @@ class QmdVersions:
                 token=self.token,
             )
             self.token.check()
-            version = parse_version(result.stdout) if result.ok else UNKNOWN_VERSION
+            version = qmd_output.parse_version(result.stdout) if result.ok else UNKNOWN_VERSION
             # A qmd that ran and cannot say its version (an error exit, or no answer in the full
             # VERSION_TIMEOUT_MS) is remembered as such too: asking again would cost a cron job a process,
             # or a hang, on every run. An upgraded qmd has a new identity and is asked; so does --force.
@@ -234,11 +232,9 @@ class VersionPeeker:
         self.asked += 1
         # Asked only when the cache does not know this qmd: process (with child_watch and selectors),
         # qmd_commands and qmd_output (its regexes) cost ~1.6 ms CPU of a status that reads the cache.
-        from memwarm_cli.backends.qmd import qmd_commands
-        from memwarm_cli.backends.qmd.process import run_command
-        from memwarm_cli.backends.qmd.qmd_output import parse_version
+        from memwarm_cli.backends.qmd import process, qmd_commands, qmd_output
 
-        result = run_command(
+        result = process.run_command(
             command,
             qmd_commands.version_args(),
             env=env,
@@ -249,7 +245,7 @@ class VersionPeeker:
         if result.spawn_error is not None:
             return PeekedVersion(UNKNOWN_VERSION, "unavailable")
         if result.ok:
-            version = parse_version(result.stdout)
+            version = qmd_output.parse_version(result.stdout)
             return PeekedVersion(version, "asked", version_problem(command, version))
         problem = version_problem(command, None, result.stderr + result.stdout) or version_problem(
             command, installed_version(executable)
