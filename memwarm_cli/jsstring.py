@@ -98,7 +98,7 @@ def well_formed_with_escapes(text: str) -> tuple[str, str]:
     return to_well_formed(joined), "".join(f"\\u{ord(ch):04x}" for ch in lone)
 
 
-_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+_ASTRAL = "[\U00010000-\U0010ffff]"  # compiled by re's cache for the first astral text (rare)
 
 
 def _as_pair(match: re.Match[str]) -> str:
@@ -111,7 +111,7 @@ def to_utf16_units(text: str) -> str:
     becomes its two surrogates. `len`, slices and a non-`u` regex on the result are JS's on the string."""
     if _is_bmp_only(text):
         return text
-    return _ASTRAL.sub(_as_pair, text)
+    return re.sub(_ASTRAL, _as_pair, text)
 
 
 def from_utf16_units(units: str) -> str:

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from memwarm_cli.agents import (
     DEFAULT_AGENT_ID,
     Agent,
+    _is_valid_id,
+    _slug,
     agent_by_id,
     find_agent_entry,
     list_agent_entries,
@@ -288,3 +293,15 @@ def test_the_default_workspace_moved_under_the_state_dir(tmp_path: Path) -> None
     assert resolve_default_workspace_dir(
         {"HOME": home, "OPENCLAW_WORKSPACE_DIR": " /w "}, profile=P3
     ) == Path("/w")
+
+
+_ID_TEXT = st.text(st.sampled_from("aZ09_-.é\u212a\u017f\n -"), max_size=70) | st.text(max_size=70)
+
+
+@given(_ID_TEXT)
+def test_an_id_is_valid_and_slugged_as_upstreams_expressions_say(text: str) -> None:
+    """agents.py spells `/^[a-z0-9][a-z0-9_-]{0,63}$/i` and the slug's dash trimming in str methods."""
+    valid = re.fullmatch(r"[a-z0-9][a-z0-9_-]{0,63}", text, re.IGNORECASE | re.ASCII) is not None
+    assert _is_valid_id(text) == valid
+    slug = re.sub(r"[^a-z0-9_-]+", "-", text.lower())
+    assert _slug(text) == re.sub(r"-+$", "", re.sub(r"^-+", "", slug))[:64]

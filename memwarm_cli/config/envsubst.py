@@ -14,9 +14,11 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-ENV_VAR_NAME = re.compile(r"^[A-Z_][A-Z0-9_]*$")
+# Compiled by re's cache where first used: most configs hold no `${VAR}` and no `env` section, and
+# compiling cost every start (the prelude's too).
+ENV_VAR_NAME = r"^[A-Z_][A-Z0-9_]*$"
 # Names an `env` section may set (later upstream versions also skip names that are unsafe to set).
-_SETTABLE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_SETTABLE_NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"
 
 
 @record
@@ -63,7 +65,7 @@ def config_env_entries(cfg: Mapping[str, Any]) -> dict[str, str]:
     return {
         key: value
         for key, value in entries.items()
-        if _SETTABLE_NAME.match(key) and "${" not in value and "\0" not in value
+        if re.match(_SETTABLE_NAME, key) and "${" not in value and "\0" not in value
     }
 
 
@@ -99,7 +101,7 @@ def substitute_string(value: str, env: Mapping[str, str], missing: list[str]) ->
             end = value.find("}", start)
             if end != -1:
                 name = value[start:end]
-                if ENV_VAR_NAME.match(name):
+                if re.match(ENV_VAR_NAME, name):
                     chunks.append("${" + name + "}")
                     i = end + 1
                     continue
@@ -108,7 +110,7 @@ def substitute_string(value: str, env: Mapping[str, str], missing: list[str]) ->
             end = value.find("}", start)
             if end != -1:
                 name = value[start:end]
-                if ENV_VAR_NAME.match(name):
+                if re.match(ENV_VAR_NAME, name):
                     env_value = env.get(name)
                     if env_value is None or env_value == "":
                         missing.append(name)

@@ -99,8 +99,9 @@ def _plain(value: Any) -> Any:
 _YAML_TEXT_TAGS = frozenset(
     {"tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:value", "tag:yaml.org,2002:yaml"}
 )
-_YAML_INT = re.compile(r"^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+)$")
-_YAML_FLOAT = re.compile(
+# Compiled by _yaml_loader (only a YAML config needs them; compiling them cost every start ~0.3 ms).
+_YAML_INT = r"^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+)$"
+_YAML_FLOAT = (
     r"^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?"
     r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
 )
@@ -124,9 +125,9 @@ def _yaml_loader(libyaml: bool = False) -> type[yaml.SafeLoader]:
             if tag in _YAML_TEXT_TAGS:
                 continue
             if tag == _YAML_TAG_PREFIX + "int":
-                pattern = _YAML_INT
+                pattern = re.compile(_YAML_INT)
             elif tag == _YAML_TAG_PREFIX + "float":
-                pattern = _YAML_FLOAT
+                pattern = re.compile(_YAML_FLOAT)
             kept.append((tag, pattern))
         if kept:
             resolvers[first] = kept
@@ -307,10 +308,11 @@ class _YamlBuilder:
 
 # -- TOML ------------------------------------------------------------------------------------------------
 
-_TOML_AT = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
-_TOML_END = re.compile(r"\s*\(at end of document\)$")
+# A TOML config's errors alone need these: compiled there, by re's cache (every start paid ~0.15 ms).
+_TOML_AT = r"\s*\(at line (\d+), column (\d+)\)$"
+_TOML_END = r"\s*\(at end of document\)$"
 # An integer value: after `=`, `[` or `,` (a digit run in a comment or string is not one).
-_TOML_INT = re.compile(r"[=\[,][ \t\r\n]*[+-]?([0-9][0-9_]*)")
+_TOML_INT = r"[=\[,][ \t\r\n]*[+-]?([0-9][0-9_]*)"
 
 
 def _plain_tree(value: Any) -> Any:
@@ -322,7 +324,7 @@ def _plain_tree(value: Any) -> Any:
 
 
 def _toml_too_long(text: str) -> ParseError:
-    runs = (m for m in _TOML_INT.finditer(text) if len(m.group(1).replace("_", "")) > 4300)
+    runs = (m for m in re.finditer(_TOML_INT, text) if len(m.group(1).replace("_", "")) > 4300)
     offset = next((m.start(1) for m in runs), 0)
     before = text[:offset]
     line = before.count("\n") + 1
@@ -343,10 +345,10 @@ def _parse_toml(text: str, file: str, track: bool) -> tuple[Any, PNode | None]:
             # int() refuses more than 4300 decimal digits (TOML integers are 64-bit anyway).
             raise _toml_too_long(text) from None
         message = str(exc)
-        m = _TOML_AT.search(message)
+        m = re.search(_TOML_AT, message)
         if m is not None:
             raise ParseError(f"TOML: {message[: m.start()]}", int(m.group(1)), int(m.group(2))) from None
-        m = _TOML_END.search(message)
+        m = re.search(_TOML_END, message)
         lines = text.split("\n")
         line, column = len(lines), len(lines[-1]) + 1
         if m is not None:

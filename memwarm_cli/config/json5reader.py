@@ -12,6 +12,7 @@ so it is several times faster than the pure-Python `json5` package and needs no 
 
 from __future__ import annotations
 
+import functools
 import re
 
 from memwarm_cli.config.positions import Duplicate, LineIndex, Loc, LoneSurrogate, ParseNote, PNode
@@ -27,14 +28,27 @@ if TYPE_CHECKING:
 _WS_CHARS = re.escape(JS_WHITESPACE)
 # Whitespace and complete comments; an unterminated `/*` is left for the caller to report.
 _SKIP = re.compile(rf"(?:[{_WS_CHARS}]+|//[^\n\r\u2028\u2029]*|/\*.*?\*/)*", re.S)
-_NUMBER = re.compile(
-    r"[+-]?(?:Infinity|NaN|0[xX][0-9a-fA-F]+|(?:(?:0|[1-9][0-9]*)(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)"
-)
 _SIMPLE_DQ = re.compile(r'"([^"\\\n\r]*)"')
 _SIMPLE_SQ = re.compile(r"'([^'\\\n\r]*)'")
-_IDENT = re.compile(r"(?:[$_]|[^\W\d]|\\u[0-9a-fA-F]{4})(?:[$_\u200c\u200d\w]|\\u[0-9a-fA-F]{4})*")
-_HEX4 = re.compile(r"[0-9a-fA-F]{4}")
-_HEX2 = re.compile(r"[0-9a-fA-F]{2}")
+# The other expressions are compiled where first needed (compiling them all cost every start ~0.5 ms,
+# the prelude's too, whose config may hold no number, unquoted key, escape or error): those of rare
+# parts by re.compile at the use, whose cache keeps them, those of common parts by a cached function.
+_HEX4 = r"[0-9a-fA-F]{4}"
+_HEX2 = r"[0-9a-fA-F]{2}"
+
+
+@functools.cache  # once, for the many numbers of a big config
+def _number_pattern() -> re.Pattern[str]:
+    return re.compile(
+        r"[+-]?(?:Infinity|NaN|0[xX][0-9a-fA-F]+|(?:(?:0|[1-9][0-9]*)(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)"
+    )
+
+
+@functools.cache  # once, for the many unquoted keys of a big config
+def _ident_pattern() -> re.Pattern[str]:
+    return re.compile(r"(?:[$_]|[^\W\d]|\\u[0-9a-fA-F]{4})(?:[$_\u200c\u200d\w]|\\u[0-9a-fA-F]{4})*")
+
+
 _LITERALS: dict[str, tuple[str, Any]] = {"t": ("true", True), "f": ("false", False), "n": ("null", None)}
 _ESCAPES = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v", "'": "'", '"': '"', "\\": "\\"}
 _LINE_BREAKS = "\n\r\u2028\u2029"
@@ -57,9 +71,9 @@ def _describe_char(ch: str) -> str:
 # What may start an object key, or any value: after a complete value, one of these means a comma is
 # likely missing (`{a: 1 b: 2}`, `[1 2]`).
 # Spelled so: as `["']|[$_\\]|[^\W\d]` the compiler merges the sets into one negated Unicode set and
-# takes ~20 ms over it, at every start (the same characters either way).
-_KEY_START = re.compile(r"""[^\W\d]|["'$_\\]""")
-_VALUE_START = re.compile(r"""[\[{"'+\-.0-9]|true\b|false\b|null\b|Infinity\b|NaN\b""")
+# takes ~20 ms over it (the same characters either way).
+_KEY_START = r"""[^\W\d]|["'$_\\]"""
+_VALUE_START = r"""[\[{"'+\-.0-9]|true\b|false\b|null\b|Infinity\b|NaN\b"""
 
 
 class _Reader:
@@ -93,7 +107,7 @@ class _Reader:
         line, column = self.position(offset)
         return Json5Error(f"invalid character {_describe_char(text[offset])}{hint}", line, column)
 
-    def after_value(self, pos: int, starts: re.Pattern[str]) -> Json5Error:
+    def after_value(self, pos: int, starts: str) -> Json5Error:
         """The error for what follows a complete value where `,` or the closing bracket belongs; when
         it starts another key (`starts`: a key, or a value in an array), a comma is likely missing."""
         text = self.text
@@ -106,7 +120,7 @@ class _Reader:
                 f"the string with {other})"
             )
             return self.fail(pos, hint)
-        missing = starts.match(text, pos) is not None
+        missing = re.compile(starts).match(text, pos) is not None
         return self.fail(pos, " (missing comma before it?)" if missing else "")
 
     def unterminated(self, start: int) -> str:
@@ -157,7 +171,7 @@ class _Reader:
             if text.startswith(word, pos):
                 return val, None, pos + len(word)
             raise self.fail(self._mismatch(pos, word))
-        m = _NUMBER.match(text, pos)
+        m = _number_pattern().match(text, pos)
         if m is None:
             if ch in "+-.":
                 raise self.fail(pos + 1)
@@ -202,13 +216,13 @@ class _Reader:
                     parts.append("\0")
                     i += 1
                 elif e == "x":
-                    hm = _HEX2.match(text, i + 1)
+                    hm = re.compile(_HEX2).match(text, i + 1)
                     if hm is None:
                         raise self.fail(self._first_non_hex(i + 1, 2))
                     parts.append(chr(int(hm.group(), 16)))
                     i = hm.end()
                 elif e == "u":
-                    hm = _HEX4.match(text, i + 1)
+                    hm = re.compile(_HEX4).match(text, i + 1)
                     if hm is None:
                         raise self.fail(self._first_non_hex(i + 1, 4))
                     parts.append(chr(int(hm.group(), 16)))
@@ -245,7 +259,7 @@ class _Reader:
         ch = text[pos]
         if ch == '"' or ch == "'":
             return self.string(pos)
-        m = _IDENT.match(text, pos)
+        m = _ident_pattern().match(text, pos)
         if m is None:
             raise self.fail(pos)
         raw = m.group()

@@ -223,7 +223,8 @@ def resolve_config_source(config_flag: str | None, env: Mapping[str, str]) -> Co
     return ConfigSource(state.path / CONFIG_FILENAMES[0], "default", False, False)
 
 
-_PROFILE_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}", re.IGNORECASE | re.ASCII)
+# Compiled by re's cache when OPENCLAW_PROFILE names a profile (rarely: not at every start).
+_PROFILE_NAME = r"[a-z0-9][a-z0-9_-]{0,63}"
 
 
 def resolve_default_workspace_dir(env: Mapping[str, str], *, profile: Profile) -> Path:
@@ -258,7 +259,7 @@ def _state_dir_workspace(env: Mapping[str, str]) -> Path:
     home = resolve_home_dir(env)
     name = js_trim(env.get("OPENCLAW_PROFILE") or "")
     if name and name.lower() != "default":
-        if not _PROFILE_NAME.fullmatch(name):
+        if not re.fullmatch(_PROFILE_NAME, name, re.IGNORECASE | re.ASCII):
             raise UsageError(f"OPENCLAW_PROFILE: invalid profile name {clip(name)!r} (OpenClaw refuses it)")
         return home / f".openclaw-{name}" / "workspace"
     return home / ".openclaw" / "workspace"

@@ -30,11 +30,12 @@ PACKAGE_NAME = "openclaw"
 MAX_WRAPPER_BYTES = 64 * 1024  # a wrapper is a few lines; a bigger file is no wrapper
 MAX_JSON_BYTES = 1024 * 1024  # package.json is a few KiB
 _ENTRY_SUFFIXES = ("/openclaw.mjs", "/dist/entry.js", "/dist/entry.mjs")
+# Compiled by re's cache when a wrapper is read (most runs read none; compiling cost every start).
 # A wrapper's words: runs of characters that are neither whitespace nor a quote. One pass, no
 # backtracking: the path a wrapper runs is a word ending in an entry file (see _entry_paths).
-_WORD = re.compile(r"""[^\s"']+""")
+_WORD = r"""[^\s"']+"""
 # `$basedir`/`${basedir}` (pnpm, yarn and npm's cmd-shim) stands for the wrapper's own directory.
-_BASEDIR = re.compile(r"\$\{?basedir\}?")
+_BASEDIR = r"\$\{?basedir\}?"
 
 
 @record
@@ -81,13 +82,13 @@ def _package_of_entry(entry: str) -> str:
 def _entry_paths(text: str) -> Iterator[str]:
     """The paths a wrapper names that end in an entry file, in order: each word (see _WORD) ending in
     one, from its first `/` or `$basedir`. Linear in the text: a word is looked at once."""
-    for word in _WORD.finditer(text):
+    for word in re.finditer(_WORD, text):
         path = word.group()
         suffix = next((s for s in _ENTRY_SUFFIXES if path.endswith(s)), None)
         if suffix is None:
             continue
         slash = path.find("/", 0, len(path) - len(suffix))  # a `/` before the entry's own
-        basedir = _BASEDIR.search(path, 0, slash if slash >= 0 else len(path) - len(suffix))
+        basedir = re.compile(_BASEDIR).search(path, 0, slash if slash >= 0 else len(path) - len(suffix))
         if basedir is not None:
             yield path[basedir.start() :]
         elif slash >= 0:
@@ -102,7 +103,7 @@ def _entry_in_wrapper(wrapper: str) -> str | None:
         return None
     base = os.path.dirname(os.path.abspath(wrapper))
     for found in _entry_paths(data.decode("utf-8", "replace")):
-        path = _BASEDIR.sub(lambda _: base, found, count=1) if found.startswith("$") else found
+        path = re.sub(_BASEDIR, lambda _: base, found, count=1) if found.startswith("$") else found
         if os.path.isfile(path):
             return os.path.realpath(path)
     return None

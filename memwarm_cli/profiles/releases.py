@@ -244,13 +244,14 @@ _RELEASE_NODE = {
 MAINTENANCE_ERROR_FROM = (2026, 9, 3)
 NEWEST_MEASURED = (2026, 9, 6)
 
-_VERSION = re.compile(r"v?(\d{1,5})\.(\d{1,3})\.(\d{1,4})(?:[-+][0-9A-Za-z.+-]*)?", re.ASCII)
+# Compiled by re's cache when a version is first read (a run with none never compiles it).
+_VERSION = r"v?(\d{1,5})\.(\d{1,3})\.(\d{1,4})(?:[-+][0-9A-Za-z.+-]*)?"
 Version = tuple[int, int, int]
 
 
 def parse_version(text: str) -> Version | None:
     """`2026.9.6` (a `v` prefix and a `-beta.1`/`+build` suffix allowed) as numbers, else None."""
-    match = _VERSION.fullmatch(text.strip())
+    match = re.fullmatch(_VERSION, text.strip(), re.ASCII)
     if match is None:
         return None
     year, month, patch = (int(part) for part in match.groups())

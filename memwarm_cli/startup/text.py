@@ -22,9 +22,10 @@ HEADER_LINES = (
     "",
 )
 
-_CONTROL_WHITESPACE_RUN = re.compile(r"[\r\n\t]+")
-_BRACKET = re.compile(r"[\[\]]")
-_DISALLOWED_RUN = re.compile(r"[^A-Za-z0-9_./\- ]+")
+# The replacements of the rare names that need them, compiled by re's cache then (not at every start).
+_CONTROL_WHITESPACE_RUN = r"[\r\n\t]+"
+_BRACKET = r"[\[\]]"
+_DISALLOWED_RUN = r"[^A-Za-z0-9_./\- ]+"
 
 
 _ALLOWED_ONLY = re.compile(r"[A-Za-z0-9_./\- ]*")
@@ -33,9 +34,9 @@ _ALLOWED_ONLY = re.compile(r"[A-Za-z0-9_./\- ]*")
 def sanitize_label(relative_path: str) -> str:
     if _ALLOWED_ONLY.fullmatch(relative_path):  # nothing to replace (most names): one match, not three
         return js_trim(relative_path)
-    label = _CONTROL_WHITESPACE_RUN.sub(" ", relative_path)
-    label = _BRACKET.sub("_", label)
-    label = _DISALLOWED_RUN.sub("_", label)
+    label = re.sub(_CONTROL_WHITESPACE_RUN, " ", relative_path)
+    label = re.sub(_BRACKET, "_", label)
+    label = re.sub(_DISALLOWED_RUN, "_", label)
     return js_trim(label)
 
 
