@@ -13,7 +13,7 @@ from typing import Any, get_args
 
 import pytest
 
-from memwarm_cli.backends.agent_status import Verdict
+from memwarm_cli.backends.agent_status import VERDICTS
 from memwarm_cli.backends.init.init_report import Status as InitStatus
 from memwarm_cli.backends.qmd.qmd_diagnosis import QMD_INSTALL
 from memwarm_cli.bootstrap.context_plan import BootstrapStatus
@@ -158,7 +158,7 @@ def test_each_status_table_is_the_vocabulary_in_the_code(
 ) -> None:
     rows = _table(page, heading, column)
     if vocabulary is None:  # status's verdicts: the table's order is the order they are decided in
-        assert sorted(rows) == sorted(get_args(Verdict))
+        assert sorted(rows) == sorted(VERDICTS)
         assert rows[0] == "skipped" and rows[-1] == "warm"
         return
     assert rows == vocabulary

@@ -15,7 +15,6 @@ import os
 import stat
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from memwarm_cli.agents import Agent, resolve_agents, select_agent
 from memwarm_cli.backends.settings.qmd_paths import agent_qmd_paths
@@ -26,6 +25,11 @@ from memwarm_cli.frozen_records import record
 from memwarm_cli.profiles.choice import OpenClawChoice
 from memwarm_cli.profiles.releases import PROFILES, Profile
 from memwarm_cli.textsafe import clip
+
+# typing.TYPE_CHECKING without importing typing, which costs every start ~4 ms (bench/bench_startup.py)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # The keys of the qmd backend that `openclaw doctor --fix` removes (§4.3); a release refuses them when
 # its profile's retired_keys name them.

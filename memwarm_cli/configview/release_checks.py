@@ -15,7 +15,6 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
 
 from memwarm_cli.backends.settings.memory_search import extra_collection_sources, extra_path_sources
 from memwarm_cli.backends.settings.qmd_collections import (
@@ -32,8 +31,22 @@ from memwarm_cli.jsstring import js_trim
 from memwarm_cli.profiles.releases import Profile
 from memwarm_cli.textsafe import clip
 
+# typing.TYPE_CHECKING without importing typing, which costs every start ~4 ms (bench/bench_startup.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, Protocol
+
     from memwarm_cli.profiles.releases import ConfigSchema  # a type checker's alias only
+
+    class ReleaseErrors(Protocol):
+        def __call__(
+            self,
+            data: Any,
+            positions: PNode | None,
+            env: Mapping[str, str],
+            state_dir: Path,
+            profile: Profile,
+        ) -> list[Issue]: ...
 
 
 def release_name(*, profile: Profile, version: str | None) -> str:
@@ -100,12 +113,6 @@ def _may_be_default(raw: Any, workspace: Path, env: Mapping[str, str]) -> bool:
         os.path.join(workspace, "memory"),
         os.path.join(workspace, "MEMORY.md"),
     }
-
-
-class ReleaseErrors(Protocol):
-    def __call__(
-        self, data: Any, positions: PNode | None, env: Mapping[str, str], state_dir: Path, profile: Profile
-    ) -> list[Issue]: ...
 
 
 # Each release's checks are imported when a config is judged by them: a run loads its release's schema,

@@ -17,12 +17,16 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
-from typing import Any, Literal
 
 from memwarm_cli.config.positions import PNode, join_path
 from memwarm_cli.durations import parse_duration_ms
 from memwarm_cli.frozen_records import field, mutable_record, record
 from memwarm_cli.jsstring import js_string, js_trim, js_typeof
+
+# typing.TYPE_CHECKING without importing typing, which costs every start ~4 ms (bench/bench_startup.py)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Literal
 
 
 @record
@@ -284,8 +288,9 @@ class Record(Schema):
         return "an object"
 
 
-# An extra check on an object's value, run after the field checks: (value, node, path, out).
-Extra = Callable[[dict[str, Any], PNode | None, str, list[Issue]], None]
+if TYPE_CHECKING:
+    # An extra check on an object's value, run after the field checks: (value, node, path, out).
+    Extra = Callable[[dict[str, Any], PNode | None, str, list[Issue]], None]
 
 
 @mutable_record

@@ -17,7 +17,6 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Literal
 
 from memwarm_cli.backends.freshness import fingerprint as fp
 from memwarm_cli.backends.freshness.export_check import (
@@ -54,19 +53,21 @@ from memwarm_cli.cancel import CancelToken
 from memwarm_cli.config.paths import is_directory
 from memwarm_cli.frozen_records import record
 
+# typing.TYPE_CHECKING without importing typing, which costs every start ~4 ms (bench/bench_startup.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
-    pass
+    from typing import Any, Literal
 
-ReasonKind = Literal[
-    "unsuccessful",
-    "index-missing",
-    "index-unreadable",
-    "unregistered",
-    "registered-elsewhere",
-    "pattern",
-    "files",
-    "export",
-]
+    ReasonKind = Literal[
+        "unsuccessful",
+        "index-missing",
+        "index-unreadable",
+        "unregistered",
+        "registered-elsewhere",
+        "pattern",
+        "files",
+        "export",
+    ]
 
 
 @record

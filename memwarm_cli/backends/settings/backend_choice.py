@@ -12,12 +12,16 @@ read here any more.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
 
 from memwarm_cli.config.lookup import as_object, lookup
 from memwarm_cli.frozen_records import record
 
-Backend = Literal["builtin", "qmd"]
+# typing.TYPE_CHECKING without importing typing, which costs every start ~4 ms (bench/bench_startup.py)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    Backend = Literal["builtin", "qmd"]
 
 
 @record

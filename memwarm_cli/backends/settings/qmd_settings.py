@@ -14,7 +14,6 @@ import math
 import shlex
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
 
 from memwarm_cli.agents import normalize_agent_id
 from memwarm_cli.backends.settings.backend_choice import BackendChoice
@@ -31,8 +30,14 @@ from memwarm_cli.durations import parse_duration_ms
 from memwarm_cli.frozen_records import field, record
 from memwarm_cli.jsstring import js_is_finite_number, js_trimmed_string, js_truthy
 
-SearchMode = Literal["search", "vsearch", "query"]
-StartupMode = Literal["off", "idle", "immediate"]
+# typing.TYPE_CHECKING without importing typing, which costs every start ~4 ms (bench/bench_startup.py)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    SearchMode = Literal["search", "vsearch", "query"]
+    StartupMode = Literal["off", "idle", "immediate"]
+
 
 SEARCH_MODES: tuple[SearchMode, ...] = ("search", "vsearch", "query")
 DEFAULT_COMMAND = "qmd"

@@ -23,13 +23,17 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterator, Mapping
-from typing import Any, Literal
 
 from memwarm_cli.config.lookup import as_object, lookup
 from memwarm_cli.frozen_records import record
 from memwarm_cli.jsstring import js_number_text
 
-Use = Literal["memwarm", "gateway", "search", "builtin"]
+# typing.TYPE_CHECKING without importing typing, which costs every start ~4 ms (bench/bench_startup.py)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    Use = Literal["memwarm", "gateway", "search", "builtin"]
 
 
 @record

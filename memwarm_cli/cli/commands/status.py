@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, NamedTuple
 
 from memwarm_cli.backends.agent_status import StatusOptions, collect_status
 from memwarm_cli.backends.retired import release_label, retired_backends
@@ -32,7 +31,10 @@ from memwarm_cli.configview.release_checks import refuse_rejected_config
 from memwarm_cli.durations import parse_duration_ms
 from memwarm_cli.errors import MemwarmError, UsageError
 from memwarm_cli.exitcodes import signal_exit
+from memwarm_cli.frozen_records import record
 
+# typing.TYPE_CHECKING without importing typing, which costs every start ~4 ms (bench/bench_startup.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from memwarm_cli.backends.agent_status import StatusReport
     from memwarm_cli.backends.builtin.builtin_status import BuiltinStatusReport
@@ -43,7 +45,8 @@ if TYPE_CHECKING:
     from memwarm_cli.profiles.choice import OpenClawChoice
 
 
-class StatusResult(NamedTuple):
+@record
+class StatusResult:
     """What `status`'s views show."""
 
     report: StatusReport

@@ -19,15 +19,19 @@ table views alone: status in a pipe loads neither table nor Rich (test_imports).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, NamedTuple
 
 from memwarm_cli.cli.commands.status_prometheus import RetiredPrometheus, StatusPrometheus
 from memwarm_cli.cli.terminal.output import guarded_lines, make_console
 from memwarm_cli.cli.terminal.view_format import JsonView, View, Views
+from memwarm_cli.frozen_records import record
 from memwarm_cli.startup.clock import iso_utc
 from memwarm_cli.textsafe import escape_text, escape_unsafe
 
+# typing.TYPE_CHECKING without importing typing, which costs every start ~4 ms (bench/bench_startup.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from memwarm_cli.backends.agent_status import AgentStatus, StatusReport
     from memwarm_cli.backends.retired import RetiredAgent, RetiredBackends
     from memwarm_cli.cli.commands.status import StatusResult
@@ -181,7 +185,8 @@ STATUS_VIEWS: Views[StatusResult] = Views(
 # ---- a release without the qmd backend (backends/retired.py): every agent `retired`, nothing judged
 
 
-class RetiredStatus(NamedTuple):
+@record
+class RetiredStatus:
     """What `status`'s views show when the release has no qmd backend."""
 
     retired: RetiredBackends
