@@ -10,6 +10,7 @@ stdout/stderr fds, a terminal (pty), or two memwarm processes at once.
 
 from __future__ import annotations
 
+import compileall
 import io
 import os
 import pty
@@ -31,6 +32,12 @@ from hypothesis import HealthCheck, settings
 
 MEMWARM = str(Path(sys.executable).with_name("memwarm"))
 REPO_ROOT = Path(__file__).resolve().parent.parent
+
+# Byte code is cached in the suite even where PYTHONDONTWRITEBYTECODE is set (as on the dev machines):
+# without it each xdist worker rewrites and compiles every test module again (about 4 s of CPU each), and
+# each memwarm process a test starts compiles the modules it imports (50 to 110 ms a process, hundreds of
+# processes). The processes keep the variable; they read what is written here (pytest_configure).
+sys.dont_write_bytecode = False
 # The golden cases, copied into the repository from the workspace's ../shared/parity (scripts/golden.py).
 GOLDEN_DIR = REPO_ROOT / "tests" / "golden"
 TOOLS_BIN = REPO_ROOT / "tools" / "bin"
@@ -227,6 +234,13 @@ def write_memory_note(
 def offset_of(text: str, line: int, column: int) -> int:
     """The string offset of a 1-based line and column, lines split at `\n` only (as the parsers count)."""
     return sum(len(row) + 1 for row in text.split("\n")[: line - 1]) + column - 1
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """memwarm_cli byte-compiled once, before any worker starts, as `pip install` compiles an installed
+    package (the checkout is an editable install; bench/common.py's compile_package does the same)."""
+    if not hasattr(config, "workerinput"):
+        compileall.compile_dir(str(REPO_ROOT / "memwarm_cli"), quiet=1)
 
 
 @pytest.fixture
