@@ -7,6 +7,7 @@ from memwarm_cli.backends.sessions.redaction.clear_secrets import ClearFormat
 from memwarm_cli.bootstrap.session_keys import SessionKey
 from memwarm_cli.cli.commands import config_cmd
 from memwarm_cli.cli.commands.search_cmd import SearchMode
+from memwarm_cli.startup.tzif import TzifZone
 
 # Typer commands: registered on `config_app` by their decorator, never called by name.
 config_cmd.path_command
@@ -34,3 +35,6 @@ ClearFormat.sample
 
 # Python reads it: frozen_records sets a mutable record's __hash__ to None (unhashable, as a dataclass).
 object.__hash__
+
+# datetime calls it: fromtimestamp(t, zone) and astimezone(zone) ask the zone for the wall time.
+TzifZone.fromutc

@@ -17,6 +17,7 @@ from typing import Any, Literal
 from memwarm_cli.config.lookup import MISSING, lookup
 from memwarm_cli.frozen_records import record
 from memwarm_cli.jsstring import js_int, js_is_finite_number, js_number_text, js_trim
+from memwarm_cli.startup.tzif import load_zone, zone_search_path
 from memwarm_cli.textsafe import clip
 
 Action = Literal["new", "reset"]
@@ -156,6 +157,26 @@ def _zone_names_by_folded_name() -> dict[str, str]:
     }
 
 
+@lru_cache(maxsize=1)
+def _zone_search_path() -> tuple[str, ...] | None:
+    return zone_search_path()  # once, as zoneinfo reads PYTHONTZPATH once
+
+
+def _zone(name: str) -> tzinfo | None:
+    """The zone file `name` as zoneinfo.ZoneInfo(name) reads it: by startup/tzif.py when it can be sure
+    to read the same file the same way (no `import zoneinfo`: ~4 ms of a start, sysconfig above all),
+    else by zoneinfo. None when there is no such zone."""
+    zone = load_zone(name, _zone_search_path())
+    if zone is not None:
+        return zone
+    import zoneinfo  # the tzdata package, PYTHONTZPATH oddities, files tzif.py does not read
+
+    try:
+        return zoneinfo.ZoneInfo(name)
+    except (ValueError, OSError, zoneinfo.ZoneInfoNotFoundError):
+        return None
+
+
 @lru_cache(maxsize=64)
 def lookup_zone(name: str) -> tzinfo | None:
     """Resolve a zone name the way ICU accepts it: IANA names and links, case-insensitively; fixed offsets."""
@@ -164,21 +185,12 @@ def lookup_zone(name: str) -> tzinfo | None:
         sign = -1 if match.group(1) != "+" else 1
         offset = timedelta(hours=int(match.group(2)), minutes=int(match.group(3) or 0))
         return timezone(sign * offset)
-    # zoneinfo: ~9 ms by -X importtime; status and other commands never resolve a zone (test_imports)
-    import zoneinfo
-
     if name not in _NOT_ICU_ZONE_NAMES and not name.startswith(("right/", "posix/")):
-        try:
-            return zoneinfo.ZoneInfo(name)  # the common, exactly spelled case: no directory walk
-        except (ValueError, OSError, zoneinfo.ZoneInfoNotFoundError):
-            pass
+        zone = _zone(name)  # the common, exactly spelled case: no directory walk
+        if zone is not None:
+            return zone
     canonical = _zone_names_by_folded_name().get(name.casefold())
-    if canonical is None:
-        return None
-    try:
-        return zoneinfo.ZoneInfo(canonical)
-    except (ValueError, OSError, zoneinfo.ZoneInfoNotFoundError):
-        return None
+    return None if canonical is None else _zone(canonical)
 
 
 def closest_zone_name(name: str) -> str | None:

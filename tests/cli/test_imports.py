@@ -53,13 +53,12 @@ memwarm_cli.config.lookup memwarm_cli.config.paths memwarm_cli.config.positions 
 memwarm_cli.cwd memwarm_cli.errors memwarm_cli.exec_search memwarm_cli.exitcodes memwarm_cli.frozen_records
 memwarm_cli.jsstring memwarm_cli.profiles memwarm_cli.profiles.choice memwarm_cli.profiles.installed
 memwarm_cli.profiles.releases memwarm_cli.safe_files memwarm_cli.startup memwarm_cli.startup.clock
-memwarm_cli.startup.prelude_settings memwarm_cli.textsafe
+memwarm_cli.startup.prelude_settings memwarm_cli.startup.tzif memwarm_cli.textsafe
 """)
 EXPECTED: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "context": (
         _words("""
-_struct _sysconfigdata _weakrefset _zoneinfo json json.decoder json.encoder json.scanner struct sysconfig
-weakref zoneinfo zoneinfo._common zoneinfo._tzpath
+json json.decoder json.encoder json.scanner
 """),
         _words("""
 memwarm_cli.bootstrap memwarm_cli.bootstrap.agents_digest memwarm_cli.bootstrap.budget
@@ -72,20 +71,14 @@ memwarm_cli.startup.session memwarm_cli.startup.text
 """),
     ),
     "prelude": (
-        _words("""
-_struct _sysconfigdata _weakrefset _zoneinfo struct sysconfig weakref zoneinfo zoneinfo._common
-zoneinfo._tzpath
-"""),
+        frozenset(),
         _words("""
 memwarm_cli.boundary_read memwarm_cli.cli.commands.prelude memwarm_cli.cli.commands.prelude_views
 memwarm_cli.startup.file_rows memwarm_cli.startup.plan memwarm_cli.startup.session memwarm_cli.startup.text
 """),
     ),
     "scan": (
-        _words("""
-_struct _sysconfigdata _weakrefset _zoneinfo struct sysconfig weakref zoneinfo zoneinfo._common
-zoneinfo._tzpath
-"""),
+        frozenset(),
         _words("""
 memwarm_cli.boundary_read memwarm_cli.cli.commands.prelude memwarm_cli.cli.commands.scan
 memwarm_cli.cli.commands.scan_views memwarm_cli.startup.file_rows memwarm_cli.startup.plan
