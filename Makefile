@@ -100,6 +100,7 @@ typecheck: venv
 # In parallel (pytest-xdist), one worker per CPU: CLI tests run in process (tests/conftest.py), so the
 # time goes to the real qmd and the fault tests' waits, which overlap well. Tests that share something
 # on the machine (the bootstrap cases' fixed roots) carry one xdist_group and so run in one worker.
+# Tests that take seconds by design (pip installs, marker `long`) are handed out first (tests/conftest.py).
 pytest: venv tools
 	$(PY) -m pytest -n auto --dist loadgroup
 

@@ -300,6 +300,12 @@ settings.load_profile("memwarm")
 # its tests carries (set, case name) in user_properties, which xdist brings back to the controller, and
 # the summary line counts the cases run and the tests passed per set.
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    # The tests that take seconds by design first (the pip installs, then `long`): xdist hands a worker a
+    # few tests at a time in this order, so the other worker no longer idles while one ends the suite on
+    # a pip install (about 15 s at the end of the suite before).
+    items.sort(
+        key=lambda item: (item.get_closest_marker("install") is None, item.get_closest_marker("long") is None)
+    )
     for item in items:
         marker = item.get_closest_marker("golden")
         if marker is None:

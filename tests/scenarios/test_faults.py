@@ -506,6 +506,7 @@ def test_failed_probe_leaves_no_matching_fingerprint_so_the_next_run_is_not_fres
     assert [c["argv"][1:] for c in agent["commands"]][-1] == ["update"]
 
 
+@pytest.mark.long
 def test_version_that_hangs_is_cut_short_once_and_remembered(tmp_path: Path) -> None:
     scenario, state = fake_scenario(tmp_path, {"version": "sleep 60\n"})
     # A timeout that --timeout shortened says nothing about qmd: not remembered.
@@ -602,6 +603,7 @@ def test_an_embed_lock_held_past_the_embed_timeout_degrades_instead_of_waiting_f
     assert not [line for line in fake_log(state) if line.split()[1:2] == ["embed"]]
 
 
+@pytest.mark.long
 def test_the_runs_own_agents_take_turns_at_embed_without_timing_each_other_out(tmp_path: Path) -> None:
     """Three agents embedding 1.5 s each with a 2 s embed timeout: the third waited 3 s for the state dir's
     embed lock behind its own siblings and was 'degraded' ("another process held ..."), with no other
@@ -615,6 +617,7 @@ def test_the_runs_own_agents_take_turns_at_embed_without_timing_each_other_out(t
     assert "embed skipped" not in result.stderr
 
 
+@pytest.mark.long
 def test_a_stuck_embed_lock_is_waited_out_once_per_run_not_once_per_agent(tmp_path: Path) -> None:
     """With the run's agents taking turns, each then waited the full timeout on the stuck lock: N agents
     cost N timeouts; the first wait now settles it for the run. Counted, not timed: the run (in this

@@ -133,6 +133,7 @@ def _run_time_ms(pool: ThreadPoolExecutor, args: list[str], env: dict[str, str])
     return statistics.median(pool.map(once, range(4)))
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_a_signal_at_any_moment_is_its_exit_code_and_at_most_one_line(
     commands: dict[str, list[str]], home_dir: Path, sig: signal.Signals

@@ -401,6 +401,7 @@ def _lock_is_free(env: SessionsScenario) -> bool:
         os.close(fd)
 
 
+@pytest.mark.long
 def test_timeout_bounds_the_export(tmp_path: Path) -> None:
     env = _slow_export(tmp_path)
     result, agent = env.run("--timeout", "1")
@@ -428,6 +429,7 @@ def test_the_export_check_before_the_steps_counts_against_the_timeout(tmp_path: 
     assert not env.export.exists() or not os.listdir(env.export)  # the pass never started
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
 def test_a_signal_stops_the_export_promptly_and_releases_the_lock(
     tmp_path: Path, sig: signal.Signals

@@ -169,6 +169,7 @@ def test_update_stdout_is_discarded_as_openclaw_discards_it(fake: tuple[Scenario
     assert run.max_rss_kib - baseline.max_rss_kib < FLOOD_RSS_ALLOWANCE_KIB
 
 
+@pytest.mark.long
 def test_endless_stderr_of_update_is_held_in_bounded_memory_until_the_timeout(
     fake: tuple[Scenario, Path],
 ) -> None:

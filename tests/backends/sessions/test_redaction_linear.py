@@ -271,6 +271,7 @@ HOSTILE = {
 }
 
 
+@pytest.mark.long
 def test_megabytes_of_hostile_input_are_redacted_within_a_cpu_bound() -> None:
     script = textwrap.dedent(
         f"""
