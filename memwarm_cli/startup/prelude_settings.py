@@ -12,7 +12,6 @@ import re
 from collections.abc import Mapping
 from datetime import UTC, timedelta, timezone, tzinfo
 from functools import lru_cache
-from typing import Any, Literal
 
 from memwarm_cli.config.lookup import MISSING, lookup
 from memwarm_cli.frozen_records import record
@@ -20,7 +19,14 @@ from memwarm_cli.jsstring import js_int, js_is_finite_number, js_number_text, js
 from memwarm_cli.startup.tzif import load_zone, zone_search_path
 from memwarm_cli.textsafe import clip
 
-Action = Literal["new", "reset"]
+# typing.TYPE_CHECKING without importing typing, which costs every start ~2-4 ms (bench/bench_startup.py)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    Action = Literal["new", "reset"]
+    LimitSource = Literal["default", "config", "clamped"]
+
 ACTIONS: tuple[Action, ...] = ("new", "reset")
 
 
@@ -51,8 +57,6 @@ MAX_FILE_CHARS = LimitSpec("maxFileChars", 1_200, 1, 10_000)
 MAX_TOTAL_CHARS = LimitSpec("maxTotalChars", 2_800, 1, 50_000)
 LIMIT_SPECS = (DAILY_MEMORY_DAYS, MAX_FILE_BYTES, MAX_FILE_CHARS, MAX_TOTAL_CHARS)
 SLUGGED_FILES_PER_DAY = 4
-
-LimitSource = Literal["default", "config", "clamped"]
 
 
 @record

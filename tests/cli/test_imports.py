@@ -38,10 +38,10 @@ def _words(text: str) -> frozenset[str]:
 
 # What every one of the four imports from the standard library and of memwarm (the route and the config).
 _COMMON_STDLIB = _words("""
-__future__ _bisect _collections _datetime _functools _json _operator _sre _typing bisect
+__future__ _bisect _collections _datetime _functools _json _operator _sre bisect
 collections collections.abc contextlib copyreg datetime enum errno fnmatch functools gc ipaddress itertools
 keyword math ntpath operator pathlib re re._casefix re._compiler re._constants re._parser reprlib types
-typing typing.io typing.re urllib urllib.parse warnings
+urllib urllib.parse warnings
 """)
 _COMMON_MEMWARM = _words("""
 memwarm_cli memwarm_cli.agents memwarm_cli.cli memwarm_cli.cli.commands memwarm_cli.cli.fastpath
@@ -58,7 +58,7 @@ memwarm_cli.startup.prelude_settings memwarm_cli.startup.tzif memwarm_cli.textsa
 EXPECTED: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "context": (
         _words("""
-json json.decoder json.encoder json.scanner
+_typing json json.decoder json.encoder json.scanner typing typing.io typing.re
 """),
         _words("""
 memwarm_cli.bootstrap memwarm_cli.bootstrap.agents_digest memwarm_cli.bootstrap.budget
