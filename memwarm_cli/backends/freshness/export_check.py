@@ -11,7 +11,6 @@ export step rendering the same transcripts again.
 
 from __future__ import annotations
 
-import hashlib
 import time
 from array import array
 from collections.abc import Callable
@@ -19,6 +18,7 @@ from pathlib import Path
 
 from memwarm_cli.backends.freshness.file_walk import ListDigest
 from memwarm_cli.backends.freshness.fingerprint import StoredFingerprint
+from memwarm_cli.backends.freshness.sha256 import sha256_hex
 from memwarm_cli.backends.settings.qmd_settings import QmdSettings
 from memwarm_cli.backends.state.state_files import StatePath
 from memwarm_cli.backends.state.state_records import read_record
@@ -87,7 +87,7 @@ def transcripts_digest(qmd: QmdSettings, now_ms: int) -> str | None:
     digest = ListDigest()
     digest.update([(name, size, mtime_ns) for name, size, mtime_ns, _ in files])
     # The ctimes too: an edit in place that keeps the size and puts the mtime back moves the ctime.
-    ctimes = hashlib.sha256(array("q", [ctime_ns for *_, ctime_ns in files]).tobytes()).hexdigest()
+    ctimes = sha256_hex(array("q", [ctime_ns for *_, ctime_ns in files]).tobytes())
     return digest.hexdigest("transcripts", ctimes)
 
 

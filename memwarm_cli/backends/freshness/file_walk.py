@@ -17,7 +17,6 @@ collection's digest (path, size, mtime of each file) is three running hashes ove
 
 from __future__ import annotations
 
-import hashlib
 import os
 from array import array
 from bisect import bisect_left
@@ -26,6 +25,7 @@ from contextlib import contextmanager
 from stat import S_ISLNK, S_ISREG
 
 from memwarm_cli.backends.freshness.qmd_glob import Matcher, PathTest, compile_mask
+from memwarm_cli.backends.freshness.sha256 import Sha256
 from memwarm_cli.backends.settings.qmd_collections import CollectionSpec
 from memwarm_cli.config.paths import is_directory
 
@@ -170,9 +170,9 @@ class ListDigest:
     with the count. Names that are not UTF-8 never get here (the walk skips them)."""
 
     def __init__(self) -> None:
-        self._paths = hashlib.sha256()
-        self._sizes = hashlib.sha256()
-        self._mtimes = hashlib.sha256()
+        self._paths = Sha256()  # OpenSSL's only for a long list (sha256.py)
+        self._sizes = Sha256()
+        self._mtimes = Sha256()
         self.count = 0
 
     def update(self, chunk: Chunk) -> None:
@@ -184,7 +184,7 @@ class ListDigest:
         self._mtimes.update(array("q", [entry[2] for entry in chunk]).tobytes())
 
     def hexdigest(self, *context: str) -> str:
-        digest = hashlib.sha256("\0".join((*context, str(self.count))).encode("utf-8", "surrogatepass"))
+        digest = Sha256("\0".join((*context, str(self.count))).encode("utf-8", "surrogatepass"))
         for part in (self._paths, self._sizes, self._mtimes):
             digest.update(part.digest())
         return digest.hexdigest()

@@ -15,7 +15,6 @@ no index identity, matches nothing, and is replaced on the next run.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import time
@@ -23,6 +22,7 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 from memwarm_cli.backends.freshness.file_walk import FileList, list_digest, snapshot_collection
+from memwarm_cli.backends.freshness.sha256 import sha256_hex
 from memwarm_cli.backends.settings.qmd_collections import CollectionSpec
 from memwarm_cli.backends.settings.qmd_paths import AgentQmdPaths
 from memwarm_cli.backends.state import state_files
@@ -46,7 +46,7 @@ FINGERPRINT_VERSION = 2
 
 
 def sha256_text(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    return sha256_hex(text.encode("utf-8", "surrogatepass"))
 
 
 def settings_digest(settings: Mapping[str, Any]) -> str:

@@ -15,7 +15,6 @@ no list of either.
 
 from __future__ import annotations
 
-import hashlib
 import math
 import os
 import re
@@ -24,6 +23,7 @@ from collections.abc import Iterator
 
 from memwarm_cli.backends.freshness.file_walk import Chunk, ListDigest, walk_chunks
 from memwarm_cli.backends.freshness.qmd_glob import Matcher
+from memwarm_cli.backends.freshness.sha256 import sha256_hex
 from memwarm_cli.backends.qmd.index_stats import document_rows
 from memwarm_cli.cancel import CancelToken
 from memwarm_cli.frozen_records import record
@@ -60,7 +60,7 @@ def content_hash(path: str) -> str | None:
         data = text.encode("utf-8")
     if not js_trim(text):
         return WHITESPACE_ONLY
-    return hashlib.sha256(data).hexdigest()
+    return sha256_hex(data)
 
 
 @record
