@@ -205,7 +205,7 @@ def _yaml_text(data: dict[str, Any]) -> str:
 
 
 def _yaml_dump(value: Any) -> str:
-    import yaml  # ~10 ms: only `config show` writes YAML (docstring)
+    import yaml  # 10-20 ms by -X importtime: only `config show` writes YAML (docstring)
 
     # Printable ASCII holds nothing the escaping policy touches, and libyaml's emitter (4x faster)
     # writes it exactly as PyYAML's does; other text (controls, astral or lone surrogate code points)
@@ -219,7 +219,7 @@ def _yaml_dump(value: Any) -> str:
 
 @functools.cache
 def _policy_dumper() -> type[Any]:
-    import yaml  # ~10 ms, as in _yaml_dump
+    import yaml  # as in _yaml_dump
 
     class Dumper(yaml.SafeDumper):
         """A scalar holding a character the policy escapes is double-quoted, its non-ASCII escaped."""

@@ -127,7 +127,7 @@ class ProgressDisplay:
         return lines
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        from rich.text import Text  # Rich calls this, loaded already: see the module docstring
+        from rich.text import Text  # off cron runs (module docstring); only Rich, loaded by then, calls this
 
         for line in self.lines():
             # A line wider than the terminal is cut, never wrapped: the live region keeps its height.
