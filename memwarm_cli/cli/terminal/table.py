@@ -11,8 +11,8 @@ codes.
 
 Cells hold only escaped text (textsafe's policy: the record escapes names and details, the caller agent
 ids), so nothing in them moves the cursor; the widths count terminal cells (wide and zero-width
-characters too). Only the table views import this module, each after make_console has loaded Rich, so
-Rich is imported here at the top: it costs them nothing more.
+characters too). Only the table views import this module, and each makes a Rich console anyway
+(make_console), so Rich is imported here at the top: it costs them nothing more.
 """
 
 from __future__ import annotations
