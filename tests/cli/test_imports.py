@@ -53,7 +53,8 @@ memwarm_cli.config.lookup memwarm_cli.config.paths memwarm_cli.config.positions 
 memwarm_cli.cwd memwarm_cli.errors memwarm_cli.exec_search memwarm_cli.exitcodes memwarm_cli.frozen_records
 memwarm_cli.jsstring memwarm_cli.profiles memwarm_cli.profiles.choice memwarm_cli.profiles.installed
 memwarm_cli.profiles.releases memwarm_cli.safe_files memwarm_cli.startup memwarm_cli.startup.clock
-memwarm_cli.startup.prelude_settings memwarm_cli.startup.tzif memwarm_cli.textsafe
+memwarm_cli.startup.prelude_settings memwarm_cli.startup.tz_footer memwarm_cli.startup.tzif
+memwarm_cli.textsafe
 """)
 EXPECTED: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "context": (

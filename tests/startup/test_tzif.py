@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from memwarm_cli.startup.prelude_settings import lookup_zone
-from memwarm_cli.startup.tzif import FooterRule, TzifZone, _rule_epoch, load_zone, zone_search_path
+from memwarm_cli.startup.tz_footer import FooterRule, _rule_epoch
+from memwarm_cli.startup.tzif import TzifZone, load_zone, zone_search_path
 
 SEARCH_PATH = zone_search_path()
 ZONES = sorted(zoneinfo.available_timezones())
