@@ -88,27 +88,26 @@ memwarm_cli.startup.scan_record memwarm_cli.startup.session memwarm_cli.startup.
     ),
     "status": (
         _words("""
-_sha256 _sqlite3 array fcntl json json.decoder json.encoder json.scanner shlex sqlite3 sqlite3.dbapi2
+_sha256 _sqlite3 array fcntl json json.decoder json.encoder json.scanner sqlite3 sqlite3.dbapi2
 """),
         _words("""
 memwarm_cli.backends memwarm_cli.backends.agent_status memwarm_cli.backends.freshness
 memwarm_cli.backends.freshness.export_check memwarm_cli.backends.freshness.file_walk
 memwarm_cli.backends.freshness.fingerprint memwarm_cli.backends.freshness.forked_map
-memwarm_cli.backends.freshness.freshness memwarm_cli.backends.freshness.index_check
-memwarm_cli.backends.freshness.qmd_glob memwarm_cli.backends.freshness.sha256 memwarm_cli.backends.qmd
-memwarm_cli.backends.qmd.index_stats memwarm_cli.backends.qmd.qmd_diagnosis
-memwarm_cli.backends.qmd.version_cache memwarm_cli.backends.retired memwarm_cli.backends.settings
-memwarm_cli.backends.settings.agent_backend memwarm_cli.backends.settings.backend_choice
-memwarm_cli.backends.settings.memory_search memwarm_cli.backends.settings.qmd_collections
-memwarm_cli.backends.settings.qmd_paths memwarm_cli.backends.settings.qmd_settings
-memwarm_cli.backends.settings.setting_use memwarm_cli.backends.state memwarm_cli.backends.state.last_run
-memwarm_cli.backends.state.locks memwarm_cli.backends.state.state_files
-memwarm_cli.backends.state.state_records memwarm_cli.cancel memwarm_cli.cli.commands.status
-memwarm_cli.cli.commands.status_prometheus memwarm_cli.cli.commands.status_views
-memwarm_cli.cli.terminal.interrupts memwarm_cli.configview memwarm_cli.configview.agent_dirs
-memwarm_cli.configview.release_checks memwarm_cli.configview.release_checks_2026_6_35
-memwarm_cli.configview.schema_2026_6_35 memwarm_cli.configview.schema_memory
-memwarm_cli.configview.schema_types memwarm_cli.durations
+memwarm_cli.backends.freshness.freshness memwarm_cli.backends.freshness.qmd_glob
+memwarm_cli.backends.freshness.sha256 memwarm_cli.backends.qmd memwarm_cli.backends.qmd.index_stats
+memwarm_cli.backends.qmd.qmd_diagnosis memwarm_cli.backends.qmd.version_cache memwarm_cli.backends.retired
+memwarm_cli.backends.settings memwarm_cli.backends.settings.agent_backend
+memwarm_cli.backends.settings.backend_choice memwarm_cli.backends.settings.memory_search
+memwarm_cli.backends.settings.qmd_collections memwarm_cli.backends.settings.qmd_paths
+memwarm_cli.backends.settings.qmd_settings memwarm_cli.backends.settings.setting_use
+memwarm_cli.backends.state memwarm_cli.backends.state.last_run memwarm_cli.backends.state.locks
+memwarm_cli.backends.state.state_files memwarm_cli.backends.state.state_records memwarm_cli.cancel
+memwarm_cli.cli.commands.status memwarm_cli.cli.commands.status_prometheus
+memwarm_cli.cli.commands.status_views memwarm_cli.cli.terminal.interrupts memwarm_cli.configview
+memwarm_cli.configview.agent_dirs memwarm_cli.configview.release_checks
+memwarm_cli.configview.release_checks_2026_6_35 memwarm_cli.configview.schema_2026_6_35
+memwarm_cli.configview.schema_memory memwarm_cli.configview.schema_types memwarm_cli.durations
 """),
     ),
 }

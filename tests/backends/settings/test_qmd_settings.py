@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import shlex
+
 import pytest
 
-from memwarm_cli.backends.settings.qmd_settings import split_command
+from memwarm_cli.backends.settings.qmd_settings import shell_words, split_command
 from memwarm_cli.durations import parse_duration_ms
 from tests.backends.support import resolve
 
@@ -71,3 +73,32 @@ def test_startup_rerank_search_tool_and_retention() -> None:
     assert (qmd.rerank, qmd.search_tool) == (False, "hybrid_search")
     assert qmd.sessions.retention_days == 1  # 6.35: max(1, floor(0.5))
     assert qmd.as_dict()["update"]["startup"] == "idle" and qmd.as_dict()["rerank"] is False
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "",
+        "qmd",
+        "/opt/qmd/bin/qmd",
+        "./tools/qmd",
+        "qmd#x",
+        "~/bin/qmd",
+        "q$md",
+        "qmd --index x",
+        " qmd ",
+        "qmd\t-x",
+        "'my qmd' --flag",
+        '"my qmd"',
+        "my\\ qmd",
+        "qmd\r\n",
+        "\u00a0qmd",
+    ],
+)
+def test_shell_words_split_as_shlex_does(raw: str) -> None:
+    assert shell_words(raw) == shlex.split(raw)
+
+
+def test_shell_words_refuses_an_unclosed_quote_as_shlex_does() -> None:
+    with pytest.raises(ValueError):
+        shell_words("'qmd")
