@@ -30,7 +30,6 @@ it must also be a regular file of this user with one link.
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import functools
 import os
@@ -367,6 +366,8 @@ def write_atomically(
         _refuse_target(target, dir_fd, replace_any_file)  # again: what stood there may have been swapped
         os.rename(temp_path, target, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
     except BaseException as failure:
+        import contextlib  # writers only: kept off the read-only commands (~0.5 ms of their start)
+
         with contextlib.suppress(OSError):
             os.unlink(temp_path, dir_fd=dir_fd)
         if isinstance(failure, OSError) and not isinstance(failure, NotRegularFileError):
@@ -383,6 +384,8 @@ def _sweep_stale_temps(directory: str | None, dir_fd: int | None, name: str) -> 
     where: int | str = dir_fd if dir_fd is not None else (directory or ".")
     uid = os.getuid()
     stale: list[str] = []
+    import contextlib  # writers only: kept off the read-only commands (~0.5 ms of their start)
+
     with contextlib.suppress(OSError), os.scandir(where) as entries:
         for entry in entries:
             if not is_own_temp_name(entry.name, name):
@@ -394,7 +397,4 @@ def _sweep_stale_temps(directory: str | None, dir_fd: int | None, name: str) -> 
                     stale.append(entry.name)
     for entry_name in stale:
         with contextlib.suppress(OSError):
-            if dir_fd is not None:
-                os.unlink(entry_name, dir_fd=dir_fd)
-            else:
-                os.unlink(os.path.join(directory or ".", entry_name))
+            os.unlink(os.path.join("" if dir_fd is not None else directory or ".", entry_name), dir_fd=dir_fd)

@@ -13,11 +13,10 @@ from __future__ import annotations
 # The C module under `signal`, loaded by the interpreter already: `signal` would build its enums on
 # every start (the prelude fast path counts milliseconds).
 import _signal  # type: ignore[import-not-found]
-import contextlib
 import gc
 import os
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from memwarm_cli.cli.terminal.invocation import Invocation, active, current, process_invocation, terminal_size
 from memwarm_cli.cli.terminal.output import ReaderGone, error, write_stderr_text, write_stdout
@@ -64,9 +63,20 @@ def run_invocation(
     """`run`, for a caller that wants the invocation back (which of its streams failed). A process that
     exits next (`main`) keeps the handlers a command left: an interrupted init-backends leaves ones that
     drop a second signal, which the default action would turn into that signal's exit code."""
-    handlers = _signal_handlers_restored() if restore_signals else contextlib.nullcontext()
-    with active(invocation), _working_directory(cwd), handlers:
-        return int(_dispatch(list(argv), invocation))  # a plain int, as a process's exit status is
+    # try/finally, not contextlib's managers: contextlib cost every start ~0.5 ms (the prelude's too)
+    with active(invocation):
+        previous = None
+        if cwd is not None:
+            previous = os.getcwd()
+            os.chdir(cwd)
+        saved = _signal_handlers() if restore_signals else None
+        try:
+            return int(_dispatch(list(argv), invocation))  # a plain int, as a process's exit status is
+        finally:
+            if saved is not None:
+                _restore_signal_handlers(saved)
+            if previous is not None:
+                os.chdir(previous)
 
 
 def main() -> NoReturn:
@@ -96,37 +106,27 @@ def _discard(stream: TextIO | None) -> None:
     """
     if stream is None:  # closed at startup: nothing buffered, nothing flushed at exit
         return
-    with contextlib.suppress(OSError, ValueError):  # no usable fd behind it: nothing to protect
+    try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, stream.fileno())
         os.close(devnull)
+    except (OSError, ValueError):  # no usable fd behind it: nothing to protect
+        pass
 
 
-@contextlib.contextmanager
-def _working_directory(cwd: str | Path | None) -> Iterator[None]:
-    if cwd is None:
-        yield
-        return
-    previous = os.getcwd()
-    os.chdir(cwd)
-    try:
-        yield
-    finally:
-        os.chdir(previous)
+def _signal_handlers() -> dict[int, object]:
+    return {signum: _signal.getsignal(signum) for signum in _RESTORED_SIGNALS}
 
 
-@contextlib.contextmanager
-def _signal_handlers_restored() -> Iterator[None]:
-    saved = {signum: _signal.getsignal(signum) for signum in _RESTORED_SIGNALS}
-    try:
-        yield
-    finally:
-        for signum, handler in saved.items():
-            # None: installed outside Python, cannot be put back; ValueError: not the main thread,
-            # where no command could have changed them either.
-            if handler is not None:
-                with contextlib.suppress(ValueError):
-                    _signal.signal(signum, handler)
+def _restore_signal_handlers(saved: dict[int, object]) -> None:
+    for signum, handler in saved.items():
+        # None: installed outside Python, cannot be put back; ValueError: not the main thread,
+        # where no command could have changed them either.
+        if handler is not None:
+            try:  # noqa: SIM105 - not contextlib.suppress: contextlib costs every start ~0.5 ms
+                _signal.signal(signum, handler)
+            except ValueError:
+                pass
 
 
 # The shell asks for completions by running memwarm with this variable set (cli/completion.py, whose

@@ -39,7 +39,7 @@ def _words(text: str) -> frozenset[str]:
 # What every one of the four imports from the standard library and of memwarm (the route and the config).
 _COMMON_STDLIB = _words("""
 __future__ _bisect _collections _datetime _functools _json _operator _sre bisect
-collections collections.abc contextlib copyreg datetime enum errno fnmatch functools gc ipaddress itertools
+collections collections.abc copyreg datetime enum errno fnmatch functools gc ipaddress itertools
 keyword math ntpath operator pathlib re re._casefix re._compiler re._constants re._parser reprlib types
 urllib urllib.parse warnings
 """)
@@ -59,7 +59,7 @@ memwarm_cli.textsafe
 EXPECTED: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "context": (
         _words("""
-_typing json json.decoder json.encoder json.scanner typing typing.io typing.re
+_typing contextlib json json.decoder json.encoder json.scanner typing typing.io typing.re
 """),
         _words("""
 memwarm_cli.bootstrap memwarm_cli.bootstrap.agents_digest memwarm_cli.bootstrap.budget
@@ -88,7 +88,7 @@ memwarm_cli.startup.scan_record memwarm_cli.startup.session memwarm_cli.startup.
     ),
     "status": (
         _words("""
-_sha256 _sqlite3 array fcntl json json.decoder json.encoder json.scanner sqlite3 sqlite3.dbapi2
+_sha256 _sqlite3 array contextlib fcntl json json.decoder json.encoder json.scanner sqlite3 sqlite3.dbapi2
 """),
         _words("""
 memwarm_cli.backends memwarm_cli.backends.agent_status memwarm_cli.backends.freshness
