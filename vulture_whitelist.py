@@ -7,6 +7,7 @@ from memwarm_cli.backends.sessions.redaction.clear_secrets import ClearFormat
 from memwarm_cli.bootstrap.session_keys import SessionKey
 from memwarm_cli.cli.commands import config_cmd
 from memwarm_cli.cli.commands.search_cmd import SearchMode
+from memwarm_cli import named_tuples
 from memwarm_cli.startup.tzif import TzifZone
 
 # Typer commands: registered on `config_app` by their decorator, never called by name.
@@ -38,3 +39,8 @@ object.__hash__
 
 # datetime calls it: fromtimestamp(t, zone) and astimezone(zone) ask the zone for the wall time.
 TzifZone.fromutc
+
+# Python reads them: a class statement asks its base's __mro_entries__, and readers of a NamedTuple its
+# __annotations__ (named_tuples.py builds the class typing's NamedTupleMeta builds).
+named_tuples.NamedTuple.__mro_entries__
+named_tuples._NamedTupleMeta.__annotations__

@@ -28,6 +28,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "boundary_read",
         "safe_files",
         "frozen_records",
+        "named_tuples",
         "cwd",
         "cancel",
         "exec_search",

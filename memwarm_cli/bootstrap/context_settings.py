@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any, Literal, NamedTuple
 
 from memwarm_cli.agents import find_agent_entry, list_agent_entries, normalize_agent_id, roster_label
 from memwarm_cli.config.lookup import as_object, lookup
@@ -16,13 +15,20 @@ from memwarm_cli.jsstring import js_is_finite_number, js_number_text, js_trim, j
 from memwarm_cli.profiles.releases import Profile
 from memwarm_cli.textsafe import clip
 
+# typing.TYPE_CHECKING without importing typing: ~2.5 ms of `context`'s start (bench/bench_startup.py)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Literal, NamedTuple
+
+    LimitOrigin = Literal["per-agent", "defaults", "built-in"]
+else:
+    from memwarm_cli.named_tuples import NamedTuple
+
 DEFAULT_MAX_CHARS = 20_000
 DEFAULT_TOTAL_MAX_CHARS = 60_000
 INJECTION_MODES = ("always", "continuation-skip", "never")
 WARNING_MODES = ("off", "once", "always")
 DEFAULT_HEARTBEAT_EVERY = "30m"
-
-LimitOrigin = Literal["per-agent", "defaults", "built-in"]
 
 
 class BootstrapLimit(NamedTuple):

@@ -12,10 +12,16 @@ active in a plain session), which changes the prompt only, not the context files
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
 
 from memwarm_cli.jsstring import JS_WHITESPACE, js_trim
 from memwarm_cli.profiles.releases import Profile
+
+# typing.TYPE_CHECKING without importing typing: ~2.5 ms of `context`'s start (bench/bench_startup.py)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:
+    from memwarm_cli.named_tuples import NamedTuple
 
 HEARTBEAT_PROMPT_TEXT = (
     "Default heartbeat prompt:\n"

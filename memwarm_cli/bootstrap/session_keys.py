@@ -16,7 +16,6 @@ How `agent:<id>:<rest>` is split changed in every group (`profile.session_key_sh
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal, NamedTuple
 
 from memwarm_cli.agents import (
     list_agent_ids,
@@ -29,7 +28,15 @@ from memwarm_cli.jsstring import js_trim
 from memwarm_cli.profiles.releases import Profile
 from memwarm_cli.textsafe import clip
 
-SessionClass = Literal["main", "subagent", "cron", "acp"]
+# typing.TYPE_CHECKING without importing typing: ~2.5 ms of `context`'s start (bench/bench_startup.py)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Literal, NamedTuple
+
+    SessionClass = Literal["main", "subagent", "cron", "acp"]
+else:
+    from memwarm_cli.named_tuples import NamedTuple
+
 MALFORMED_KEY = "Malformed agent session key; refusing default-agent resolution."
 NO_SESSION_OWNER = (
     "Multiple agents are configured, but session agent resolution has no explicit owner. Pass an agentId, "

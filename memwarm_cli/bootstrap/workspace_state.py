@@ -10,12 +10,18 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from typing import Any, NamedTuple
 
 from memwarm_cli.config.paths import LEGACY_STATE_DIRNAMES, resolve_home_dir, resolve_state_dir
 from memwarm_cli.errors import MemwarmError
 from memwarm_cli.jsstring import js_trim
 from memwarm_cli.safe_files import FileTooLargeError, NotRegularFileError, read_bounded
+
+# typing.TYPE_CHECKING without importing typing: ~2.5 ms of `context`'s start (bench/bench_startup.py)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, NamedTuple
+else:
+    from memwarm_cli.named_tuples import NamedTuple
 
 STATE_FILE = "openclaw-workspace-state.json"
 LEGACY_STATE_FILE = os.path.join(".openclaw", "workspace-state.json")

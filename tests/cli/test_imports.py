@@ -59,7 +59,7 @@ memwarm_cli.textsafe
 EXPECTED: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "context": (
         _words("""
-_typing contextlib json json.decoder json.encoder json.scanner typing typing.io typing.re
+json json.decoder json.encoder json.scanner
 """),
         _words("""
 memwarm_cli.bootstrap memwarm_cli.bootstrap.agents_digest memwarm_cli.bootstrap.budget
@@ -67,7 +67,7 @@ memwarm_cli.bootstrap.candidates memwarm_cli.bootstrap.context_plan memwarm_cli.
 memwarm_cli.bootstrap.memory_eligibility memwarm_cli.bootstrap.rendering memwarm_cli.bootstrap.session_keys
 memwarm_cli.bootstrap.trimming memwarm_cli.bootstrap.workspace_state memwarm_cli.boundary_read
 memwarm_cli.cli.commands.context memwarm_cli.cli.commands.context_views memwarm_cli.cli.commands.prelude
-memwarm_cli.session_context memwarm_cli.startup.file_rows memwarm_cli.startup.plan
+memwarm_cli.named_tuples memwarm_cli.session_context memwarm_cli.startup.file_rows memwarm_cli.startup.plan
 memwarm_cli.startup.session memwarm_cli.startup.text
 """),
     ),
