@@ -178,14 +178,10 @@ def _run_app(argv: list[str]) -> int:
     # typer and the app: only commands the fast path does not take load them (test_imports)
     from typer import Abort
 
-    # the app: every command's Typer module, which the fast commands never load
-    from memwarm_cli.cli.app import build_command
-
     # typer_private: click's errors, from typer's vendored click (as typer above)
     from memwarm_cli.cli.typer_private import ClickException, NoArgsIsHelpError, UsageError
 
-    root = build_command()
-    _route_help_through_the_writer(root)
+    root = _command_tree()
     # Help is wrapped to this invocation's terminal (click would ask the process's), at most 80 columns.
     help_width = max(min(terminal_size(current())[0], 80) - 2, 50)
     try:
@@ -209,6 +205,25 @@ def _run_app(argv: list[str]) -> int:
     if isinstance(returned, int) and not isinstance(returned, bool):
         return returned
     return ExitCode.OK
+
+
+# The click tree _run_app runs, built on its first use in this process (see _command_tree).
+_tree: list[Command] = []
+
+
+def _command_tree() -> Command:
+    """The app's click tree with --help routed through the writer, built once per process: Typer reads
+    every command's signature to build it (13.7 ms of CPU), which a caller running several invocations in
+    one process (run_invocation; the test suite runs thousands) paid on every run. The tree holds no
+    run's values: those live in each run's click context and Invocation."""
+    if not _tree:
+        # the app: every command's Typer module, which the fast commands never load
+        from memwarm_cli.cli.app import build_command
+
+        root = build_command()
+        _route_help_through_the_writer(root)
+        _tree.append(root)
+    return _tree[0]
 
 
 def _complete(instruction: str) -> int:
