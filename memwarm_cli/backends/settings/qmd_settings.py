@@ -221,7 +221,7 @@ def shell_words(raw: str) -> list[str]:
     (~0.6 ms CPU of a status on the default `qmd`)."""
     if _SHELL_SYNTAX.isdisjoint(raw):
         return [raw] if raw else []
-    import shlex
+    import shlex  # a command with whitespace, quotes or backslashes only (docstring)
 
     return shlex.split(raw)
 
