@@ -182,3 +182,22 @@ def test_init_backends_takes_every_javascript_instant(run_cli: RunCli, tmp_path:
     assert "Traceback" not in result.stderr
     expected = f"transcripts of the last 3 days before {iso_utc(parse_instant(at))}"
     assert expected in result.stdout + result.stderr
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="-+0123456789\u0663\u00b2\u0661 \nT:Z", max_size=8))
+def test_epoch_milliseconds_are_what_the_pattern_took(text: str) -> None:
+    """parse_instant's str-method test is `^-?\\d+$` on the stripped text (it was that regex)."""
+    import re
+
+    value = text.strip()
+    try:
+        parse_instant(text)
+    except UsageError as error:
+        taken = "out of range" in str(error)  # epoch ms beyond a JS Date: taken as a number
+    else:
+        taken = True
+    if re.match(r"^-?\d+$", value):
+        assert taken, text
+    elif taken:  # not a number: only an ISO instant parses
+        datetime.fromisoformat(value)
