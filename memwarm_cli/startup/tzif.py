@@ -22,6 +22,7 @@ import sys
 from bisect import bisect_right
 from datetime import datetime, timedelta, timezone, tzinfo
 
+from memwarm_cli.safe_files import FileTooLargeError, NotRegularFileError, read_bounded
 from memwarm_cli.startup.tz_footer import (
     EPOCH_ORDINAL,
     FooterRule,
@@ -74,9 +75,8 @@ def _build_tzpath(env: Mapping[str, str]) -> str | None:
     else:
         return None  # the standard library is not on sys.path: its import is not this file
     try:
-        with open(os.path.join(stdlib, name), encoding="utf-8") as source:
-            text = source.read()
-    except (OSError, UnicodeDecodeError):
+        text = read_bounded(os.path.join(stdlib, name), _MAX_FILE_BYTES)[0].decode()
+    except (OSError, UnicodeDecodeError, NotRegularFileError, FileTooLargeError):
         return None
     # pprint writes the dict one item a line: ` 'TZPATH': '/usr/share/zoneinfo:...',`
     start = text.find("\n 'TZPATH': '")
@@ -88,6 +88,10 @@ def _build_tzpath(env: Mapping[str, str]) -> str | None:
     if end < 0 or "'" in value or "\\" in value or "\n" in value:
         return None
     return value
+
+
+# A zone file is a few kilobytes, the sysconfig data some 40 KB: anything larger is left to zoneinfo.
+_MAX_FILE_BYTES = 1 << 20
 
 
 def _valid_key(name: str) -> bool:
@@ -107,9 +111,8 @@ def load_zone(name: str, search_path: tuple[str, ...] | None) -> TzifZone | None
         path = os.path.join(folder, name)
         if os.path.isfile(path):
             try:
-                with open(path, "rb") as handle:
-                    return TzifZone(name, handle.read())
-            except (OSError, ValueError, IndexError):
+                return TzifZone(name, read_bounded(path, _MAX_FILE_BYTES)[0])
+            except (OSError, ValueError, IndexError, NotRegularFileError, FileTooLargeError):
                 return None
     return None
 
