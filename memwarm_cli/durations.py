@@ -10,7 +10,9 @@ import re
 
 from memwarm_cli.jsstring import js_trim
 
-_DURATION = re.compile(r"^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$")
+# A source, compiled (by re's cache) when a duration is first parsed: the qmd settings and the 6.35 schema
+# import this module on every status, whose config mostly sets none.
+_DURATION = r"^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$"
 _DURATION_UNITS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000}
 
 
@@ -22,7 +24,7 @@ def parse_duration_ms(raw: str, default_unit: str = "ms") -> int:
     text = js_trim(str(raw)).lower()
     if not text:
         raise ValueError("invalid duration (empty)")
-    match = _DURATION.match(text)
+    match = re.match(_DURATION, text)
     if match is None:
         raise ValueError(f"invalid duration: {raw}")
     unit = match.group(2) or default_unit or "ms"

@@ -38,10 +38,12 @@ UNIT = Num(0, 1)
 NON_EMPTY = Str(min_length=1)
 
 
-_SECRET_PROVIDER = re.compile(r"[a-z][a-z0-9_-]{0,63}")
-_ENV_SECRET_ID = re.compile(r"[A-Z][A-Z0-9_]{0,127}")
-_FILE_SECRET_SEGMENT = re.compile(r"(?:[^~]|~0|~1)*", re.S)
-_EXEC_SECRET_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/#-]{0,255}")
+# Sources, compiled (by re's cache) when a secret reference is first judged: ~0.25 ms CPU of every status
+# to compile at import, for configs that mostly hold none.
+_SECRET_PROVIDER = r"[a-z][a-z0-9_-]{0,63}"
+_ENV_SECRET_ID = r"[A-Z][A-Z0-9_]{0,127}"
+_FILE_SECRET_SEGMENT = r"(?s:[^~]|~0|~1)*"
+_EXEC_SECRET_ID = r"[A-Za-z0-9][A-Za-z0-9._:/#-]{0,255}"
 
 
 def _file_secret_id(value: str) -> bool:
@@ -49,13 +51,13 @@ def _file_secret_id(value: str) -> bool:
     if value == "value":
         return True
     return value.startswith("/") and all(
-        _FILE_SECRET_SEGMENT.fullmatch(segment) for segment in value[1:].split("/")
+        re.fullmatch(_FILE_SECRET_SEGMENT, segment) for segment in value[1:].split("/")
     )
 
 
 def _exec_secret_id(value: str) -> bool:
     """`isValidExecSecretRefId`: the pattern, and no `.` or `..` segment."""
-    if _EXEC_SECRET_ID.fullmatch(value) is None:
+    if re.fullmatch(_EXEC_SECRET_ID, value) is None:
         return False
     return all(segment not in (".", "..") for segment in value.split("/"))
 

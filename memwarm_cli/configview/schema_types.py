@@ -90,7 +90,9 @@ class Str(Schema):
 
     min_length: int = 0
     trim: bool = False
-    pattern: re.Pattern[str] | None = None
+    # A regular expression's source, compiled (by re's cache) when a value is first judged by it: every
+    # status builds the schema, few configs hold a value it applies to.
+    pattern: str | None = None
     what: str = ""
 
     def check(self, value: Any, node: PNode | None, path: str, out: list[Issue]) -> None:
@@ -104,7 +106,7 @@ class Str(Schema):
                 message = f"{show_value(value)} is too short: at least {self.min_length} character{blank}"
                 out.append(Issue("error", path, message, node, continues=True))
                 return
-        if self.pattern is not None and self.pattern.fullmatch(value) is None:
+        if self.pattern is not None and re.fullmatch(self.pattern, value) is None:
             message = f"{show_value(value)} is not {self.what or 'in the expected form'}"
             out.append(Issue("error", path, message, node, continues=True))
 
