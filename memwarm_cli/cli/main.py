@@ -95,6 +95,10 @@ def main() -> NoReturn:
         _discard(sys.stdout)
     if invocation.stderr_failed:
         _discard(sys.stderr)
+    # The interpreter's shutdown runs one last full collection over every object the run made; they all
+    # die with the process anyway, so that walk is wasted (~4-5 ms of a 10-note prelude or a status).
+    # Frozen objects are still freed by reference counting as the modules are torn down.
+    gc.freeze()
     sys.exit(code)
 
 
