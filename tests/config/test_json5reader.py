@@ -213,3 +213,15 @@ def test_the_key_start_pattern_matches_what_its_slow_spelling_matched() -> None:
     every = "".join(map(chr, range(0x3000))) + "".join(map(chr, range(0xD7FF, 0x10000, 7)))
     fast = re.compile(_KEY_START)  # a source, compiled where the reader first needs it
     assert [bool(fast.match(ch)) for ch in every] == [bool(slow.match(ch)) for ch in every]
+
+
+@settings(max_examples=300)
+@given(st.text(alphabet=st.sampled_from("\t\n\v\f\r \x1c\x1f/*ab1{}[],:\"'\\"), max_size=40))
+def test_an_ascii_text_is_skipped_as_the_full_whitespace_and_comment_pattern_skips_it(text: str) -> None:
+    """The reader skips an ASCII text with the pattern without non-ASCII sets (json5reader.py says why):
+    from every position it ends where the full one ends."""
+    from memwarm_cli.config.json5reader import _SKIP_ASCII, _unicode_skip
+
+    full = _unicode_skip()
+    for pos in range(len(text) + 1):
+        assert _SKIP_ASCII.match(text, pos).end() == full.match(text, pos).end()  # type: ignore[union-attr]
