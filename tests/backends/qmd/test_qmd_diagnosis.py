@@ -12,6 +12,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from memwarm_cli.backends.qmd import qmd_diagnosis
 from memwarm_cli.cancel import Cancelled, CancelToken
@@ -329,3 +331,30 @@ def test_status_asks_each_distinct_qmd_its_version_once(tmp_path: Path) -> None:
     assert {a["qmdVersionSource"] for a in report["agents"]} == {"asked"}
     log = [line.split(" ", 1)[1] for line in (state / "log").read_text().splitlines()]
     assert log == ["--version"]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("qmd 2.8.3 (facd35e)", (2, 8, 3)),
+        ("2.8.3", (2, 8, 3)),
+        ("v0.9.0", (0, 9, 0)),
+        ("1.2.x 3.4.5", (3, 4, 5)),
+        ("10.20.30.40", (10, 20, 30)),
+        ("1.2", None),
+        (".1.2.3", None),
+        ("", None),
+        (None, None),
+    ],
+)
+def test_qmd_semver_reads_the_first_version(text: str | None, expected: tuple[int, int, int] | None) -> None:
+    assert qmd_diagnosis.qmd_semver(text) == expected
+
+
+@settings(max_examples=500)
+@given(st.text(alphabet=st.sampled_from("0129.v x-\u0663\u00b2"), max_size=16))
+def test_qmd_semver_finds_what_its_regular_expression_found(text: str) -> None:
+    """qmd_semver reads by hand what this expression matched (qmd_diagnosis.py says why)."""
+    match = re.search(r"(?<![\d.])(\d+)\.(\d+)\.(\d+)", text)
+    expected = (int(match[1]), int(match[2]), int(match[3])) if match else None
+    assert qmd_diagnosis.qmd_semver(text) == expected
