@@ -15,6 +15,7 @@ from memwarm_cli.configview.schema_types import (
     Duration,
     Enum,
     Issue,
+    LazyObj,
     Literal_,
     Num,
     Obj,
@@ -173,14 +174,16 @@ def _qmd_schema() -> Obj:
     )
 
 
-QMD = _qmd_schema()
+QMD = LazyObj(_qmd_schema)
 
-# `memorySearch.qmd` holds only extraCollections in 6.35; memwarm once read a whole qmd block there.
-_SEARCH_QMD_NOTES = {
-    key: f"memorySearch.qmd holds only extraCollections in OpenClaw 2026.6.35, which refuses the config "
-    f"with {key} in it; the qmd settings are memory.qmd.{key}"
-    for key in QMD.fields
-}
+
+def _search_qmd_notes() -> dict[str, str]:
+    """`memorySearch.qmd` holds only extraCollections in 6.35; memwarm once read a whole qmd block there."""
+    return {
+        key: f"memorySearch.qmd holds only extraCollections in OpenClaw 2026.6.35, which refuses the config "
+        f"with {key} in it; the qmd settings are memory.qmd.{key}"
+        for key in QMD.schema.fields
+    }
 
 
 # What 2026.6.35's memorySearch block and 2026.9.6's memory.search (schema_2026_9_6.py) have in common,
@@ -221,7 +224,7 @@ def _memory_search_schema() -> Obj:
         {
             **MEMORY_SEARCH_SHARED,
             "extraPaths": Arr(Str()),
-            "qmd": Obj({"extraCollections": Arr(_collection_entry())}, notes=_SEARCH_QMD_NOTES),
+            "qmd": Obj({"extraCollections": Arr(_collection_entry())}, notes=_search_qmd_notes()),
             "remote": Obj(
                 {
                     **REMOTE_SHARED,
@@ -293,4 +296,4 @@ def _memory_search_schema() -> Obj:
     )
 
 
-MEMORY_SEARCH = _memory_search_schema()
+MEMORY_SEARCH = LazyObj(_memory_search_schema)

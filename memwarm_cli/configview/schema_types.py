@@ -348,3 +348,27 @@ class Obj(Schema):
 
     def describe(self) -> str:
         return self.description
+
+
+class LazyObj(Schema):
+    """An Obj built the first time a config has a value for it (then kept). status judges the config on
+    every run, and most configs hold no `memorySearch` or `memory.qmd` block: building those two at import
+    (~90 schema objects) was part of every run's start."""
+
+    judges_objects = True
+
+    def __init__(self, build: Callable[[], Obj]) -> None:
+        self._build = build
+        self._schema: Obj | None = None
+
+    @property
+    def schema(self) -> Obj:
+        if self._schema is None:
+            self._schema = self._build()
+        return self._schema
+
+    def check(self, value: Any, node: PNode | None, path: str, out: list[Issue]) -> None:
+        self.schema.check(value, node, path, out)
+
+    def describe(self) -> str:
+        return self.schema.describe()

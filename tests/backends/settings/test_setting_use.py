@@ -8,10 +8,13 @@ from pathlib import Path
 from typing import Any
 
 from memwarm_cli.backends.settings.setting_use import MEMORY_SEARCH_SETTINGS, QMD_SETTINGS
-from memwarm_cli.configview.schema_2026_6_35 import MEMORY_SEARCH, QMD
+from memwarm_cli.configview.schema_2026_6_35 import MEMORY_SEARCH as LAZY_MEMORY_SEARCH
+from memwarm_cli.configview.schema_2026_6_35 import QMD as LAZY_QMD
 from memwarm_cli.configview.schema_types import Obj
 from tests.backends.support import by_agent, fake_log, install_fake_qmd, make_scenario, resolve
 from tests.conftest import run_memwarm
+
+QMD, MEMORY_SEARCH = LAZY_QMD.schema, LAZY_MEMORY_SEARCH.schema  # schema_types.LazyObj
 
 
 def schema_keys(schema: Obj, prefix: str = "") -> set[str]:
