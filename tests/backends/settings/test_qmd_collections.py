@@ -4,8 +4,12 @@ these are its answers)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from memwarm_cli.agents import resolve_agents
 from memwarm_cli.backends.settings.agent_backend import resolve_agent_backend
@@ -14,6 +18,7 @@ from memwarm_cli.backends.settings.qmd_collections import (
     ensure_unique_name,
     escape_exact_file_pattern,
     sanitize_collection_name,
+    sessions_collection_name,
 )
 from memwarm_cli.profiles.releases import P0
 from tests.backends.support import resolve
@@ -240,3 +245,18 @@ def test_collection_names_and_file_patterns() -> None:
         escape_exact_file_pattern("a\\b*c?[d]{e}(f)!g+h@i.md")
         == "a\\\\b\\*c\\?\\[d\\]\\{e\\}\\(f\\)\\!g\\+h\\@i.md"
     )
+
+
+_NAME_TEXT = st.text(alphabet=st.sampled_from("aZz09-_. /\\*?[]{}()!+@\u00e9\u0130\u1e9e"), max_size=12)
+
+
+@settings(max_examples=300)
+@given(_NAME_TEXT)
+def test_names_are_sanitized_and_file_names_escaped_as_their_expressions_did(text: str) -> None:
+    """qmd_collections reads names without compiling these expressions when it can (it says why)."""
+    expected_name = re.sub(r"[^a-z0-9-]+", "-", text.lower()).strip("-") or "collection"
+    assert sanitize_collection_name(text) == expected_name
+    segment = re.sub(r"[^a-z0-9-]+", "-", text.lower()).strip("-") or "agent"
+    assert sessions_collection_name(text, set()) == f"sessions-{segment}"
+    escaped = re.sub(r"[\\*?\[\]{}()!+@]", lambda m: "\\" + m.group(), text)
+    assert escape_exact_file_pattern(text) == escaped
