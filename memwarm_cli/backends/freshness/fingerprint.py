@@ -16,7 +16,6 @@ no index identity, matches nothing, and is replaced on the next run.
 from __future__ import annotations
 
 import json
-import re
 import time
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
@@ -182,7 +181,12 @@ _MAX_BACKOFF_SECONDS = 3600
 _MAX_COUNT = 2**53
 _MAX_COLLECTIONS = 10_000
 _MAX_NAME_CHARS = 1024
-_DIGEST_RE = re.compile(r"[0-9a-f]{64}\Z")
+_HEX_DIGITS = "0123456789abcdef"
+
+
+def _is_digest(text: str) -> bool:
+    """A sha256 in lower-case hex (`[0-9a-f]{64}`: told without compiling that, ~0.1 ms of a status)."""
+    return len(text) == 64 and not text.strip(_HEX_DIGITS)
 
 
 def read_fingerprint(path: StatePath, warn: Callable[[str], None] | None = None) -> StoredFingerprint | None:
@@ -205,7 +209,7 @@ def parse_fingerprint(data: Any) -> StoredFingerprint | None:
     if data["version"] != FINGERPRINT_VERSION:
         return None  # another memwarm's format: not invalid, just not usable here
     digest = data.get("digest")
-    if not isinstance(digest, str) or not (digest == UNSUCCESSFUL_DIGEST or _DIGEST_RE.match(digest)):
+    if not isinstance(digest, str) or not (digest == UNSUCCESSFUL_DIGEST or _is_digest(digest)):
         raise InvalidStateFile("digest is not a sha256 in hex")
     vectors_current = data.get("vectorsCurrent", True)
     if not isinstance(vectors_current, bool):
@@ -231,7 +235,7 @@ def parse_fingerprint(data: Any) -> StoredFingerprint | None:
 
 
 def _optional_digest(value: Any, key: str) -> str | None:
-    if value is None or (isinstance(value, str) and _DIGEST_RE.match(value)):
+    if value is None or (isinstance(value, str) and _is_digest(value)):
         return value
     raise InvalidStateFile(f"parts.{key} is not a sha256 in hex or null")
 
@@ -263,7 +267,7 @@ def _parts(value: Any) -> FingerprintParts | None:
 
 
 def _optional_identity(value: Any) -> str | None:
-    if value is None or (isinstance(value, str) and _DIGEST_RE.match(value)):
+    if value is None or (isinstance(value, str) and _is_digest(value)):
         return value
     raise InvalidStateFile("parts.index is not a sha256 in hex or null")
 

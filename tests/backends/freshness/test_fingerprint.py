@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import pickle
+import re
 import time
 from pathlib import Path
 
@@ -144,3 +145,11 @@ def test_a_record_with_parts_and_the_index_identity_round_trips(tmp_path: Path) 
     path.path.write_text(json.dumps(old))
     read = fp.read_fingerprint(path)
     assert read is not None and read.parts is not None and read.parts.index is None
+
+
+@pytest.mark.parametrize(
+    "text", ["a" * 64, "0123456789abcdef" * 4, "A" * 64, "a" * 63, "a" * 65, "g" * 64, "a" * 63 + "\n", ""]
+)
+def test_a_digest_is_what_its_expression_matched(text: str) -> None:
+    """fingerprint reads a digest without compiling `[0-9a-f]{64}\\Z` (it says why): the same verdicts."""
+    assert fp._is_digest(text) == bool(re.match(r"[0-9a-f]{64}\Z", text))
