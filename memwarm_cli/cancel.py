@@ -6,7 +6,6 @@ TERM_GRACE_SECONDS.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import time
 
@@ -21,8 +20,10 @@ TERM_GRACE_SECONDS = 1.0  # after SIGTERM on cancellation, before SIGKILL
 
 def kill_group(pgid: int, sig: int) -> None:
     """Signal a whole process group; one that is gone (or not ours to signal) is fine."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
+    try:  # noqa: SIM105 - not contextlib.suppress: contextlib costs status ~1 ms CPU
         os.killpg(pgid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
 
 
 class Cancelled(Exception):
@@ -65,8 +66,10 @@ class CancelToken:
         """Record the signal and stop every running child group (safe to call from a signal handler)."""
         if self.signum is None:
             self.signum = signum
-        with contextlib.suppress(RuntimeError):  # released already: a second signal
+        try:  # noqa: SIM105 - not contextlib.suppress: contextlib costs status ~1 ms CPU
             self._wake.release()
+        except RuntimeError:  # released already: a second signal
+            pass
         for pgid in self._snapshot():
             kill_group(pgid, SIGTERM)
         # Anything still alive after the grace period gets SIGKILL (from a helper thread, which the

@@ -88,7 +88,7 @@ memwarm_cli.startup.scan_record memwarm_cli.startup.session memwarm_cli.startup.
     ),
     "status": (
         _words("""
-_sha256 _sqlite3 array contextlib fcntl json json.decoder json.encoder json.scanner sqlite3 sqlite3.dbapi2
+_sha256 _sqlite3 array fcntl json json.decoder json.encoder json.scanner sqlite3 sqlite3.dbapi2
 """),
         _words("""
 memwarm_cli.backends memwarm_cli.backends.agent_status memwarm_cli.backends.freshness

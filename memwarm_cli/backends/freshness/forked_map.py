@@ -11,7 +11,6 @@ pool starts. With other threads alive, everything runs here.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
 
@@ -76,10 +75,12 @@ def forked_map(
         return [results[index] for index in range(len(items))]
     finally:
         for pid, read_end, _ in children:  # interrupted: nothing of ours outlives us
-            with contextlib.suppress(OSError):
+            try:  # not contextlib.suppress: contextlib costs status ~1 ms CPU
                 os.kill(pid, SIGKILL)
                 os.close(read_end)
                 os.waitpid(pid, 0)
+            except OSError:
+                pass
 
 
 def _only_thread() -> bool:
@@ -116,8 +117,10 @@ def _collect(read_end: int, pid: int, check: Callable[[], None] | None) -> dict[
                 break
             chunks.append(chunk)
     except BaseException:
-        with contextlib.suppress(OSError):
+        try:  # noqa: SIM105 - not contextlib.suppress: contextlib costs status ~1 ms CPU
             os.kill(pid, SIGKILL)
+        except OSError:
+            pass
         raise
     finally:
         os.close(read_end)

@@ -16,7 +16,6 @@ single link (a hard link planted there is locked but not written).
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import os
 import time
@@ -66,10 +65,12 @@ class FileLock:
             os.close(fd)
             raise
         self._fd = fd
-        with contextlib.suppress(OSError):
+        try:  # not contextlib.suppress: contextlib costs status ~1 ms CPU
             if os.fstat(fd).st_nlink == 1:
                 os.ftruncate(fd, 0)
                 os.write(fd, f"{os.getpid()}\n".encode())
+        except OSError:
+            pass
         return True
 
     def acquire(self, token: CancelToken, timeout_seconds: float) -> bool:
@@ -86,8 +87,10 @@ class FileLock:
     def release(self) -> None:
         fd, self._fd = self._fd, None
         if fd is not None:
-            with contextlib.suppress(OSError):
+            try:  # noqa: SIM105 - not contextlib.suppress: contextlib costs status ~1 ms CPU
                 fcntl.flock(fd, fcntl.LOCK_UN)
+            except OSError:
+                pass
             os.close(fd)
 
     @property

@@ -13,36 +13,46 @@ from __future__ import annotations
 # The C module under `signal` (as cli/main.py): `signal` builds its enums at import, ~0.5 ms CPU of every
 # `status`, which only installs and restores handlers.
 import _signal  # type: ignore[import-not-found]
-from contextlib import contextmanager
 
 from memwarm_cli.cancel import CancelToken
 
 # typing.TYPE_CHECKING without importing typing, which costs every start ~4 ms (bench/bench_startup.py)
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterator
     from types import FrameType
     from typing import Any
 
 
-@contextmanager
-def signals_cancel(token: CancelToken) -> Iterator[CancelToken]:
-    """SIGINT/SIGTERM/SIGHUP → `token.cancel(signum)` for the duration, unless ignored; the previous
-    handlers restored after, unless a signal came (then later ones are dropped until the process ends).
-    SIGHUP too: a dropped terminal or SSH session must not leave qmd running in its own group."""
+def signals_cancel(token: CancelToken) -> _CancelOnSignals:
+    """SIGINT/SIGTERM/SIGHUP → `token.cancel(signum)` for the duration (`with`), unless ignored; the
+    previous handlers restored after, unless a signal came (then later ones are dropped until the process
+    ends). SIGHUP too: a dropped terminal or SSH session must not leave qmd running in its own group."""
+    return _CancelOnSignals(token)
 
-    def handler(signum: int, _frame: FrameType | None) -> None:
-        token.cancel(signum)
 
-    previous: dict[int, Any] = {}
-    for sig in (_signal.SIGINT, _signal.SIGTERM, _signal.SIGHUP):
-        # Ignored from the start, it stays so: a background job's SIGINT, the SIGHUP of `nohup memwarm
-        # init-backends &`, whose user asked it (and its qmd) to outlive the terminal.
-        if _signal.getsignal(sig) is not _signal.SIG_IGN:
-            previous[sig] = _signal.signal(sig, handler)
-    try:
-        yield token
-    finally:
+class _CancelOnSignals:
+    """signals_cancel's context, a class rather than a contextlib.contextmanager: importing contextlib
+    cost `status` ~1 ms CPU (bench/bench_startup.py)."""
+
+    def __init__(self, token: CancelToken) -> None:
+        self.token = token
+        self.previous: dict[int, Any] = {}
+
+    def __enter__(self) -> CancelToken:
+        token = self.token
+
+        def handler(signum: int, _frame: FrameType | None) -> None:
+            token.cancel(signum)
+
+        for sig in (_signal.SIGINT, _signal.SIGTERM, _signal.SIGHUP):
+            # Ignored from the start, it stays so: a background job's SIGINT, the SIGHUP of `nohup memwarm
+            # init-backends &`, whose user asked it (and its qmd) to outlive the terminal.
+            if _signal.getsignal(sig) is not _signal.SIG_IGN:
+                self.previous[sig] = _signal.signal(sig, handler)
+        return token
+
+    def __exit__(self, *_exc: object) -> None:
+        token, previous = self.token, self.previous
         if token.signum is None:
             for signum, old in previous.items():
                 _signal.signal(signum, old)
