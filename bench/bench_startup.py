@@ -115,7 +115,7 @@ def same_prelude(env: Mapping[str, str], config: Path, workspace: Path, openclaw
 
 
 def warm_status(workspace: Path) -> tuple[list[str], dict[str, str]]:
-    """One qmd agent on the 10-note workspace, armed once by init-backends with the real qmd; status's
+    """One qmd agent on the 10-note workspace, armed by init-backends with the real qmd; status's
     argv and environment."""
     state = ROOT / "state"
     state.mkdir(parents=True, exist_ok=True)
@@ -125,8 +125,9 @@ def warm_status(workspace: Path) -> tuple[list[str], dict[str, str]]:
     )
     env = {**qmd_env(state, ROOT), "TZ": "UTC"}
     argv = [MEMWARM, "status", "--format", "plain"]
-    if subprocess.run(argv, env=env, capture_output=True).returncode != 0:
-        subprocess.run([MEMWARM, "init-backends", "-q"], env=env, check=True)
+    # Every time, not only when status fails: a status stays "warm" after qmd is reinstalled (same
+    # version, new mtimes) but asks `qmd --version` on every run until init-backends records it again.
+    subprocess.run([MEMWARM, "init-backends", "-q"], env=env, check=True)
     return argv, env
 
 
