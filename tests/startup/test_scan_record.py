@@ -14,7 +14,7 @@ import pytest
 
 from memwarm_cli.profiles.releases import P0
 from memwarm_cli.startup.file_rows import Status
-from memwarm_cli.startup.plan import build_plan
+from memwarm_cli.startup.plan import StartupPlan, build_plan
 from memwarm_cli.startup.scan_record import (
     file_record,
     file_record_indented,
@@ -50,8 +50,8 @@ CASES: dict[str, Builder] = {status.value: builder for status, (builder, _) in S
 CASES["hostile"] = _hostile
 
 
-@pytest.mark.parametrize("case", sorted(CASES))
-def test_file_record_json_is_the_stdlib_json_of_file_record(tmp_path: Path, case: str) -> None:
+def case_plan(tmp_path: Path, case: str) -> StartupPlan:
+    """The plan, every row included, of CASES[case]'s workspace (built under tmp_path)."""
     ws, out = tmp_path / "ws", tmp_path / "out"
     ws.mkdir()
     out.mkdir()
@@ -59,6 +59,12 @@ def test_file_record_json_is_the_stdlib_json_of_file_record(tmp_path: Path, case
     cfg = {"agents": {"defaults": {"userTimezone": "America/Chicago", "startupContext": limits}}}
     plan = build_plan(ws, cfg, AT_MS, include_others=True, profile=P0)
     assert plan.rows
+    return plan
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_file_record_json_is_the_stdlib_json_of_file_record(tmp_path: Path, case: str) -> None:
+    plan = case_plan(tmp_path, case)
     for row in plan.rows:
         assert file_record_json(row, ZONE) == stdlib_json(file_record(row, ZONE)), row
     # The lines `scan --json` writes (the `--all` rows by run, from one template): the same, in order.

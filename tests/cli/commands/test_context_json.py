@@ -17,7 +17,7 @@ from memwarm_cli.startup.plan import build_plan
 from memwarm_cli.startup.scan_record import file_record
 from memwarm_cli.textsafe import json_safe
 from tests.scenarios.test_scan import AT_MS
-from tests.startup.test_scan_record import CASES
+from tests.startup.test_scan_record import CASES, case_plan
 
 ZONE = ZoneInfo("America/Chicago")
 INDENTS = ("", "      ")
@@ -30,13 +30,7 @@ def stdlib_indented(row: FileRow, indent: str) -> str:
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_rows_are_the_stdlib_json_of_file_record(tmp_path: Path, case: str) -> None:
-    ws, out = tmp_path / "ws", tmp_path / "out"
-    ws.mkdir()
-    out.mkdir()
-    limits = CASES[case](ws, out)
-    cfg = {"agents": {"defaults": {"userTimezone": "America/Chicago", "startupContext": limits}}}
-    plan = build_plan(ws, cfg, AT_MS, include_others=True, profile=P0)
-    assert plan.rows
+    plan = case_plan(tmp_path, case)
     text = FileRowText(ZONE)
     for row in plan.rows:
         for indent in INDENTS:
