@@ -193,6 +193,8 @@ def real_qmd_scenario(
 
 
 NOTES = {"MEMORY.md": "# M\nnotes\n", "memory/a.md": "# A\n"}
+# fake_scenario(entries=...) for an agent "off" whose memory search is disabled (skipped by init-backends).
+SEARCH_OFF = {"off": {"memorySearch": {"enabled": False}}}
 
 
 def fake_scenario(
@@ -200,12 +202,17 @@ def fake_scenario(
     behaviours: Mapping[str, str] | None = None,
     *,
     agents: tuple[str, ...] = ("main",),
+    entries: Mapping[str, dict[str, Any]] | None = None,
     **qmd: Any,
 ) -> tuple[Scenario, Path]:
     """Agents (each with NOTES) whose qmd is the fake one (first on PATH), with `behaviours` and
-    memory.qmd set to `qmd`; also the fake's state dir (FAKE_QMD_DIR)."""
+    memory.qmd set to `qmd`, each agent's agents.list entry given the keys of `entries[id]`; also the
+    fake's state dir (FAKE_QMD_DIR)."""
+    listed = [{"id": agent_id, **keys} for agent_id, keys in (entries or {}).items()]
     scenario = make_scenario(
-        tmp_path, dict.fromkeys(agents, NOTES), {"memory": {"backend": "qmd", "qmd": qmd}}
+        tmp_path,
+        dict.fromkeys(agents, NOTES),
+        {"memory": {"backend": "qmd", "qmd": qmd}, "agents": {"list": listed}},
     )
     state = install_fake_qmd(tmp_path / "fakebin", behaviours)
     scenario.path_dirs = [tmp_path / "fakebin"]

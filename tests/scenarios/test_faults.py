@@ -22,6 +22,7 @@ from memwarm_cli.exitcodes import ExitCode
 from memwarm_cli.profiles.releases import P0
 from tests.backends.support import (
     NOTES,
+    SEARCH_OFF,
     Scenario,
     by_agent,
     fake_log,
@@ -307,13 +308,7 @@ def test_huge_configured_timeouts_are_clamped(tmp_path: Path) -> None:
 
 
 def test_skips_disabled_and_builtin_agents_with_the_reason(tmp_path: Path) -> None:
-    config = {
-        "memory": {"backend": "qmd"},
-        "agents": {"list": [{"id": "off", "memorySearch": {"enabled": False}}]},
-    }
-    scenario = make_scenario(tmp_path, {"main": NOTES, "off": NOTES}, config)
-    state = install_fake_qmd(tmp_path / "fakebin")
-    scenario.path_dirs = [tmp_path / "fakebin"]
+    scenario, state = fake_scenario(tmp_path, agents=("main", "off"), entries=SEARCH_OFF)
     result, report = run(scenario, state)
     assert result.returncode == 0, result.stderr
     agents = by_agent(report)

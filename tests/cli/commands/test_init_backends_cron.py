@@ -8,8 +8,7 @@ import json
 from pathlib import Path
 
 from memwarm_cli.exitcodes import ExitCode
-from tests.backends.fake_qmd import install_fake_qmd
-from tests.backends.support import NOTES, fake_scenario, make_scenario
+from tests.backends.support import SEARCH_OFF, fake_scenario
 from tests.conftest import RunCli
 
 HEAD = "init-backends: no agent could be warmed: "
@@ -84,13 +83,7 @@ def test_every_agent_skipped(run_cli: RunCli, tmp_path: Path) -> None:
 
 
 def test_quiet_stays_silent_when_agents_are_armed_or_fresh(tmp_path: Path) -> None:
-    config = {
-        "memory": {"backend": "qmd"},
-        "agents": {"list": [{"id": "off", "memorySearch": {"enabled": False}}]},
-    }
-    scenario = make_scenario(tmp_path, {"main": NOTES, "off": NOTES}, config)
-    state = install_fake_qmd(tmp_path / "fakebin")
-    scenario.path_dirs = [tmp_path / "fakebin"]
+    scenario, state = fake_scenario(tmp_path, agents=("main", "off"), entries=SEARCH_OFF)
     env = {"FAKE_QMD_DIR": str(state)}
     armed = scenario.run(["-q"], extra_env=env)  # main armed, off skipped
     assert (armed.returncode, armed.stderr) == (ExitCode.OK, "")
