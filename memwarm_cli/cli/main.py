@@ -13,7 +13,6 @@ from __future__ import annotations
 # The C module under `signal`, loaded by the interpreter already: `signal` would build its enums on
 # every start (the prelude fast path counts milliseconds).
 import _signal  # type: ignore[import-not-found]
-import gc
 import os
 import sys
 from collections.abc import Mapping, Sequence
@@ -85,20 +84,12 @@ def main() -> NoReturn:
     SIGINT is cli/console.py's business (an immediate, silent exit 130); run() still turns a
     KeyboardInterrupt into 130 for a process that kept Python's default handler.
     """
-    # The cyclic collector re-walks every live object as a big config's values pile up; this process
-    # is short-lived and makes little cyclic garbage, so collect rarely (it doubled a 10,000-agent
-    # `config show`). mypy tunes its collector the same way.
-    gc.set_threshold(100_000, 50, 100)
     invocation = process_invocation()
     code = run_invocation(sys.argv[1:], invocation, restore_signals=False)
     if invocation.stdout_failed:
         _discard(sys.stdout)
     if invocation.stderr_failed:
         _discard(sys.stderr)
-    # The interpreter's shutdown runs one last full collection over every object the run made; they all
-    # die with the process anyway, so that walk is wasted (~4-5 ms of a 10-note prelude or a status).
-    # Frozen objects are still freed by reference counting as the modules are torn down.
-    gc.freeze()
     sys.exit(code)
 
 
