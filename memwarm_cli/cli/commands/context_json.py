@@ -7,18 +7,15 @@ stats) plus memwarm's explanation (`rows`, limit sources); `prelude` and `scan` 
 
 from __future__ import annotations
 
-import re
-
 from memwarm_cli.bootstrap.context_plan import raw_chars
 from memwarm_cli.cli.commands.prelude_views import prelude_report
 from memwarm_cli.cli.terminal.output import IndentedRows
 from memwarm_cli.cli.terminal.view_format import JsonView
 from memwarm_cli.jsstring import js_length
 from memwarm_cli.session_context import CHARS_PER_TOKEN
-from memwarm_cli.startup.clock import iso_utc, local_times
+from memwarm_cli.startup.clock import iso_utc
 from memwarm_cli.startup.prelude_settings import jsonable
-from memwarm_cli.startup.scan_record import file_record_indented, scan_record
-from memwarm_cli.textsafe import json_string
+from memwarm_cli.startup.scan_record import FileRowText, scan_record
 
 # typing.TYPE_CHECKING without importing typing: ~2.5 ms of `context`'s start (bench/bench_startup.py)
 TYPE_CHECKING = False
@@ -31,7 +28,6 @@ if TYPE_CHECKING:
     from memwarm_cli.bootstrap.workspace_state import LegacyWorkspaceStateError
     from memwarm_cli.profiles.choice import OpenClawChoice
     from memwarm_cli.session_context import SessionContext
-    from memwarm_cli.startup.file_rows import FileRow
     from memwarm_cli.startup.plan import StartupPlan
 else:
     from memwarm_cli.named_tuples import NamedTuple
@@ -152,70 +148,6 @@ def context_record(context: SessionContext) -> dict[str, Any]:
 def _indented_file_rows(plan: StartupPlan, tz: tzinfo) -> IndentedRows:
     """`scan.files`, each row written from a template (the record's JSON view walks the data)."""
     return IndentedRows(plan.rows, FileRowText(tz))
-
-
-class FileRowText:
-    """A `scan.files` row as json.dumps(file_record(row, tz), indent=2) writes it as an item of a list
-    whose items stand at `indent` (scan_record.file_record_indented), for `context --json`.
-
-    A window of 14 days on a big workspace is thousands of rows past the slug cap: a plain name, a
-    mtime and nothing else. Those are written from one template per (stamp, clock, kind, status,
-    candidate) with their mtime remembered by the second (clock.local_times): about a third of
-    file_record_indented's cost, which writes every other row. tests/cli/commands/test_context_json.py
-    holds both to the stdlib's text.
-    """
-
-    def __init__(self, tz: tzinfo) -> None:
-        self.tz = tz
-        self.mtime = local_times(tz)
-        self.templates: dict[tuple[object, ...], tuple[str, str, str, str]] = {}
-
-    def __call__(self, row: FileRow, indent: str) -> str:
-        if (
-            row.size is None
-            and row.detail is None
-            and row.block is None
-            and row.chars_read is None
-            and row.chars_trimmed is None
-            and row.chars_capped is None
-            and row.block_chars is None
-            and _PLAIN_NAME.match(row.name)
-        ):
-            key = (row.stamp, row.clock, row.kind, row.status, row.candidate, indent)
-            template = self.templates.get(key)
-            if template is None:
-                template = self.templates[key] = _bare_template(row, indent)
-            head, label, middle, tail = template
-            mtime = self.mtime(row.mtime_ms)  # ISO 8601: nothing in it JSON escapes
-            shown = "null" if mtime is None else f'"{mtime}"'
-            return f"{head}{row.name}{label}{row.name}{middle}{shown}{tail}"
-        return file_record_indented(row, self.tz, indent)
-
-
-# Names that JSON, escape_text and sanitize_label all leave as they are (scan_record's rule).
-_PLAIN_NAME = re.compile(r"[A-Za-z0-9_.\-]+\Z")
-
-
-def _bare_template(row: FileRow, indent: str) -> tuple[str, str, str, str]:
-    """The text of a row with a plain name and nothing but a mtime, in four pieces around its name
-    (twice: path and label) and its mtime."""
-
-    def text(value: str | None) -> str:
-        return "null" if value is None else json_string(value)
-
-    i = f",\n{indent}  "  # between the object's members
-    j = f",\n{indent}    "  # between `chars`' members
-    head = f'{{\n{indent}  "stamp": {text(row.stamp or None)}{i}"clock": {text(row.clock)}{i}"path": "memory/'
-    middle = (
-        f'"{i}"kind": {text(row.kind)}{i}"status": {text(row.status.value)}'
-        f'{i}"statusText": {text(row.status.description)}{i}"detail": null'
-        f'{i}"candidate": {"true" if row.candidate else "false"}{i}"bytes": null{i}"mtime": '
-    )
-    tail = (
-        f'{i}"chars": {{\n{indent}    "read": null{j}"trimmed": null{j}"capped": null{j}"block": null'
-        f'\n{indent}  }}{i}"block": null\n{indent}}}'
-    )
-    return head, f'"{i}"label": "memory/', middle, tail
 
 
 class RefusedSession(NamedTuple):

@@ -1,4 +1,4 @@
-"""`context --json`'s `scan.files` rows (context_json.FileRowText: a template for the rows past the slug
+"""`context --json`'s `scan.files` rows (scan_record.FileRowText: a template for the rows past the slug
 cap, scan_record.file_record_indented for the rest) are exactly the stdlib's indented JSON of
 `file_record`, for every status, hostile names, a mtime outside Python's dates and any depth."""
 
@@ -10,11 +10,10 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from memwarm_cli.cli.commands.context_json import FileRowText
 from memwarm_cli.profiles.releases import P0
 from memwarm_cli.startup.file_rows import FileRow, Status
 from memwarm_cli.startup.plan import build_plan
-from memwarm_cli.startup.scan_record import file_record
+from memwarm_cli.startup.scan_record import FileRowText, file_record
 from memwarm_cli.textsafe import json_safe
 from tests.scenarios.test_scan import AT_MS
 from tests.startup.test_scan_record import CASES, case_plan
