@@ -13,6 +13,7 @@ from __future__ import annotations
 # The C module under `signal`, loaded by the interpreter already: `signal` would build its enums on
 # every start (the prelude fast path counts milliseconds).
 import _signal  # type: ignore[import-not-found]
+import functools
 import os
 import sys
 from collections.abc import Mapping, Sequence
@@ -202,23 +203,18 @@ def _run_app(argv: list[str]) -> int:
     return ExitCode.OK
 
 
-# The click tree _run_app runs, built on its first use in this process (see _command_tree).
-_tree: list[Command] = []
-
-
+@functools.cache
 def _command_tree() -> Command:
     """The app's click tree with --help routed through the writer, built once per process: Typer reads
     every command's signature to build it (13.7 ms of CPU), which a caller running several invocations in
     one process (run_invocation; the test suite runs thousands) paid on every run. The tree holds no
     run's values: those live in each run's click context and Invocation."""
-    if not _tree:
-        # the app: every command's Typer module, which the fast commands never load
-        from memwarm_cli.cli.app import build_command
+    # the app: every command's Typer module, which the fast commands never load
+    from memwarm_cli.cli.app import build_command
 
-        root = build_command()
-        _route_help_through_the_writer(root)
-        _tree.append(root)
-    return _tree[0]
+    root = build_command()
+    _route_help_through_the_writer(root)
+    return root
 
 
 def _complete(instruction: str) -> int:
