@@ -25,7 +25,6 @@ from memwarm_cli.configview.schema_memory import (
     QMD,
 )
 from memwarm_cli.configview.schema_types import (
-    Any_,
     Arr,
     Bool,
     Enum,
@@ -37,6 +36,7 @@ from memwarm_cli.configview.schema_types import (
     Record,
     Schema,
     Str,
+    any_keys,
     js_type,
     wrong_type,
 )
@@ -48,12 +48,6 @@ if TYPE_CHECKING:
     from typing import Any
 
 __all__ = ["MEMORY_SEARCH", "QMD", "check_schema"]
-
-
-def _any(*names: str) -> dict[str, Schema]:
-    """Keys the release accepts whose values `config check` does not judge (each argument holds one or
-    more key names, separated by spaces)."""
-    return {key: Any_() for words in names for key in words.split()}
 
 
 # The startup limits' bounds are the runtime's clamp bounds: one definition (prelude_settings.LIMIT_SPECS).
@@ -73,13 +67,13 @@ _LATER_MEMORY = (
 
 AGENT_DEFAULTS = Obj(
     {
-        **_any(
+        **any_keys(
             "params model imageModel imageGenerationModel videoGenerationModel musicGenerationModel "
             "voiceModel mediaGenerationAutoProviderFallback pdfModel pdfMaxBytesMb pdfMaxPages models"
         ),
         "workspace": Str(),
         "skills": Arr(Str()),
-        **_any("silentReply", "promptOverlays"),
+        **any_keys("silentReply", "promptOverlays"),
         "repoRoot": Str(),
         "skipBootstrap": Bool(),
         "skipOptionalBootstrapFiles": Arr(Enum(("SOUL.md", "USER.md", "HEARTBEAT.md", "IDENTITY.md"))),
@@ -90,12 +84,12 @@ AGENT_DEFAULTS = Obj(
         "bootstrapPromptTruncationWarning": Enum(("off", "once", "always")),
         "userTimezone": Str(),
         "startupContext": STARTUP_CONTEXT,
-        **_any(
+        **any_keys(
             "contextLimits timeFormat envelopeTimezone envelopeTimestamp envelopeElapsed contextTokens "
             "cliBackends"
         ),
         "memorySearch": MEMORY_SEARCH,
-        **_any(
+        **any_keys(
             "contextPruning compaction runRetries embeddedAgent thinkingDefault verboseDefault "
             "toolProgressDetail reasoningDefault elevatedDefault blockStreamingDefault blockStreamingBreak "
             "blockStreamingChunk blockStreamingCoalesce humanDelay timeoutSeconds mediaMaxMb "
@@ -110,7 +104,7 @@ _DEFAULTS_ONLY = (
     "OpenClaw 2026.6.35 reads {key} from agents.defaults only and refuses it on an agents.list[] entry"
 )
 _ENTRY_TOOLS = Obj(
-    _any(
+    any_keys(
         "profile allow alsoAllow deny byProvider toolsBySender codeMode elevated exec fs loopDetection "
         "message sandbox"
     )
@@ -125,7 +119,7 @@ def _entry_schema() -> Obj:
         "description": Str(),
         "workspace": Str(),
         "agentDir": Str(),
-        **_any("model models thinkingDefault verboseDefault toolProgressDetail reasoningDefault"),
+        **any_keys("model models thinkingDefault verboseDefault toolProgressDetail reasoningDefault"),
         "fastModeDefault": OneOf((Bool(), Literal_("auto"))),
         "contextInjection": CONTEXT_INJECTION,
         "bootstrapMaxChars": POSITIVE_INT,
@@ -133,7 +127,7 @@ def _entry_schema() -> Obj:
         "experimental": EXPERIMENTAL,
         "skills": Arr(Str()),
         "memorySearch": MEMORY_SEARCH,
-        **_any(
+        **any_keys(
             "humanDelay tts skillsLimits contextLimits contextTokens heartbeat identity groupChat subagents "
             "runRetries embeddedAgent sandbox params runtime"
         ),
@@ -205,7 +199,7 @@ SESSION = Obj(
         "typingIntervalSeconds": POSITIVE_INT,
         "typingMode": Enum(("never", "instant", "thinking", "message")),
         "mainKey": Str(),
-        **_any("sendPolicy writeLock agentToAgent threadBindings maintenance"),
+        **any_keys("sendPolicy writeLock agentToAgent threadBindings maintenance"),
     }
 )
 
@@ -221,18 +215,18 @@ ROOT = Obj(
         "$schema": Str(),
         "meta": Obj({"lastTouchedVersion": Str(), "lastTouchedAt": OneOf((Str(), Num()))}),
         "env": ENV,
-        **_any(
+        **any_keys(
             "wizard diagnostics logging cli crestodian update browser ui tui secrets auth accessGroups acp "
             "models nodeHost"
         ),
         "agents": AGENTS,
-        **_any("tools security bindings"),
+        **any_keys("tools security bindings"),
         "broadcast": Obj({"strategy": Enum(("parallel", "sequential"))}, catchall=Arr(Str())),
-        **_any("audio media messages commands approvals"),
+        **any_keys("audio media messages commands approvals"),
         "session": SESSION,
-        **_any("cron transcripts commitments hooks web channels discovery talk gateway"),
+        **any_keys("cron transcripts commitments hooks web channels discovery talk gateway"),
         "memory": MEMORY,
-        **_any("mcp skills plugins canvasHost surfaces proxy"),
+        **any_keys("mcp skills plugins canvasHost surfaces proxy"),
     },
     notes={
         "memorySearch": "memorySearch belongs under agents.defaults (or an agents.list[] entry); "

@@ -43,6 +43,7 @@ from memwarm_cli.configview.schema_types import (
     Record,
     Schema,
     Str,
+    any_keys,
 )
 
 SINCE = "OpenClaw 2026.8.1 and later"
@@ -68,10 +69,6 @@ DOCTOR_CHANGES = {
     "through plugins.",
     "session.idleMinutes": "Moved session.idleMinutes → session.reset.idleMinutes.",
 }
-
-
-def _any(*names: str) -> dict[str, Schema]:
-    return {key: Any_() for words in names for key in words.split()}
 
 
 def _retired(key: str, why: str, doctor: str | None = None) -> str:
@@ -140,20 +137,22 @@ def _entry_schema() -> Obj:
         "workspace": Str(),
         "cwd": Str(),
         "agentDir": Str(),
-        **_any("model utilityModel decisionModel models modelPolicy thinkingDefault verboseDefault"),
-        **_any("toolProgressDetail reasoningDefault fastModeDefault"),
+        **any_keys("model utilityModel decisionModel models modelPolicy thinkingDefault verboseDefault"),
+        **any_keys("toolProgressDetail reasoningDefault fastModeDefault"),
         "contextInjection": CONTEXT_INJECTION,
         "bootstrapMaxChars": POSITIVE_INT,
         "bootstrapTotalMaxChars": POSITIVE_INT,
         "experimental": EXPERIMENTAL,
         "skills": Arr(Str()),
-        **_any("subagents embeddedAgent params runtime"),
+        **any_keys("subagents embeddedAgent params runtime"),
         "memory": _ENTRY_MEMORY,
         # Dropped by the loader before validation, with a warning (release_checks_2026_9_6.py).
         "contextTokens": Any_(),
-        **_any("humanDelay typingMode tts skillsLimits contextLimits heartbeat identity groupChat sandbox"),
+        **any_keys(
+            "humanDelay typingMode tts skillsLimits contextLimits heartbeat identity groupChat sandbox"
+        ),
         "tools": Obj(
-            _any(
+            any_keys(
                 "profile allow alsoAllow deny byProvider toolsBySender codeMode swarm elevated exec github "
                 "fs loopDetection message sandbox"
             )
@@ -206,14 +205,14 @@ _DEFAULTS_RETIRED = {
 
 AGENT_DEFAULTS = Obj(
     {
-        **_any(
+        **any_keys(
             "params model modelSelectionScope utilityModel decisionModel imageModel mediaModels voiceModel "
             "pdfModel pdfMaxMb pdfMaxPages models modelPolicy"
         ),
         "workspace": Str(),
         "cwd": Str(),
         "skills": Arr(Str()),
-        **_any("silentReply"),
+        **any_keys("silentReply"),
         "repoRoot": Str(),
         "skipBootstrap": Bool(),
         "skipOptionalBootstrapFiles": Arr(Enum(("SOUL.md", "USER.md", "HEARTBEAT.md", "IDENTITY.md"))),
@@ -225,13 +224,13 @@ AGENT_DEFAULTS = Obj(
         "startupContext": STARTUP_CONTEXT,
         # Dropped by the loader before validation, with a warning (release_checks_2026_9_6.py).
         "contextTokens": Any_(),
-        **_any(
+        **any_keys(
             "contextPruning compaction embeddedAgent thinkingDefault fastModeDefault verboseDefault "
             "toolProgressDetail reasoningDefault elevatedDefault blockStreamingDefault blockStreamingBreak "
             "timeoutSeconds mediaMaxMb imageMaxDimensionPx imageQuality typingIntervalSeconds"
         ),
         "systemAgent": Obj({"agentId": Str()}),
-        **_any(
+        **any_keys(
             "authInheritance sessionStore maxConcurrent subagents contextLimits blockStreamingChunk "
             "blockStreamingCoalesce humanDelay typingMode heartbeat sandbox"
         ),
@@ -255,7 +254,7 @@ SESSION = Obj(
         "resetByChannel": Record(_RESET),
         "store": Str(),
         "mainKey": Str(),
-        **_any("sendPolicy threadBindings sharing maintenance"),
+        **any_keys("sendPolicy threadBindings sharing maintenance"),
     },
     notes={
         "idleMinutes": _retired(
@@ -326,19 +325,19 @@ ROOT = Obj(
         "$schema": Str(),
         "meta": Obj({"lastTouchedVersion": Str(), "migrations": Any_(), "lastTouchedAt": Any_()}),
         "env": ENV,
-        **_any(
+        **any_keys(
             "wizard diagnostics logging update telemetry browser ui secrets auth accessGroups acp models "
             "nodeHost"
         ),
         "agents": AGENTS,
-        **_any(
+        **any_keys(
             "worktreeRoot worktreeAcceleration tools security bindings broadcast attachments messages tts"
         ),
-        **_any("commands approvals"),
+        **any_keys("commands approvals"),
         "session": SESSION,
-        **_any("cron transcripts hooks channels discovery talk gateway cloudWorkers desktop"),
+        **any_keys("cron transcripts hooks channels discovery talk gateway cloudWorkers desktop"),
         "memory": MEMORY,
-        **_any("mcp skills plugins surfaces proxy"),
+        **any_keys("mcp skills plugins surfaces proxy"),
     },
     notes={
         "memorySearch": _retired(

@@ -83,6 +83,12 @@ class Any_(Schema):
         return "any value"
 
 
+def any_keys(*names: str) -> dict[str, Schema]:
+    """Keys the release accepts whose values `config check` does not judge (each argument holds one or
+    more key names, separated by spaces)."""
+    return {key: Any_() for words in names for key in words.split()}
+
+
 @mutable_record
 class Str(Schema):
     """A string; with `min_length`, at least that many UTF-16 units (after JS `trim()` when `trim`); with
