@@ -19,15 +19,14 @@ agent (`profile.default_agent_rule`):
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Mapping
-from pathlib import Path
 
 from memwarm_cli.config.paths import resolve_default_workspace_dir, resolve_state_dir, resolve_user_path
 from memwarm_cli.errors import UnknownAgentError, UsageError
 from memwarm_cli.frozen_records import record
 from memwarm_cli.jsstring import js_trim, js_trimmed_string, js_truthy
+from memwarm_cli.os_paths import join_path, pure_path
 from memwarm_cli.profiles.releases import Profile
 
 # typing.TYPE_CHECKING without importing typing, which costs every start ~4 ms (bench/bench_startup.py)
@@ -246,16 +245,15 @@ def find_agent_entry(
     return None
 
 
-def _strip_nul(path: Path) -> Path:
-    text = str(path)
-    return Path(text.replace("\0", "")) if "\0" in text else path
+def _strip_nul(path: str) -> str:
+    return pure_path(path.replace("\0", "")) if "\0" in path else path
 
 
 @record
 class Agent:
     id: str
     is_default: bool
-    workspace: Path
+    workspace: str
     entry: Mapping[str, Any] | None
     # 2026.8.1+: why the workspace is agents.defaults.workspace/<id> and how to change it (one line), the
     # rule that surprises (issue 29); None for any other workspace.
@@ -271,7 +269,7 @@ class _AgentIndex:
     entries: dict[str, dict[str, Any]]  # normalised id -> first entry with it
     default_id: str | None
     owner_id: str | None  # the agent that inherits agents.defaults.workspace
-    fallback: Path | None  # agents.defaults.workspace, resolved
+    fallback: str | None  # agents.defaults.workspace, resolved
     profile: Profile
     explicit: bool  # agents.ownership is "explicit"
     roster: str  # agents.entries or agents.list
@@ -295,7 +293,7 @@ def _index(cfg: Mapping[str, Any], env: Mapping[str, str], profile: Profile) -> 
     return _AgentIndex(ids, entries, default_id, owner_id, fallback, profile, explicit, roster)
 
 
-def _workspace(index: _AgentIndex, agent: str, env: Mapping[str, str]) -> Path:
+def _workspace(index: _AgentIndex, agent: str, env: Mapping[str, str]) -> str:
     """`resolveAgentWorkspaceDir` (§8.3 with the pinned choices) for a normalised id."""
     entry = index.entries.get(agent)
     own = js_trimmed_string(entry.get("workspace")) if entry is not None else None
@@ -309,17 +307,17 @@ def _workspace(index: _AgentIndex, agent: str, env: Mapping[str, str]) -> Path:
             return _strip_nul(fallback)
         return _strip_nul(resolve_default_workspace_dir(env, profile=index.profile))
     if fallback is not None:
-        return _strip_nul(Path(os.path.join(fallback, agent)))
-    return _strip_nul(resolve_state_dir(env) / f"workspace-{agent}")
+        return _strip_nul(join_path(fallback, agent))
+    return _strip_nul(join_path(resolve_state_dir(env), f"workspace-{agent}"))
 
 
-def _workspace_rule(index: _AgentIndex, agent: str, workspace: Path) -> str | None:
+def _workspace_rule(index: _AgentIndex, agent: str, workspace: str) -> str | None:
     """The one line `config path`, `show` and `check` (and a missing workspace's warning) give an agent
     whose workspace 2026.8.1+ makes agents.defaults.workspace/<id>."""
     fallback = index.fallback
     if index.profile.default_agent_rule != "ownership" or fallback is None or agent == index.owner_id:
         return None
-    if workspace != _strip_nul(Path(os.path.join(fallback, agent))):
+    if workspace != _strip_nul(join_path(fallback, agent)):
         return None
     who = (
         'with agents.ownership "explicit" no agent inherits it itself'
@@ -345,7 +343,7 @@ def _agent(index: _AgentIndex, env: Mapping[str, str], agent_id: str) -> Agent:
 
 
 def missing_workspace_message(
-    agent_id: str, workspace: Path, rule: str | None, state: str = "does not exist"
+    agent_id: str, workspace: str, rule: str | None, state: str = "does not exist"
 ) -> str:
     """`workspace of agent "<id>" does not exist: <path>`, and the 2026.8.1+ rule that put it there."""
     return f'workspace of agent "{agent_id}" {state}: {workspace}' + (f"; {rule}" if rule else "")

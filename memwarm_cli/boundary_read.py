@@ -17,8 +17,8 @@ import os
 import stat
 from enum import StrEnum
 
-from memwarm_cli.cwd import absolute_path
 from memwarm_cli.frozen_records import record
+from memwarm_cli.os_paths import absolute_path
 from memwarm_cli.safe_files import (
     FileChangedError,
     FileTooLargeError,

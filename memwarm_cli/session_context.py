@@ -9,6 +9,8 @@ would run it: with the defaults, and a note saying so.
 
 from __future__ import annotations
 
+import os
+
 from memwarm_cli.agents import agent_by_id, list_agent_ids, normalize_agent_id, roster_label, select_agent
 from memwarm_cli.bootstrap.context_plan import build_bootstrap_plan
 from memwarm_cli.bootstrap.session_keys import main_session_key, parse_session_key
@@ -22,7 +24,6 @@ from memwarm_cli.textsafe import clip
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
-    from pathlib import Path
     from typing import NamedTuple
 
     from memwarm_cli.agents import Agent
@@ -107,7 +108,7 @@ def compute_startup_context(
     loaded: LoadedConfig,
     *,
     agent: str | None,
-    workspace: Path | None,
+    workspace: str | os.PathLike[str] | None,
     session_key: str | None,
     at_ms: int,
     action: Action,

@@ -103,25 +103,25 @@ def env(home_dir: Path) -> dict[str, str]:
 
 def test_workspaces_default(env: dict[str, str]) -> None:
     home = Path(env["HOME"])
-    assert agent_by_id({}, env, "main", profile=P0).workspace == home / ".openclaw" / "workspace"
+    assert agent_by_id({}, env, "main", profile=P0).workspace == str(home / ".openclaw" / "workspace")
     # an unknown, non-default agent: <stateDir>/workspace-<id>
-    assert (
-        agent_by_id({}, env, "Other One", profile=P0).workspace == home / ".openclaw" / "workspace-other-one"
+    assert agent_by_id({}, env, "Other One", profile=P0).workspace == str(
+        home / ".openclaw" / "workspace-other-one"
     )
 
 
 def test_workspaces_profile_and_override(env: dict[str, str], tmp_path: Path) -> None:
     home = Path(env["HOME"])
     work = {**env, "OPENCLAW_PROFILE": "Work"}
-    assert agent_by_id({}, work, "main", profile=P0).workspace == home / ".openclaw" / "workspace-Work"
-    assert agent_by_id({}, {**env, "OPENCLAW_PROFILE": "DEFAULT"}, "main", profile=P0).workspace == (
+    assert agent_by_id({}, work, "main", profile=P0).workspace == str(home / ".openclaw" / "workspace-Work")
+    assert agent_by_id({}, {**env, "OPENCLAW_PROFILE": "DEFAULT"}, "main", profile=P0).workspace == str(
         home / ".openclaw" / "workspace"
     )
     override = {**env, "OPENCLAW_WORKSPACE_DIR": str(tmp_path / "ws")}
-    assert agent_by_id({}, override, "main", profile=P0).workspace == tmp_path / "ws"
+    assert agent_by_id({}, override, "main", profile=P0).workspace == str(tmp_path / "ws")
     # the override is the default workspace only: defaults.workspace still wins
     cfg = {"agents": {"defaults": {"workspace": "~/shared"}}}
-    assert agent_by_id(cfg, override, "main", profile=P0).workspace == home / "shared"
+    assert agent_by_id(cfg, override, "main", profile=P0).workspace == str(home / "shared")
 
 
 def test_workspaces_with_defaults(env: dict[str, str]) -> None:
@@ -132,20 +132,20 @@ def test_workspaces_with_defaults(env: dict[str, str]) -> None:
             "list": [{"id": "main"}, {"id": "support"}, {"id": "own", "workspace": "~/own\0/x"}],
         }
     }
-    assert agent_by_id(cfg, env, "main", profile=P0).workspace == home / "shared"
-    assert agent_by_id(cfg, env, "support", profile=P0).workspace == home / "shared" / "support"
-    assert agent_by_id(cfg, env, "own", profile=P0).workspace == home / "own" / "x"
+    assert agent_by_id(cfg, env, "main", profile=P0).workspace == str(home / "shared")
+    assert agent_by_id(cfg, env, "support", profile=P0).workspace == str(home / "shared" / "support")
+    assert agent_by_id(cfg, env, "own", profile=P0).workspace == str(home / "own" / "x")
 
 
 def test_workspaces_without_defaults(env: dict[str, str], tmp_path: Path) -> None:
     home = Path(env["HOME"])
     cfg = {"agents": {"list": [{"id": "a", "default": True}, {"id": "b", "workspace": "  "}]}}
-    assert agent_by_id(cfg, env, "a", profile=P0).workspace == home / ".openclaw" / "workspace"
-    assert agent_by_id(cfg, env, "b", profile=P0).workspace == home / ".openclaw" / "workspace-b"
+    assert agent_by_id(cfg, env, "a", profile=P0).workspace == str(home / ".openclaw" / "workspace")
+    assert agent_by_id(cfg, env, "b", profile=P0).workspace == str(home / ".openclaw" / "workspace-b")
     state = {**env, "OPENCLAW_STATE_DIR": str(tmp_path / "state")}
-    assert agent_by_id(cfg, state, "b", profile=P0).workspace == tmp_path / "state" / "workspace-b"
+    assert agent_by_id(cfg, state, "b", profile=P0).workspace == str(tmp_path / "state" / "workspace-b")
     # the default workspace is not affected by OPENCLAW_STATE_DIR in the pinned version
-    assert agent_by_id(cfg, state, "a", profile=P0).workspace == home / ".openclaw" / "workspace"
+    assert agent_by_id(cfg, state, "a", profile=P0).workspace == str(home / ".openclaw" / "workspace")
 
 
 def test_wrong_types_count_as_absent(env: dict[str, str]) -> None:
@@ -153,8 +153,10 @@ def test_wrong_types_count_as_absent(env: dict[str, str]) -> None:
     cfg: dict[str, Any] = {
         "agents": {"defaults": {"workspace": 5}, "list": [{"id": "a", "workspace": ["x"]}]}
     }
-    assert agent_by_id(cfg, env, "a", profile=P0).workspace == home / ".openclaw" / "workspace"
-    assert agent_by_id({"agents": "x"}, env, "main", profile=P0).workspace == home / ".openclaw" / "workspace"
+    assert agent_by_id(cfg, env, "a", profile=P0).workspace == str(home / ".openclaw" / "workspace")
+    assert agent_by_id({"agents": "x"}, env, "main", profile=P0).workspace == str(
+        home / ".openclaw" / "workspace"
+    )
 
 
 def test_resolve_agents_and_select(env: dict[str, str]) -> None:
@@ -165,8 +167,10 @@ def test_resolve_agents_and_select(env: dict[str, str]) -> None:
     agents = resolve_agents(cfg, env, profile=P0)
     assert [a.id for a in agents] == ["a", "ops"]
     assert [a.is_default for a in agents] == [False, True]
-    assert agents[1] == Agent("ops", True, home / "ops", {"id": "Ops", "default": True, "workspace": "~/ops"})
-    assert agents[0].workspace == home / ".openclaw" / "workspace-a"
+    assert agents[1] == Agent(
+        "ops", True, str(home / "ops"), {"id": "Ops", "default": True, "workspace": "~/ops"}
+    )
+    assert agents[0].workspace == str(home / ".openclaw" / "workspace-a")
     assert select_agent(cfg, env, None, profile=P0).id == "ops"
     assert select_agent(cfg, env, " OPS ", profile=P0).id == "ops"
     assert select_agent(cfg, env, "A", profile=P0).entry == {"id": "A"}
@@ -238,8 +242,8 @@ def test_explicit_ownership_names_the_default_and_no_agent_inherits_the_workspac
     assert [a for a in agents.values() if a.is_default] == [agents["work"]]
     assert select_agent(P3_CFG_TWO, env, None, profile=P3).id == "work"
     # Two agents, explicit ownership: neither is the legacy owner of agents.defaults.workspace.
-    assert agents["work"].workspace == Path("/ws/work")
-    assert agents["main"].workspace == Path("/a")
+    assert agents["work"].workspace == "/ws/work"
+    assert agents["main"].workspace == "/a"
 
 
 @pytest.mark.parametrize(
@@ -283,16 +287,14 @@ def test_the_default_workspace_moved_under_the_state_dir(tmp_path: Path) -> None
 
     home = str(tmp_path)
     st = {"HOME": home, "OPENCLAW_STATE_DIR": str(tmp_path / "st")}
-    assert resolve_default_workspace_dir(st, profile=P0) == tmp_path / ".openclaw" / "workspace"
-    assert resolve_default_workspace_dir(st, profile=P3) == tmp_path / "st" / "workspace"
+    assert resolve_default_workspace_dir(st, profile=P0) == str(tmp_path / ".openclaw" / "workspace")
+    assert resolve_default_workspace_dir(st, profile=P3) == str(tmp_path / "st" / "workspace")
     prof = {"HOME": home, "OPENCLAW_PROFILE": "dev"}
-    assert resolve_default_workspace_dir(prof, profile=P0) == tmp_path / ".openclaw" / "workspace-dev"
-    assert resolve_default_workspace_dir(prof, profile=P3) == tmp_path / ".openclaw-dev" / "workspace"
+    assert resolve_default_workspace_dir(prof, profile=P0) == str(tmp_path / ".openclaw" / "workspace-dev")
+    assert resolve_default_workspace_dir(prof, profile=P3) == str(tmp_path / ".openclaw-dev" / "workspace")
     with pytest.raises(UsageError, match="invalid profile name"):
         resolve_default_workspace_dir({"HOME": home, "OPENCLAW_PROFILE": "bad name"}, profile=P3)
-    assert resolve_default_workspace_dir(
-        {"HOME": home, "OPENCLAW_WORKSPACE_DIR": " /w "}, profile=P3
-    ) == Path("/w")
+    assert resolve_default_workspace_dir({"HOME": home, "OPENCLAW_WORKSPACE_DIR": " /w "}, profile=P3) == "/w"
 
 
 _ID_TEXT = st.text(st.sampled_from("aZ09_-.é\u212a\u017f\n -"), max_size=70) | st.text(max_size=70)

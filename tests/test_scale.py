@@ -62,7 +62,7 @@ def test_resolving_every_agent_normalises_each_id_a_bounded_number_of_times(
     assert [agent.id for agent in resolved][:2] == ["agent-0", "agent-1"]
     assert calls <= 3 * AGENTS  # one pass, not one per agent (that was AGENTS^2)
     calls = 0
-    assert select_agent(cfg, {"HOME": "/home/x"}, "agent-7", profile=P0).workspace == Path("/ws/7")
+    assert select_agent(cfg, {"HOME": "/home/x"}, "agent-7", profile=P0).workspace == "/ws/7"
     assert calls <= 2 * AGENTS
 
 

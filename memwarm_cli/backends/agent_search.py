@@ -150,7 +150,7 @@ def search_agent_memory(
     no_rerank = qmd.search_mode == "query" and qmd.rerank is False
     groups = _source_groups(specs)
     env = qmd_child_env(loaded.env, settings.paths)
-    cwd = settings.workspace if is_directory(settings.workspace) else loaded.state_dir
+    cwd = settings.workspace if is_directory(settings.workspace) else Path(loaded.state_dir)
     without_vectors: tuple[int, int] | None = None
     models_missing: tuple[str, ...] = ()
     if vector_mode:

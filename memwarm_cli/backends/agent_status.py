@@ -252,7 +252,7 @@ def _version(
     key = (command, settings.workspace if relative else None)  # the workspace decides the cwd
     found = peeked.get(key)
     if found is None:
-        cwd = settings.workspace if is_directory(settings.workspace) else loaded.state_dir
+        cwd = settings.workspace if is_directory(settings.workspace) else Path(loaded.state_dir)
         found = peeked[key] = peeker.peek(command, qmd_child_env(loaded.env, settings.paths), cwd)
     return found
 

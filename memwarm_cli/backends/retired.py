@@ -46,7 +46,7 @@ class QmdRetired(MemwarmError):
 @record
 class RetiredAgent:
     agent_id: str
-    workspace: Path
+    workspace: str
     qmd_dir: Path  # <stateDir>/agents/<id>/qmd: what the release's doctor deletes
     index_path: Path  # where the qmd index was kept, in that dir
     qmd_dir_exists: bool

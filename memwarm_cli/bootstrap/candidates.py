@@ -16,8 +16,8 @@ from enum import StrEnum
 
 from memwarm_cli.bootstrap.session_keys import SessionKey
 from memwarm_cli.boundary_read import SYMLINK_REFUSED_DETAIL, ReadFailure, ReadOutcome, read_workspace_file
-from memwarm_cli.cwd import absolute_path
 from memwarm_cli.jsstring import truncate_utf16_safe
+from memwarm_cli.os_paths import absolute_path
 from memwarm_cli.profiles.releases import Profile
 
 # typing.TYPE_CHECKING without importing typing: ~2.5 ms of `context`'s start (bench/bench_startup.py)

@@ -25,12 +25,12 @@ import re
 import sqlite3
 import unicodedata
 from collections.abc import Mapping
-from datetime import datetime
 from pathlib import Path
 from urllib.parse import quote
 
 from memwarm_cli.bootstrap.workspace_state import SetupState, canonical_workspace
 from memwarm_cli.config.paths import resolve_state_dir
+from memwarm_cli.datetime_types import datetime
 from memwarm_cli.jsstring import js_trim
 
 STATE_DB_RELATIVE = os.path.join("state", "openclaw.sqlite")

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from memwarm_cli.config.paths import LEGACY_STATE_DIRNAMES, resolve_home_dir, resolve_state_dir
 from memwarm_cli.errors import MemwarmError
 from memwarm_cli.jsstring import js_trim
+from memwarm_cli.os_paths import join_path
 from memwarm_cli.safe_files import FileTooLargeError, NotRegularFileError, read_bounded
 
 # typing.TYPE_CHECKING without importing typing: ~2.5 ms of `context`'s start (bench/bench_startup.py)
@@ -175,7 +176,7 @@ def legacy_state_sources(workspace: str, env: Mapping[str, str]) -> tuple[list[s
     )
     home = resolve_home_dir(env)
     state_dirs = dict.fromkeys(
-        [str(resolve_state_dir(env)), *(str(home / name) for name in LEGACY_STATE_DIRNAMES)]
+        [str(resolve_state_dir(env)), *(join_path(home, name) for name in LEGACY_STATE_DIRNAMES)]
     )
     present = [os.path.join(canonical, STATE_FILE), os.path.join(canonical, LEGACY_STATE_FILE)]
     present += [

@@ -17,10 +17,10 @@ and that both know the same options.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from types import MappingProxyType
 
 from memwarm_cli.frozen_records import record
+from memwarm_cli.os_paths import pure_path
 
 # typing.TYPE_CHECKING without importing typing, which costs every start ~4 ms (bench/bench_startup.py)
 TYPE_CHECKING = False
@@ -221,7 +221,7 @@ def parse_fast_argv(argv: Sequence[str]) -> tuple[FastCommand, dict[str, Any]] |
             if params[name] < minimum:
                 return None
     if params.get("workspace") is not None:
-        params["workspace"] = Path(params["workspace"])
+        params["workspace"] = pure_path(params["workspace"])  # as Typer's Path prints it
     return command, params
 
 

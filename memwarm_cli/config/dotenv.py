@@ -8,9 +8,9 @@ variable that is already set. memwarm does the same on its own copy of the envir
 from __future__ import annotations
 
 import functools
+import os
 import re
 from collections.abc import Iterator, MutableMapping
-from pathlib import Path
 
 from memwarm_cli.frozen_records import record
 from memwarm_cli.jsstring import JS_LINE_TERMINATORS, JS_WHITESPACE_CLASS_BODY, js_regex, js_trim
@@ -93,7 +93,7 @@ def parse_dotenv(text: str) -> dict[str, str]:
     return result
 
 
-def load_dotenv_file(path: Path, env: MutableMapping[str, str]) -> list[str]:
+def load_dotenv_file(path: str | os.PathLike[str], env: MutableMapping[str, str]) -> list[str]:
     """Add the file's variables that `env` does not have yet; returns their names. Errors are ignored."""
     try:
         data, _ = read_bounded(path, MAX_DOTENV_BYTES)

@@ -6,15 +6,16 @@ when asked, a position tree. yaml and tomllib are imported only when such a file
 
 from __future__ import annotations
 
-import datetime
 import functools
 import gc
+import os
 import re
-from pathlib import PurePath
 
 from memwarm_cli.config.json5reader import Json5Error, parse_json5
 from memwarm_cli.config.positions import Duplicate, Loc, LoneSurrogate, ParseNote, PNode
+from memwarm_cli.datetime_types import date, time
 from memwarm_cli.jsstring import js_int, js_string, well_formed_with_escapes
+from memwarm_cli.os_paths import pure_path
 
 # typing.TYPE_CHECKING without importing typing, which costs every start ~4 ms (bench/bench_startup.py)
 TYPE_CHECKING = False
@@ -37,8 +38,11 @@ class ParseError(ValueError):
         self.column = column
 
 
-def format_for(path: str | PurePath) -> str:
-    suffix = PurePath(path).suffix.lower()
+def format_for(path: str | os.PathLike[str]) -> str:
+    """By the file name's suffix, as `PurePath.suffix` takes it (pathlib itself is kept off the start)."""
+    name = os.path.basename(pure_path(os.fspath(path)))
+    dot = name.rfind(".")
+    suffix = name[dot:].lower() if 0 < dot < len(name) - 1 else ""
     if suffix in (".yaml", ".yml"):
         return "yaml"
     if suffix == ".toml":
@@ -88,7 +92,7 @@ def _plain(value: Any) -> Any:
     """Dates and binary values as the strings JSON would carry; integers as JS doubles."""
     if isinstance(value, int) and not isinstance(value, bool):
         return js_int(value)
-    if isinstance(value, datetime.date | datetime.time):
+    if isinstance(value, date | time):
         return value.isoformat()
     if isinstance(value, bytes):
         return value.decode("utf-8", "replace")

@@ -10,8 +10,8 @@ import os
 
 from memwarm_cli.config.formats import ParseError, decode_text, format_for, parse_document
 from memwarm_cli.config.positions import Loc, ParseNote, PNode, join_path
-from memwarm_cli.cwd import absolute_path
 from memwarm_cli.jsstring import js_typeof
+from memwarm_cli.os_paths import absolute_path
 from memwarm_cli.safe_files import FileTooLargeError, NotRegularFileError, read_bounded
 
 # typing.TYPE_CHECKING without importing typing, which costs every start ~4 ms (bench/bench_startup.py)

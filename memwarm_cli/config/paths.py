@@ -10,12 +10,11 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from pathlib import Path
 
-from memwarm_cli.cwd import absolute_path, current_directory
 from memwarm_cli.errors import ConfigError, UsageError
 from memwarm_cli.frozen_records import record
 from memwarm_cli.jsstring import js_trim
+from memwarm_cli.os_paths import absolute_path, current_directory, join_path
 from memwarm_cli.profiles.releases import Profile
 from memwarm_cli.textsafe import clip
 
@@ -26,7 +25,7 @@ LEGACY_STATE_DIRNAMES = STATE_DIRNAMES[1:]
 
 @record
 class ConfigSource:
-    path: Path  # absolute path of the config file chosen
+    path: str  # absolute path of the config file chosen
     reason: (
         str  # why this file: "--config", "OPENCLAW_CONFIG_PATH", "state dir (...)", "legacy ...", "default"
     )
@@ -98,42 +97,42 @@ def _os_home(env: Mapping[str, str]) -> str | None:
     return home or None
 
 
-def resolve_home_dir(env: Mapping[str, str]) -> Path:
+def resolve_home_dir(env: Mapping[str, str]) -> str:
     """`resolveRequiredHomeDir(env)`: OPENCLAW_HOME (`~` expanded), HOME, USERPROFILE, OS home, cwd."""
     explicit = _env_value(env, "OPENCLAW_HOME", sdk_nullish=True)
     if explicit is not None:
         if explicit == "~" or explicit.startswith(("~/", "~\\")):
             os_home = _os_home(env)
             if os_home is None:
-                return Path(current_directory())
+                return current_directory()
             explicit = os_home + explicit[1:]
-        return Path(_node_resolve(explicit))
+        return _node_resolve(explicit)
     os_home = _os_home(env)
     if os_home is None:
-        return Path(current_directory())
-    return Path(_node_resolve(os_home))
+        return current_directory()
+    return _node_resolve(os_home)
 
 
 def expand_home_prefix(value: str, env: Mapping[str, str]) -> str:
     """Replace a leading `~` followed by end of string, `/` or `\\` with the home dir (`~user` is kept)."""
     if value == "~" or value.startswith(("~/", "~\\")):
-        return str(resolve_home_dir(env)) + value[1:]
+        return resolve_home_dir(env) + value[1:]
     return value
 
 
-def resolve_user_path(value: str, env: Mapping[str, str]) -> Path | None:
+def resolve_user_path(value: str, env: Mapping[str, str]) -> str | None:
     """`resolveUserPath`: trim; empty gives None; `~` expansion; absolute against the cwd; normalized."""
     if value is None:
         return None
     trimmed = js_trim(value).replace("\0", "")
     if not trimmed:
         return None
-    return Path(_node_resolve(expand_home_prefix(trimmed, env)))
+    return _node_resolve(expand_home_prefix(trimmed, env))
 
 
 @record
 class StateDirChoice:
-    path: Path
+    path: str
     reason: str
     from_env: bool  # the config file is pinned to `path/openclaw.json` (§6.2 steps 3 and 5)
 
@@ -141,11 +140,11 @@ class StateDirChoice:
 def _default_state_dir_choice(env: Mapping[str, str]) -> StateDirChoice:
     """The state dir without OPENCLAW_STATE_DIR/CLAWDBOT_STATE_DIR (§6.2 `resolveStateDir` steps 2-4)."""
     home = resolve_home_dir(env)
-    default = home / ".openclaw"
+    default = join_path(home, ".openclaw")
     if path_exists(default):
         return StateDirChoice(default, "default", False)
     for name in LEGACY_STATE_DIRNAMES:
-        candidate = home / name
+        candidate = join_path(home, name)
         if path_exists(candidate):
             return StateDirChoice(candidate, f"legacy state dir ~/{name}", False)
     return StateDirChoice(default, "default", False)
@@ -167,7 +166,7 @@ def resolve_state_dir_choice(env: Mapping[str, str]) -> StateDirChoice:
     return _default_state_dir_choice(env)
 
 
-def resolve_state_dir(env: Mapping[str, str]) -> Path:
+def resolve_state_dir(env: Mapping[str, str]) -> str:
     """`resolveStateDir(env)` (§6.2)."""
     return resolve_state_dir_choice(env).path
 
@@ -196,7 +195,7 @@ def resolve_config_source(config_flag: str | None, env: Mapping[str, str]) -> Co
     if state.reason.startswith("legacy"):
         state_label = state.reason
     for filename in CONFIG_FILENAMES:
-        candidate = state.path / filename
+        candidate = join_path(state.path, filename)
         if path_exists(candidate):
             reason = (
                 state_label if filename == CONFIG_FILENAMES[0] else f"{state_label}, legacy name {filename}"
@@ -206,7 +205,7 @@ def resolve_config_source(config_flag: str | None, env: Mapping[str, str]) -> Co
             return ConfigSource(candidate, reason, True, False)
 
     if state.from_env:
-        return ConfigSource(state.path / CONFIG_FILENAMES[0], state_label, False, False)
+        return ConfigSource(join_path(state.path, CONFIG_FILENAMES[0]), state_label, False, False)
 
     from_legacy_env = _config_path_from_env(env, "CLAWDBOT_CONFIG_PATH", explicit=False)
     if from_legacy_env is not None:
@@ -215,19 +214,19 @@ def resolve_config_source(config_flag: str | None, env: Mapping[str, str]) -> Co
     home = resolve_home_dir(env)
     for dirname in STATE_DIRNAMES:
         for filename in CONFIG_FILENAMES:
-            candidate = home / dirname / filename
+            candidate = join_path(home, dirname, filename)
             if path_exists(candidate):
                 legacy = dirname != STATE_DIRNAMES[0] or filename != CONFIG_FILENAMES[0]
                 reason = f"legacy location ~/{dirname}/{filename}" if legacy else "default"
                 return ConfigSource(candidate, reason, True, False)
-    return ConfigSource(state.path / CONFIG_FILENAMES[0], "default", False, False)
+    return ConfigSource(join_path(state.path, CONFIG_FILENAMES[0]), "default", False, False)
 
 
 # Compiled by re's cache when OPENCLAW_PROFILE names a profile (rarely: not at every start).
 _PROFILE_NAME = r"[a-z0-9][a-z0-9_-]{0,63}"
 
 
-def resolve_default_workspace_dir(env: Mapping[str, str], *, profile: Profile) -> Path:
+def resolve_default_workspace_dir(env: Mapping[str, str], *, profile: Profile) -> str:
     """The default agent workspace (`resolveDefaultAgentWorkspaceDir`).
 
     "profile-suffix" (up to 2026.7.x): `OPENCLAW_WORKSPACE_DIR`, else
@@ -246,20 +245,20 @@ def resolve_default_workspace_dir(env: Mapping[str, str], *, profile: Profile) -
     home = resolve_home_dir(env)
     name = js_trim(env.get("OPENCLAW_PROFILE") or "")
     if name and name.lower() != "default":
-        return home / ".openclaw" / f"workspace-{name}"
-    return home / ".openclaw" / "workspace"
+        return join_path(home, ".openclaw", f"workspace-{name}")
+    return join_path(home, ".openclaw", "workspace")
 
 
-def _state_dir_workspace(env: Mapping[str, str]) -> Path:
+def _state_dir_workspace(env: Mapping[str, str]) -> str:
     override = js_trim(env.get("OPENCLAW_WORKSPACE_DIR") or "")
     if override:
-        return Path(absolute_path(override))
+        return absolute_path(override)
     if js_trim(env.get("OPENCLAW_STATE_DIR") or ""):
-        return resolve_state_dir(env) / "workspace"
+        return join_path(resolve_state_dir(env), "workspace")
     home = resolve_home_dir(env)
     name = js_trim(env.get("OPENCLAW_PROFILE") or "")
     if name and name.lower() != "default":
         if not re.fullmatch(_PROFILE_NAME, name, re.IGNORECASE | re.ASCII):
             raise UsageError(f"OPENCLAW_PROFILE: invalid profile name {clip(name)!r} (OpenClaw refuses it)")
-        return home / f".openclaw-{name}" / "workspace"
-    return home / ".openclaw" / "workspace"
+        return join_path(home, f".openclaw-{name}", "workspace")
+    return join_path(home, ".openclaw", "workspace")

@@ -34,6 +34,7 @@ from memwarm_cli.configview.release_checks import duplicate_defaults, release_er
 from memwarm_cli.errors import ConfigError
 from memwarm_cli.frozen_records import record
 from memwarm_cli.jsstring import js_trim, js_truthy
+from memwarm_cli.os_paths import join_path
 from memwarm_cli.profiles.choice import OpenClawChoice
 from memwarm_cli.profiles.releases import Profile, release_node_range
 from memwarm_cli.startup.prelude_settings import (
@@ -239,10 +240,8 @@ def _agent_findings(
             state = "does not exist" if problem is None else f"cannot be checked ({problem})"
             message = missing_workspace_message(agent.id, agent.workspace, agent.workspace_rule, state)
             out.add("warning", ws_path, message, ws_loc)
-        elif not is_directory(agent.workspace / "memory"):
-            message = (
-                f'agent "{agent.id}" has no memory/ directory in its workspace: {agent.workspace / "memory"}'
-            )
+        elif not is_directory(memory_dir := join_path(agent.workspace, "memory")):
+            message = f'agent "{agent.id}" has no memory/ directory in its workspace: {memory_dir}'
             out.add("warning", ws_path, message, ws_loc)
 
         # Only the qmd command, not the agent's whole resolved backend (its collections and paths made most
@@ -265,12 +264,12 @@ def _agent_findings(
         # Found as init-backends would find it: on the env's PATH, or relative to the workspace.
         key = (command, "" if "/" not in command else str(agent.workspace))
         if key not in found:
-            executable = find_executable(command, loaded.env, agent.workspace)
+            executable = find_executable(command, loaded.env, Path(agent.workspace))
             problem = qmd_problem(executable, loaded.env, token, scope.release_node) if executable else None
             found[key] = (executable, problem)
         executable, problem = found[key]
         if executable is None:
-            hint = unavailable_hint(command, loaded.env, agent.workspace)
+            hint = unavailable_hint(command, loaded.env, Path(agent.workspace))
             qmd_problems.setdefault((where, f'qmd command "{command}" not found: {hint}'), []).append(
                 agent.id
             )

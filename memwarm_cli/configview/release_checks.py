@@ -44,7 +44,7 @@ if TYPE_CHECKING:
             data: Any,
             positions: PNode | None,
             env: Mapping[str, str],
-            state_dir: Path,
+            state_dir: str,
             profile: Profile,
         ) -> list[Issue]: ...
 
@@ -143,7 +143,7 @@ def release_errors(
     data: Any,
     positions: PNode | None,
     env: Mapping[str, str],
-    state_dir: Path,
+    state_dir: str,
     *,
     profile: Profile,
 ) -> list[Issue]:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping
-from pathlib import Path
 
 from memwarm_cli.agents import normalize_agent_id
 from memwarm_cli.config import resolve_user_path
@@ -31,7 +30,7 @@ if TYPE_CHECKING:
 
 
 def release_errors(
-    data: Any, positions: PNode | None, env: Mapping[str, str], state_dir: Path, profile: Profile
+    data: Any, positions: PNode | None, env: Mapping[str, str], state_dir: str, profile: Profile
 ) -> list[Issue]:
     """Every finding of 2026.6.35's schema and of its steps after it, in the release's order (`profile`
     is unused: P0 and P1 judge alike)."""
@@ -88,7 +87,7 @@ def _canonical(path: str) -> str:
 
 
 def agent_dir_findings(
-    data: Mapping[str, Any], positions: PNode | None, env: Mapping[str, str], state_dir: Path
+    data: Mapping[str, Any], positions: PNode | None, env: Mapping[str, str], state_dir: str
 ) -> list[Issue]:
     """`findDuplicateAgentDirs`: the agents the config names (the default agent, every entry, every
     binding's agentId; normalised, once each) and the agentDir each resolves to (its entry's trimmed

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from memwarm_cli.agents import normalize_agent_id
@@ -224,7 +223,7 @@ AGENT_DIR_FIX = (
 )
 
 
-def _agent_dir_findings(moved: _Moved, env: Mapping[str, str], state_dir: Path) -> list[Issue]:
+def _agent_dir_findings(moved: _Moved, env: Mapping[str, str], state_dir: str) -> list[Issue]:
     """`findDuplicateAgentDirs` on the validated config: the agents it names (the marked default, every
     entry, every binding's agentId; normalised, once each) and the agentDir each resolves to (its
     entry's trimmed `agentDir` through resolveUserPath, else `<stateDir>/agents/<id>/agent`, with
@@ -307,7 +306,7 @@ def _refines(issues: list[Issue], profile: Profile, prefix: str = "") -> bool:
 
 
 def release_errors(
-    data: Any, positions: PNode | None, env: Mapping[str, str], state_dir: Path, profile: Profile
+    data: Any, positions: PNode | None, env: Mapping[str, str], state_dir: str, profile: Profile
 ) -> list[Issue]:
     """Every finding of 2026.8.1+'s loader, schema and refinements, in the release's order."""
     if not isinstance(data, dict):

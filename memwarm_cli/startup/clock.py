@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import math
 import time
-from datetime import UTC, date, datetime, timedelta, tzinfo
 
+from memwarm_cli.datetime_types import UTC, date, datetime, timedelta, tzinfo
 from memwarm_cli.errors import InstantError
 
 # Not typing.TYPE_CHECKING: `typing` costs ~4 ms of a start (mypy reads this as the same flag).

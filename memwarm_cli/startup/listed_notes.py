@@ -14,9 +14,9 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections.abc import Set
-from datetime import date
 from typing import TYPE_CHECKING, NamedTuple
 
+from memwarm_cli.datetime_types import date
 from memwarm_cli.startup.file_rows import FileRow, Status
 
 if TYPE_CHECKING:

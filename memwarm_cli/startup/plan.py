@@ -9,9 +9,9 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Mapping
-from datetime import tzinfo
 
 from memwarm_cli.boundary_read import ReadFailure, read_workspace_file
+from memwarm_cli.datetime_types import tzinfo
 from memwarm_cli.frozen_records import field, mutable_record
 from memwarm_cli.jsstring import js_length, js_trim
 from memwarm_cli.profiles.releases import Profile

@@ -10,10 +10,10 @@ import math
 import os
 import re
 from collections.abc import Mapping
-from datetime import UTC, timedelta, timezone, tzinfo
 from functools import lru_cache
 
 from memwarm_cli.config.lookup import MISSING, lookup
+from memwarm_cli.datetime_types import UTC, timedelta, timezone, tzinfo
 from memwarm_cli.frozen_records import record
 from memwarm_cli.jsstring import js_int, js_is_finite_number, js_number_text, js_trim
 from memwarm_cli.startup.tzif import load_zone, zone_search_path

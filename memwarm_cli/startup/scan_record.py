@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from datetime import tzinfo
 
+from memwarm_cli.datetime_types import tzinfo
 from memwarm_cli.jsstring import js_length
 from memwarm_cli.startup.clock import iso_utc, local_time, local_times
 from memwarm_cli.startup.file_rows import FileRow, Status

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
-from memwarm_cli.cwd import absolute_path
 from memwarm_cli.errors import WorkspaceError
 from memwarm_cli.frozen_records import record
+from memwarm_cli.os_paths import absolute_path
 from memwarm_cli.profiles.releases import Profile
 from memwarm_cli.startup.plan import StartupPlan, build_plan
 from memwarm_cli.startup.prelude_settings import host_timezone_name
@@ -22,7 +21,7 @@ if TYPE_CHECKING:
 @record
 class AgentPlan:
     agent_id: str
-    workspace: Path
+    workspace: str
     workspace_exists: bool
     plan: StartupPlan
     workspace_rule: str | None = None  # the agent's (agents.Agent), unless --workspace replaced it
@@ -33,7 +32,7 @@ def plan_for_agent(
     agent: Agent,
     at_ms: int,
     *,
-    workspace_override: Path | None = None,
+    workspace_override: str | os.PathLike[str] | None = None,
     include_others: bool = False,
     profile: Profile,
 ) -> AgentPlan:
@@ -44,7 +43,7 @@ def plan_for_agent(
     which includes `env.vars` and `.env`, as the runtime that loaded that config would see it.
     """
     if workspace_override is not None:
-        workspace = Path(absolute_path(os.fspath(workspace_override)))
+        workspace = absolute_path(os.fspath(workspace_override))
         if not os.path.isdir(workspace):  # os.path: False, not an exception, for too-long paths
             raise WorkspaceError(f"the workspace {workspace_override} is not a directory")
     else:

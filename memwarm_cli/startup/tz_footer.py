@@ -6,7 +6,7 @@ on it from then on. Apart from startup/tzif.py, which reads the rest of the file
 
 from __future__ import annotations
 
-from datetime import timedelta, timezone
+from memwarm_cli.datetime_types import timedelta, timezone
 
 EPOCH_ORDINAL = 719_163  # date(1970, 1, 1).toordinal()
 

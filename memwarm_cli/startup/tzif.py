@@ -20,8 +20,8 @@ from __future__ import annotations
 import os
 import sys
 from bisect import bisect_right
-from datetime import datetime, timedelta, timezone, tzinfo
 
+from memwarm_cli.datetime_types import datetime, timedelta, timezone, tzinfo
 from memwarm_cli.safe_files import FileTooLargeError, NotRegularFileError, read_bounded
 from memwarm_cli.startup.tz_footer import (
     EPOCH_ORDINAL,

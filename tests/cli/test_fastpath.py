@@ -36,8 +36,8 @@ def typer_parse(argv: list[str]) -> dict[str, Any]:
         "openclaw": sub.meta.get(OPENCLAW_META_KEY),
         **sub.params,
     }
-    if params.get("workspace") is not None:  # Typer makes the Path when it calls the command
-        params["workspace"] = Path(params["workspace"])
+    if params.get("workspace") is not None:  # Typer makes a Path, which the command reads as its str
+        params["workspace"] = str(Path(params["workspace"]))
     for param in command.params:  # and a list of a repeated option's values, None for none
         if getattr(param, "multiple", False) and param.name in params:
             params[param.name] = list(params[param.name]) or None
@@ -100,6 +100,7 @@ def test_fast_path_knows_exactly_the_typer_options(fast: FastCommand) -> None:
         ],
         ["--config=c.yaml", "prelude", "--agent=x", "--workspace=w s", "--quiet", "--json"],
         ["prelude", "--at", "-5", "--agent", "a", "--agent", "b"],
+        ["prelude", "--workspace", "./ws//a/./b/"],
         ["prelude", "--action="],
         ["context"],
         [

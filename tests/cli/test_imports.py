@@ -38,20 +38,19 @@ def _words(text: str) -> frozenset[str]:
 
 # What every one of the four imports from the standard library and of memwarm (the route and the config).
 _COMMON_STDLIB = _words("""
-__future__ _bisect _collections _datetime _functools _json _operator _sre bisect
-collections collections.abc copyreg datetime enum errno fnmatch functools gc ipaddress itertools
-keyword math ntpath operator pathlib re re._casefix re._compiler re._constants re._parser reprlib types
-urllib urllib.parse warnings
+__future__ _bisect _collections _datetime _functools _json _operator _sre bisect collections
+collections.abc copyreg enum errno functools gc itertools keyword math operator re re._casefix re._compiler
+re._constants re._parser reprlib types
 """)
 _COMMON_MEMWARM = _words("""
 memwarm_cli memwarm_cli.agents memwarm_cli.cli memwarm_cli.cli.commands memwarm_cli.cli.fastpath
 memwarm_cli.cli.main memwarm_cli.cli.terminal memwarm_cli.cli.terminal.command_config
 memwarm_cli.cli.terminal.invocation memwarm_cli.cli.terminal.output memwarm_cli.cli.terminal.view_format
-memwarm_cli.config memwarm_cli.config.dotenv memwarm_cli.config.envsubst memwarm_cli.config.formats
-memwarm_cli.config.includes memwarm_cli.config.json5reader memwarm_cli.config.loader
-memwarm_cli.config.lookup memwarm_cli.config.paths memwarm_cli.config.positions memwarm_cli.config.run
-memwarm_cli.cwd memwarm_cli.errors memwarm_cli.exec_search memwarm_cli.exitcodes memwarm_cli.frozen_records
-memwarm_cli.jsstring memwarm_cli.profiles memwarm_cli.profiles.choice memwarm_cli.profiles.installed
+memwarm_cli.config memwarm_cli.config.envsubst memwarm_cli.config.formats memwarm_cli.config.includes
+memwarm_cli.config.json5reader memwarm_cli.config.loader memwarm_cli.config.lookup memwarm_cli.config.paths
+memwarm_cli.config.positions memwarm_cli.config.run memwarm_cli.datetime_types memwarm_cli.errors
+memwarm_cli.exec_search memwarm_cli.exitcodes memwarm_cli.frozen_records memwarm_cli.jsstring
+memwarm_cli.os_paths memwarm_cli.profiles memwarm_cli.profiles.choice memwarm_cli.profiles.installed
 memwarm_cli.profiles.releases memwarm_cli.safe_files memwarm_cli.startup memwarm_cli.startup.clock
 memwarm_cli.startup.prelude_settings memwarm_cli.startup.tz_footer memwarm_cli.startup.tzif
 memwarm_cli.textsafe
@@ -88,7 +87,8 @@ memwarm_cli.startup.scan_record memwarm_cli.startup.session memwarm_cli.startup.
     ),
     "status": (
         _words("""
-_sha256 _sqlite3 array fcntl json json.decoder json.encoder json.scanner sqlite3 sqlite3.dbapi2
+_sha256 _sqlite3 array datetime fcntl fnmatch ipaddress json json.decoder json.encoder json.scanner ntpath
+pathlib sqlite3 sqlite3.dbapi2 urllib urllib.parse warnings
 """),
         _words("""
 memwarm_cli.backends memwarm_cli.backends.agent_status memwarm_cli.backends.freshness

@@ -82,7 +82,7 @@ def test_each_format(tmp_path: Path, name: str, text: str) -> None:
     cfg.write_text(text)
     loaded = load_config(str(cfg), env_for(tmp_path))
     assert loaded.data == SAMPLE
-    assert loaded.source.path == cfg and loaded.source.reason == "--config"
+    assert loaded.source.path == str(cfg) and loaded.source.reason == "--config"
     assert loaded.warnings == []
 
 
@@ -138,7 +138,7 @@ def test_explicit_missing_is_an_error(tmp_path: Path) -> None:
 def test_default_missing_is_empty(tmp_path: Path) -> None:
     loaded = load_config(None, env_for(tmp_path))
     assert loaded.data == {} and not loaded.source.exists and loaded.warnings == []
-    assert loaded.state_dir == tmp_path / "home" / ".openclaw"
+    assert loaded.state_dir == str(tmp_path / "home" / ".openclaw")
 
 
 def test_directory_is_an_error(tmp_path: Path) -> None:

@@ -921,5 +921,5 @@ def test_the_release_steps_walk_the_agent_list_a_bounded_number_of_times(
     count = 2_000
     entries = [{"id": f"agent-{i}", "agentDir": f"/dirs/{i}"} for i in range(count)]
     data = {"agents": {"list": entries}, "bindings": [{"agentId": "agent-7", "match": {"channel": "x"}}]}
-    assert release_errors(data, None, {"HOME": "/home/u"}, Path("/state"), profile=P0) == []
+    assert release_errors(data, None, {"HOME": "/home/u"}, "/state", profile=P0) == []
     assert calls <= 5 * count

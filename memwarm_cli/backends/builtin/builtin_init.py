@@ -80,7 +80,7 @@ class BuiltinOutcome:
     agent_id: str
     status: BuiltinInitStatus
     reason: str | None
-    workspace: Path
+    workspace: str
     before: IndexJudgement | None  # the verdict that decided what to do
     after: IndexJudgement | None = None  # the verdict once the build ended
     run: IndexRun | None = None
@@ -178,7 +178,7 @@ def _wanted(judgement: IndexJudgement, options: BuiltinInitOptions) -> bool:
     return options.include_stale and judgement.verdict in ("stale", "invalid")
 
 
-def _left(search: BuiltinSearch, judgement: IndexJudgement, agent_workspace: Path) -> BuiltinOutcome:
+def _left(search: BuiltinSearch, judgement: IndexJudgement, agent_workspace: str) -> BuiltinOutcome:
     """An agent this run does not build: its verdict, and why it is left."""
     verdict = judgement.verdict
     why = "; ".join(judgement.why)

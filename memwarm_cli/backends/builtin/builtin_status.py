@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any, Literal
 
 from memwarm_cli.agents import Agent, resolve_agents, select_agent
@@ -35,7 +34,7 @@ class BuiltinAgentStatus:
     agent_id: str
     verdict: BuiltinVerdict
     why: tuple[str, ...]
-    workspace: Path
+    workspace: str
     search: BuiltinSearch | None  # None: memory search disabled
     judgement: IndexJudgement | None = None
 

@@ -12,6 +12,7 @@ sets one) adds `sessions` to the indexed sources.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -80,7 +81,7 @@ class BuiltinSearch:
     """What the release's memory manager of one agent is configured with (search enabled)."""
 
     agent_id: str
-    workspace: Path
+    workspace: str
     db_path: Path  # <stateDir>/agents/<id>/agent/openclaw-agent.sqlite
     sources: tuple[str, ...]  # indexed: memory, and sessions when remembered across conversations
     extra_paths: tuple[ExtraPath, ...]
@@ -174,7 +175,7 @@ def _multimodal(own: Mapping[str, Any], defaults: Mapping[str, Any]) -> Multimod
 
 
 def resolve_builtin_search(
-    cfg: Mapping[str, Any], agent: Agent, state_dir: Path, *, profile: Profile
+    cfg: Mapping[str, Any], agent: Agent, state_dir: str | os.PathLike[str], *, profile: Profile
 ) -> BuiltinSearch | None:
     """The agent's settings on a 2026.8.1+ `profile`; None when its memory search is disabled."""
     if not release_search_enabled(cfg, agent.entry, profile=profile):
@@ -202,7 +203,7 @@ def resolve_builtin_search(
     return BuiltinSearch(
         agent_id=agent.id,
         workspace=agent.workspace,
-        db_path=state_dir / "agents" / normalize_agent_id(agent.id) / "agent" / "openclaw-agent.sqlite",
+        db_path=Path(state_dir, "agents", normalize_agent_id(agent.id), "agent", "openclaw-agent.sqlite"),
         sources=sources,
         extra_paths=_extra_paths((defaults.get("extraPaths"), own.get("extraPaths"))),
         provider=provider,

@@ -11,6 +11,7 @@ export step rendering the same transcripts again.
 
 from __future__ import annotations
 
+import os
 import time
 from array import array
 from collections.abc import Callable
@@ -62,7 +63,7 @@ class ExportCheckTimedOut(Exception):
     """The export check ran out of `--timeout` (FreshnessJob.timeout_ms)."""
 
 
-def export_cache_path(state_dir: Path, qmd: QmdSettings, qmd_dir: Path) -> StatePath | None:
+def export_cache_path(state_dir: str | os.PathLike[str], qmd: QmdSettings, qmd_dir: Path) -> StatePath | None:
     """`<qmdDir>/memwarm-session-export.json`, where the export step keeps its cache (None: the export
     is off, and the session modules are not imported)."""
     if not qmd.sessions.enabled:

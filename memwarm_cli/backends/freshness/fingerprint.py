@@ -16,9 +16,9 @@ no index identity, matches nothing, and is replaced on the next run.
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Callable, Iterator, Mapping
-from pathlib import Path
 
 from memwarm_cli.backends.freshness.file_walk import FileList, list_digest, snapshot_collection
 from memwarm_cli.backends.freshness.sha256 import sha256_hex
@@ -52,7 +52,7 @@ def settings_digest(settings: Mapping[str, Any]) -> str:
     return sha256_text(json.dumps(settings, sort_keys=True, separators=(",", ":"), ensure_ascii=False))
 
 
-def fingerprint_path(state_dir: Path, paths: AgentQmdPaths) -> StatePath:
+def fingerprint_path(state_dir: str | os.PathLike[str], paths: AgentQmdPaths) -> StatePath:
     """`<xdg-cache>/qmd/memwarm-fingerprint.json`, next to the agent's index."""
     return StatePath.of(state_dir, paths.index_path.parent / FINGERPRINT_NAME)
 

@@ -67,8 +67,8 @@ def session_export_findings(loaded: LoadedConfig, *, profile: Profile) -> list[t
         refusal = export_dir_refusal(
             export_dir,
             sessions_dir=qmd.sessions.sessions_dir,
-            protected_dirs=[agent.workspace, agent.workspace / "memory", *others],
-            notes_dirs=[agent.workspace / "memory"],
+            protected_dirs=[Path(agent.workspace), Path(agent.workspace, "memory"), *others],
+            notes_dirs=[Path(agent.workspace, "memory")],
             homes=homes_of(loaded.env),
         )
         if refusal is not None:

@@ -67,7 +67,7 @@ def protected_dirs(job: AgentJob) -> list[Path]:
 
 def homes_of(env: Mapping[str, str]) -> list[Path]:
     """The home dirs the export dir may not be or contain: OpenClaw's (`~` in exportDir) and $HOME."""
-    homes = [resolve_home_dir(env)]
+    homes = [Path(resolve_home_dir(env))]
     home = env.get("HOME")
     if home and os.path.isabs(home):
         homes.append(Path(home))

@@ -22,8 +22,8 @@ from pathlib import Path
 from urllib.parse import quote
 
 from memwarm_cli.backends.settings.agent_backend import AgentBackendSettings
-from memwarm_cli.cwd import absolute_path
 from memwarm_cli.frozen_records import record
+from memwarm_cli.os_paths import absolute_path
 
 # typing.TYPE_CHECKING without importing typing, which costs every start ~4 ms (bench/bench_startup.py)
 TYPE_CHECKING = False

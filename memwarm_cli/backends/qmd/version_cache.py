@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from _thread import allocate_lock
+from pathlib import Path
 
 from memwarm_cli.backends.qmd.qmd_diagnosis import installed_version, resolve_executable, version_problem
 from memwarm_cli.backends.state.state_files import StatePath, describe_os_error
@@ -25,7 +26,6 @@ from memwarm_cli.frozen_records import record
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
-    from pathlib import Path
     from typing import Any
 
     from memwarm_cli.backends.qmd.process import CommandResult
@@ -40,8 +40,8 @@ MAX_IDENTITY_CHARS = 16 * 1024  # real paths with sizes, mtimes and inodes: a fe
 MAX_VERSION_CHARS = 1024
 
 
-def version_cache_path(state_dir: Path) -> StatePath:
-    return StatePath.of(state_dir, state_dir / "memwarm" / VERSION_CACHE_NAME)
+def version_cache_path(state_dir: str | os.PathLike[str]) -> StatePath:
+    return StatePath.of(state_dir, Path(state_dir, "memwarm", VERSION_CACHE_NAME))
 
 
 def executable_identity(executable: str) -> str | None:
@@ -98,7 +98,7 @@ class QmdVersions:
 
     def __init__(
         self,
-        state_dir: Path,
+        state_dir: str | os.PathLike[str],
         *,
         force: bool,
         token: CancelToken,
@@ -190,7 +190,7 @@ class VersionPeeker:
 
     def __init__(
         self,
-        state_dir: Path,
+        state_dir: str | os.PathLike[str],
         *,
         warn: Callable[[str], None] | None = None,
         token: CancelToken | None = None,

@@ -6,6 +6,7 @@ backend-635.md §4).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -101,14 +102,16 @@ def resolve_agent_backend(
     cfg: Mapping[str, Any],
     agent_id: str,
     entry: Mapping[str, Any] | None,
-    workspace: Path,
-    state_dir: Path,
+    workspace_dir: str | os.PathLike[str],
+    state_path: str | os.PathLike[str],
     env: Mapping[str, str],
     *,
     profile: Profile,
 ) -> AgentBackendSettings:
     """§3 + §4 + §5.1 for one agent (`entry` is its roster entry, None when it has none); `profile`'s
     roster rules say which agent is the default one (the gateway's boot eligibility)."""
+    # The config layer keeps paths as str (memwarm_cli/os_paths.py); the backends' records as Path.
+    workspace, state_dir = Path(workspace_dir), Path(state_path)
     memory_search = resolve_memory_search(cfg, agent_id, entry, state_dir, env)
     if not profile.qmd_available and not release_search_enabled(cfg, entry, profile=profile):
         # 2026.8.1+ reads `enabled` from memory.search and agents.entries.<id>.memory.search, which the

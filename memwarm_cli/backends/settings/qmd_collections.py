@@ -119,7 +119,8 @@ def resolve_collection_path(raw: str, workspace: Path, env: Mapping[str, str]) -
     if not text:
         return None
     if text.startswith("~") or os.path.isabs(text):
-        return resolve_user_path(text, env)
+        resolved = resolve_user_path(text, env)
+        return Path(resolved) if resolved is not None else None
     return Path(os.path.normpath(os.path.join(str(workspace), text)))
 
 

@@ -57,8 +57,8 @@ class AgentQmdPaths:
         return (self.index_yml, *(Path(index + end) for end in ("", "-wal", "-shm", "-journal")))
 
 
-def agent_qmd_paths(state_dir: Path, agent_id: str) -> AgentQmdPaths:
-    return AgentQmdPaths(state_dir.joinpath("agents", agent_id, "qmd"))
+def agent_qmd_paths(state_dir: str | os.PathLike[str], agent_id: str) -> AgentQmdPaths:
+    return AgentQmdPaths(Path(state_dir, "agents", agent_id, "qmd"))
 
 
 def shared_models_dir(env: Mapping[str, str]) -> Path:

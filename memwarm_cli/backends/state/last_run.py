@@ -11,6 +11,7 @@ atomic, no symlink followed, validated on read (an unusable record reads as abse
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -60,7 +61,7 @@ class LastRun:
         }
 
 
-def last_run_path(state_dir: Path, qmd_dir: Path) -> StatePath:
+def last_run_path(state_dir: str | os.PathLike[str], qmd_dir: Path) -> StatePath:
     return StatePath.of(state_dir, qmd_dir / LAST_RUN_NAME)
 
 

@@ -33,14 +33,14 @@ EMBED_LOCK_NAME = "qmd-embed.lock"
 EMBED_LOCK_POLL_SECONDS = 0.1
 
 
-def agent_lock_path(state_dir: Path, qmd_dir: Path) -> StatePath:
+def agent_lock_path(state_dir: str | os.PathLike[str], qmd_dir: Path) -> StatePath:
     """`<qmdDir>/memwarm-init.lock`, the qmd dir being the agent's `<stateDir>/agents/<id>/qmd`."""
     return StatePath.of(state_dir, qmd_dir / AGENT_LOCK_NAME)
 
 
-def embed_lock_path(state_dir: Path) -> StatePath:
+def embed_lock_path(state_dir: str | os.PathLike[str]) -> StatePath:
     """Per state dir (one OpenClaw installation), not machine-wide: `<stateDir>/memwarm/qmd-embed.lock`."""
-    return StatePath.of(state_dir, state_dir / "memwarm" / EMBED_LOCK_NAME)
+    return StatePath.of(state_dir, Path(state_dir, "memwarm", EMBED_LOCK_NAME))
 
 
 class FileLock:
@@ -138,7 +138,7 @@ def lock_is_held(lock: StatePath, held_inodes: frozenset[int] | None) -> bool | 
     return info.st_ino in held_inodes
 
 
-def run_refusal(state_dir: Path, paths: AgentQmdPaths, *, embeds: bool) -> OSError | None:
+def run_refusal(state_dir: str | os.PathLike[str], paths: AgentQmdPaths, *, embeds: bool) -> OSError | None:
     """The first thing below the state dir an init-backends run of this agent would refuse before any
     qmd command (a symlinked directory, a lock that is no regular file, a link at qmd's own files), found
     read-only: status and `--dry-run` report it as the run's failure."""

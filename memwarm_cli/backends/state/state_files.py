@@ -60,8 +60,9 @@ class StatePath:
     parts: tuple[str, ...]  # below the state dir; the last one is the entry itself
 
     @classmethod
-    def of(cls, state_dir: Path, path: Path) -> StatePath:
+    def of(cls, state_dir: str | os.PathLike[str], path: Path) -> StatePath:
         """`path`, which must lie below `state_dir` (compared as written, without resolving)."""
+        state_dir = Path(state_dir)
         try:
             parts = path.relative_to(state_dir).parts
         except ValueError:

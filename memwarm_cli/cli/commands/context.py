@@ -7,7 +7,6 @@ to the view chosen (cli/commands/context_views.py, context_json.py).
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from memwarm_cli.agents import missing_workspace_message
 from memwarm_cli.bootstrap.workspace_state import LegacyWorkspaceStateError
@@ -49,7 +48,7 @@ def run_context(
     config_path: str | None,
     openclaw: str | None,
     agent: str | None = None,
-    workspace: Path | None = None,
+    workspace: str | os.PathLike[str] | None = None,
     session_key: str | None = None,
     at: str | None = None,
     action: str = "new",

@@ -20,12 +20,12 @@ from memwarm_cli.startup.scan_record import FileRowText, scan_record
 # typing.TYPE_CHECKING without importing typing: ~2.5 ms of `context`'s start (bench/bench_startup.py)
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from datetime import tzinfo
     from typing import Any, NamedTuple
 
     from memwarm_cli.bootstrap.context_plan import BootstrapPlan, BootstrapRow
     from memwarm_cli.bootstrap.context_settings import BootstrapLimit
     from memwarm_cli.bootstrap.workspace_state import LegacyWorkspaceStateError
+    from memwarm_cli.datetime_types import tzinfo
     from memwarm_cli.profiles.choice import OpenClawChoice
     from memwarm_cli.session_context import SessionContext
     from memwarm_cli.startup.plan import StartupPlan

@@ -3,7 +3,7 @@ cli/commands/prelude_views.py."""
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 
 from memwarm_cli.agents import select_agent
 from memwarm_cli.cli.terminal.command_config import load_for_command
@@ -42,7 +42,7 @@ def run_prelude(
     config_path: str | None,
     openclaw: str | None,
     agent: str | None = None,
-    workspace: Path | None = None,
+    workspace: str | os.PathLike[str] | None = None,
     at: str | None = None,
     action: str = "new",
     json_output: bool = False,

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from memwarm_cli.agents import missing_workspace_message
 from memwarm_cli.cli.terminal.output import data_for_stdout, note_line, warning_line
 from memwarm_cli.cli.terminal.view_format import JsonView, View, Views
+from memwarm_cli.os_paths import join_path
 from memwarm_cli.startup.clock import iso_utc
 
 # typing.TYPE_CHECKING without importing typing, which costs every start ~4 ms (bench/bench_startup.py)
@@ -39,7 +40,9 @@ class PreludeText(View["PreludeResult"]):
             yield note_line(f"startup context not applied for /{result.action}: {result.gate.reason}")
         elif agent.plan.prelude is None and not result.quiet:
             dates = ", ".join(day.stamp for day in agent.plan.window)
-            yield note_line(f"no daily memory in the window ({dates}) under {agent.workspace / 'memory'}")
+            yield note_line(
+                f"no daily memory in the window ({dates}) under {join_path(agent.workspace, 'memory')}"
+            )
 
     def render(self, result: PreludeResult) -> Iterator[str]:
         prelude = result.agent.plan.prelude

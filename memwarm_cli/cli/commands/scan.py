@@ -7,7 +7,7 @@ one startup plan per agent, the plan `prelude` prints, handed to the view chosen
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 
 from memwarm_cli.agents import resolve_agents, select_agent
 from memwarm_cli.cli.commands.prelude import warn_unknown_zone
@@ -44,7 +44,7 @@ def run_scan(
     openclaw: str | None,
     agent: str | None = None,
     all_agents: bool = False,
-    workspace: Path | None = None,
+    workspace: str | os.PathLike[str] | None = None,
     at: str | None = None,
     show_all: bool = False,
     json_output: bool = False,

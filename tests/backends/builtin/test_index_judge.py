@@ -36,7 +36,7 @@ def _search(
 ) -> BuiltinSearch:
     config = {"memory": {"search": {"provider": "none", **(search or {})}}, **cfg}
     found = resolve_builtin_search(
-        config, Agent("main", True, workspace, None), tmp_path / "state", profile=P3
+        config, Agent("main", True, str(workspace), None), tmp_path / "state", profile=P3
     )
     assert found is not None
     return found
@@ -209,7 +209,7 @@ def test_an_identity_the_release_reports_mismatched_is_invalid(
     if "provider" in search and search["provider"] is None:
         config = {"memory": {"search": {}}, **cfg}
         found = resolve_builtin_search(
-            config, Agent("main", True, workspace, None), tmp_path / "state", profile=P3
+            config, Agent("main", True, str(workspace), None), tmp_path / "state", profile=P3
         )
         assert found is not None
     else:
@@ -284,7 +284,7 @@ def test_p2_judges_the_index_format_2026_8_2_writes(tmp_path: Path) -> None:
     workspace = _workspace(tmp_path)
     _warm(tmp_path, workspace, {**NONE_META, "chunkingVersion": 3})
     config = {"memory": {"search": {"provider": "none"}}}
-    agent = Agent("main", True, workspace, None)
+    agent = Agent("main", True, str(workspace), None)
     on_p2 = resolve_builtin_search(config, agent, tmp_path / "state", profile=P2)
     on_p3 = resolve_builtin_search(config, agent, tmp_path / "state", profile=P3)
     assert on_p2 is not None and on_p3 is not None

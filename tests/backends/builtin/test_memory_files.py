@@ -22,7 +22,7 @@ def _write(root: Path, files: dict[str, str]) -> None:
 def _paths(workspace: Path, **search: Any) -> list[str]:
     config = {"memory": {"search": {"provider": "none", **search}}}
     found = resolve_builtin_search(
-        config, Agent("main", True, workspace, None), workspace / "state", profile=P3
+        config, Agent("main", True, str(workspace), None), workspace / "state", profile=P3
     )
     assert found is not None
     return [file.path for file in list_memory_files(found).files]
@@ -104,7 +104,7 @@ def test_a_symlinked_extra_root_is_skipped_and_said(tmp_path: Path) -> None:
     ws.mkdir()
     (ws / "linked").symlink_to(tmp_path / "real")
     config = {"memory": {"search": {"provider": "none", "extraPaths": ["linked"]}}}
-    found = resolve_builtin_search(config, Agent("main", True, ws, None), tmp_path, profile=P3)
+    found = resolve_builtin_search(config, Agent("main", True, str(ws), None), tmp_path, profile=P3)
     assert found is not None
     listing = list_memory_files(found)
     assert listing.files == () and "is a symlink root" in listing.issues[0]
@@ -114,7 +114,7 @@ def test_a_symlinked_extra_root_is_skipped_and_said(tmp_path: Path) -> None:
 def test_a_missing_workspace_is_said(tmp_path: Path) -> None:
     config = {"memory": {"search": {"provider": "none"}}}
     found = resolve_builtin_search(
-        config, Agent("main", True, tmp_path / "nowhere", None), tmp_path, profile=P3
+        config, Agent("main", True, str(tmp_path / "nowhere"), None), tmp_path, profile=P3
     )
     assert found is not None
     listing = list_memory_files(found)

@@ -1,4 +1,9 @@
-"""Relative paths against the current directory, which may have been deleted under a running shell.
+"""Paths as plain strings: joined as pathlib joins them, made absolute against a current directory that
+may have been deleted under a running shell.
+
+Config, agent and start-up records keep their paths as `str`: they are built on every start, and
+`pathlib` alone pulls `urllib.parse` and `ipaddress` (about 4 ms CPU of a 30 ms `prelude` on 10 notes,
+bench/bench_startup.py). Code off the start-up path may wrap them in `Path` where that reads better.
 
 `os.path.abspath` asks `os.getcwd()`, which raises FileNotFoundError in a deleted directory: every
 command ended in that traceback. Node's `path.resolve` fails there too, but only for a relative path
@@ -37,3 +42,17 @@ def absolute_path(path: str) -> str:
     if os.path.isabs(path):
         return os.path.normpath(path)
     return os.path.normpath(os.path.join(current_directory(path), path))
+
+
+def pure_path(text: str) -> str:
+    """`str(PurePosixPath(text))`: empty and "." parts dropped, exactly two leading slashes kept, no
+    trailing slash, "." for nothing; ".." is kept, as pathlib keeps it."""
+    root = "/" if text.startswith("/") else ""
+    if text.startswith("//") and not text.startswith("///"):
+        root = "//"
+    return root + "/".join(part for part in text.split("/") if part and part != ".") or "."
+
+
+def join_path(base: str, *parts: str) -> str:
+    """`str(PurePosixPath(base, *parts))`: an absolute part starts over, as with `/`."""
+    return pure_path(os.path.join(base, *parts))
