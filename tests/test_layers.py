@@ -27,6 +27,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "durations",
         "boundary_read",
         "safe_files",
+        "sqlite_driver",
         "frozen_records",
         "named_tuples",
         "os_paths",

@@ -22,7 +22,6 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import sqlite3
 import unicodedata
 from collections.abc import Mapping
 from pathlib import Path
@@ -32,6 +31,7 @@ from memwarm_cli.bootstrap.workspace_state import SetupState, canonical_workspac
 from memwarm_cli.config.paths import resolve_state_dir
 from memwarm_cli.datetime_types import datetime
 from memwarm_cli.jsstring import js_trim
+from memwarm_cli.sqlite_driver import sqlite3
 
 STATE_DB_RELATIVE = os.path.join("state", "openclaw.sqlite")
 SETUP_VERSION = 1

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
+from memwarm_cli import sqlite_driver
 from memwarm_cli.backends.agent_search import (
     SearchFailed,
     SearchHit,
@@ -176,7 +177,7 @@ def test_status_reads_an_index_it_judges_over_one_connection(
         connection: sqlite3.Connection = real_connect(database, *args, **kwargs)
         return connection
 
-    monkeypatch.setattr(sqlite3, "connect", counted)
+    monkeypatch.setattr(sqlite_driver.sqlite3, "connect", counted)  # the module memwarm connects through
     result = run_memwarm(["status", "--json"], scenario.env())
     (agent,) = json.loads(result.stdout)["agents"]
     assert (result.returncode, agent["status"], agent["freshness"]["judgedFrom"]) == (0, "warm", "index")

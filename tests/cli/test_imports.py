@@ -87,8 +87,8 @@ memwarm_cli.startup.scan_record memwarm_cli.startup.session memwarm_cli.startup.
     ),
     "status": (
         _words("""
-_sha256 _sqlite3 array datetime fcntl fnmatch ipaddress json json.decoder json.encoder json.scanner ntpath
-pathlib sqlite3 sqlite3.dbapi2 urllib urllib.parse warnings
+_sha256 _sqlite3 array fcntl fnmatch ipaddress json json.decoder json.encoder json.scanner ntpath pathlib
+urllib urllib.parse warnings
 """),
         _words("""
 memwarm_cli.backends memwarm_cli.backends.agent_status memwarm_cli.backends.freshness
@@ -108,6 +108,7 @@ memwarm_cli.cli.commands.status_views memwarm_cli.cli.terminal.interrupts memwar
 memwarm_cli.configview.agent_dirs memwarm_cli.configview.release_checks
 memwarm_cli.configview.release_checks_2026_6_35 memwarm_cli.configview.schema_2026_6_35
 memwarm_cli.configview.schema_memory memwarm_cli.configview.schema_types memwarm_cli.durations
+memwarm_cli.sqlite_driver
 """),
     ),
 }

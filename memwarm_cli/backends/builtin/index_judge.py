@@ -39,7 +39,6 @@ import itertools
 import json
 import math
 import os
-import sqlite3
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 from urllib.parse import quote
@@ -58,6 +57,7 @@ from memwarm_cli.backends.builtin.search_settings import (
     BuiltinSearch,
 )
 from memwarm_cli.frozen_records import record
+from memwarm_cli.sqlite_driver import sqlite3
 
 Verdict = Literal["cold", "invalid", "stale", "warm", "failed"]
 META_KEY = "memory_index_meta_v1"

@@ -15,7 +15,6 @@ Pending embeddings are read from the index as well (the report degrades the agen
 from __future__ import annotations
 
 import os
-import sqlite3
 from collections.abc import Sequence
 
 from memwarm_cli.backends.freshness import fingerprint as fp
@@ -46,6 +45,7 @@ from memwarm_cli.backends.settings.qmd_collections import CollectionSpec
 from memwarm_cli.cancel import CancelToken
 from memwarm_cli.config.paths import is_directory
 from memwarm_cli.frozen_records import record
+from memwarm_cli.sqlite_driver import sqlite3
 
 # typing.TYPE_CHECKING without importing typing, which costs every start ~4 ms (bench/bench_startup.py)
 TYPE_CHECKING = False

@@ -18,7 +18,6 @@ from __future__ import annotations
 import math
 import os
 import re
-import sqlite3
 from collections.abc import Iterator
 
 from memwarm_cli.backends.freshness.file_walk import Chunk, ListDigest, walk_chunks
@@ -29,6 +28,7 @@ from memwarm_cli.cancel import CancelToken
 from memwarm_cli.frozen_records import record
 from memwarm_cli.jsstring import js_trim
 from memwarm_cli.safe_files import FileTooLargeError, NotRegularFileError, read_bounded
+from memwarm_cli.sqlite_driver import sqlite3
 
 EXAMPLE_PATHS = 3  # the first few paths named per kind of change
 MAX_READ_BYTES = 64 << 20  # a note larger than this is compared by its mtime alone

@@ -20,7 +20,6 @@ with its `plan` beside its `run`: split, the run and `--dry-run` could drift apa
 
 from __future__ import annotations
 
-import sqlite3
 from typing import Protocol
 
 from memwarm_cli.backends.freshness import fingerprint as fp
@@ -56,6 +55,7 @@ from memwarm_cli.backends.state.locks import FileLock, agent_lock_path, embed_lo
 from memwarm_cli.backends.state.state_files import StatePath
 from memwarm_cli.config.paths import is_directory
 from memwarm_cli.frozen_records import replace
+from memwarm_cli.sqlite_driver import sqlite3
 
 UPDATE_RETRY_DELAYS = (0.5, 1.0)
 EMBED_TURN_POLL_SECONDS = 0.2  # while this run's other agents embed: still stopped by a signal

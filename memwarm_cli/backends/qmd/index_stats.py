@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -24,6 +23,7 @@ from urllib.parse import quote
 from memwarm_cli.backends.settings.agent_backend import AgentBackendSettings
 from memwarm_cli.frozen_records import record
 from memwarm_cli.os_paths import absolute_path
+from memwarm_cli.sqlite_driver import sqlite3
 
 # typing.TYPE_CHECKING without importing typing, which costs every start ~4 ms (bench/bench_startup.py)
 TYPE_CHECKING = False

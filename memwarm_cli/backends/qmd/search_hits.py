@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import re
-import sqlite3
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -18,6 +17,7 @@ from memwarm_cli.backends.qmd.index_stats import IndexUnreadable, open_index
 from memwarm_cli.backends.settings.qmd_collections import CollectionSpec
 from memwarm_cli.frozen_records import record, replace
 from memwarm_cli.jsstring import js_is_finite_number, js_length, js_slice, js_trim
+from memwarm_cli.sqlite_driver import sqlite3
 
 _SNIPPET_HEADER = re.compile(r"@@\s*-([0-9]+),([0-9]+)")
 MAX_SAFE_INTEGER = 2**53 - 1
