@@ -35,10 +35,12 @@ from __future__ import annotations
 import functools
 import re
 
-# json.dumps's own string encoder, from its C module: `json` itself costs every start ~2 ms CPU.
-from _json import encode_basestring as _encode_json_string
-
 from memwarm_cli.frozen_records import record
+
+# typing.TYPE_CHECKING without importing typing, which costs every start ~4 ms (bench/bench_startup.py)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 # Unicode categories Cc, Cf, Zl and Zp (checked against unicodedata by tests/test_textsafe.py), plus
 # every surrogate: D800-DFFF holds both lone surrogates and surrogateescape's undecodable bytes.
@@ -49,7 +51,6 @@ _UNSAFE_BEYOND_C0 = (
     "\U000e0001\U000e0020-\U000e007f"
 )
 _UNSAFE_CLASS = "\x00-\x1f" + _UNSAFE_BEYOND_C0
-_UNSAFE_ASCII_BUT_TAB = re.compile("[\\x00-\\x08\\x0a-\\x1f\\x7f]")
 
 
 @record  # not a typing.NamedTuple: importing typing costs every start ~4 ms
@@ -114,7 +115,8 @@ def escape_unsafe(text: str, *, keep_tabs: bool = False) -> str:
     tabs are its own (its fields are escaped, so they hold none).
     """
     if text.isascii():  # C-speed checks first: a scan writes 100k lines
-        if text.isprintable() or (keep_tabs and not _UNSAFE_ASCII_BUT_TAB.search(text)):
+        # printable ASCII is 0x20-0x7e: with tabs kept, a tab is as good as a space
+        if text.isprintable() or (keep_tabs and text.replace("\t", " ").isprintable()):
             return text
     elif not patterns().unsafe.search(text):
         return text
@@ -157,7 +159,16 @@ def json_safe(json_text: str) -> str:
 
 def json_string(text: str) -> str:
     """`text` as a JSON string literal, as json.dumps(text, ensure_ascii=False) and then json_safe."""
-    return json_safe(_encode_json_string(text))
+    return json_safe(_json_string_encoder()(text))
+
+
+@functools.cache
+def _json_string_encoder() -> Callable[[str], str]:
+    # json.dumps's own string encoder, from its C module (`json` itself costs every start ~2 ms CPU), at the
+    # first JSON string: loading the C module is ~0.2 ms of every start, and most runs write no JSON
+    from _json import encode_basestring
+
+    return encode_basestring
 
 
 OUTSIDE_TEXT_CHARS = 200  # of one piece of outside text in a message: a version, a value, a name

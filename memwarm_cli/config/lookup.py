@@ -31,6 +31,20 @@ def lookup(value: Any, *keys: str, missing: Any = None) -> Any:
     return current
 
 
+def contains_key(value: Any, key: str) -> bool:
+    """Whether an object anywhere in a parsed config (inside objects and arrays, at any depth) has `key`."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, dict):  # as includes.py walks it
+            if key in item:
+                return True
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+    return False
+
+
 def as_object(value: Any) -> Mapping[str, Any]:
     """`value` when it is a JSON object, else an empty mapping (so lookups on garbage fall back)."""
     return value if type(value) is dict or isinstance(value, Mapping) else {}

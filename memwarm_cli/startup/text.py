@@ -28,11 +28,12 @@ _BRACKET = r"[\[\]]"
 _DISALLOWED_RUN = r"[^A-Za-z0-9_./\- ]+"
 
 
-_ALLOWED_ONLY = re.compile(r"[A-Za-z0-9_./\- ]*")
+# The characters _DISALLOWED_RUN keeps; a set, not a compiled class: compiling costs every start ~0.1 ms
+_ALLOWED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./- ")
 
 
 def sanitize_label(relative_path: str) -> str:
-    if _ALLOWED_ONLY.fullmatch(relative_path):  # nothing to replace (most names): one match, not three
+    if _ALLOWED.issuperset(relative_path):  # nothing to replace (most names): no expression at all
         return js_trim(relative_path)
     label = re.sub(_CONTROL_WHITESPACE_RUN, " ", relative_path)
     label = re.sub(_BRACKET, "_", label)

@@ -38,7 +38,7 @@ def _words(text: str) -> frozenset[str]:
 
 # What every one of the four imports from the standard library and of memwarm (the route and the config).
 _COMMON_STDLIB = _words("""
-__future__ _bisect _collections _datetime _functools _json _operator _sre bisect collections
+__future__ _bisect _collections _datetime _functools _operator _sre bisect collections
 collections.abc copyreg enum errno functools gc itertools keyword math operator re re._casefix re._compiler
 re._constants re._parser reprlib types
 """)
@@ -46,7 +46,7 @@ _COMMON_MEMWARM = _words("""
 memwarm_cli memwarm_cli.agents memwarm_cli.cli memwarm_cli.cli.commands memwarm_cli.cli.fastpath
 memwarm_cli.cli.main memwarm_cli.cli.terminal memwarm_cli.cli.terminal.command_config
 memwarm_cli.cli.terminal.invocation memwarm_cli.cli.terminal.output memwarm_cli.cli.terminal.view_format
-memwarm_cli.config memwarm_cli.config.envsubst memwarm_cli.config.formats memwarm_cli.config.includes
+memwarm_cli.config memwarm_cli.config.envsubst memwarm_cli.config.formats
 memwarm_cli.config.json5reader memwarm_cli.config.loader memwarm_cli.config.lookup memwarm_cli.config.paths
 memwarm_cli.config.positions memwarm_cli.config.run memwarm_cli.datetime_types memwarm_cli.errors
 memwarm_cli.exec_search memwarm_cli.exitcodes memwarm_cli.frozen_records memwarm_cli.jsstring
@@ -58,7 +58,7 @@ memwarm_cli.textsafe
 EXPECTED: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "context": (
         _words("""
-json json.decoder json.encoder json.scanner
+_json json json.decoder json.encoder json.scanner
 """),
         _words("""
 memwarm_cli.bootstrap memwarm_cli.bootstrap.agents_digest memwarm_cli.bootstrap.budget
@@ -78,7 +78,7 @@ memwarm_cli.startup.file_rows memwarm_cli.startup.plan memwarm_cli.startup.sessi
 """),
     ),
     "scan": (
-        frozenset(),
+        _words("_json"),
         _words("""
 memwarm_cli.boundary_read memwarm_cli.cli.commands.prelude memwarm_cli.cli.commands.scan
 memwarm_cli.cli.commands.scan_views memwarm_cli.startup.file_rows memwarm_cli.startup.plan
@@ -87,8 +87,8 @@ memwarm_cli.startup.scan_record memwarm_cli.startup.session memwarm_cli.startup.
     ),
     "status": (
         _words("""
-_sha256 _sqlite3 array fcntl fnmatch ipaddress json json.decoder json.encoder json.scanner ntpath pathlib
-urllib urllib.parse warnings
+_json _sha256 _sqlite3 array fcntl fnmatch ipaddress json json.decoder json.encoder json.scanner ntpath
+pathlib urllib urllib.parse warnings
 """),
         _words("""
 memwarm_cli.backends memwarm_cli.backends.agent_status memwarm_cli.backends.freshness
