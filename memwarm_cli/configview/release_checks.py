@@ -36,6 +36,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Protocol
 
+    from memwarm_cli.agents import Agent
+    from memwarm_cli.config.loader import LoadedConfig
     from memwarm_cli.profiles.releases import ConfigSchema  # a type checker's alias only
 
     class ReleaseErrors(Protocol):
@@ -60,7 +62,7 @@ class ConfigRejectedError(ConfigError):
 
 
 def duplicate_defaults(
-    loaded: Any, agent: Any, qmd_block: Mapping[str, Any], found: dict[str, tuple[str, list[str]]]
+    loaded: LoadedConfig, agent: Agent, qmd_block: Mapping[str, Any], found: dict[str, tuple[str, list[str]]]
 ) -> None:
     """A custom collection with the path and pattern of a default one (qmd holds one per path and
     pattern: 6.35 swaps them at every open and its search fails). Valid for the release's schema, so a
@@ -68,7 +70,7 @@ def duplicate_defaults(
     agent one of whose entries names the workspace, its memory/ or its MEMORY.md."""
     if qmd_block.get("includeDefaultMemory") is False:
         return
-    env, workspace = loaded.env, agent.workspace
+    env, workspace = loaded.env, Path(agent.workspace)  # the collections' paths are Path
     paths = qmd_block.get("paths")
     raw = [e.get("path") for e in paths if isinstance(e, Mapping)] if isinstance(paths, list) else []
     searched = (
