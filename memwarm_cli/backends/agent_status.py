@@ -225,8 +225,8 @@ def collect_status(
         agents.append(_agent_status(loaded, s, options, now, versions.get(s.agent_id), found))
     return StatusReport(
         agents=tuple(agents),
-        config_path=str(loaded.source.path),
-        state_dir=str(loaded.state_dir),
+        config_path=loaded.source.path,
+        state_dir=loaded.state_dir,
         generated_at=now,
         max_age_seconds=options.max_age_seconds,
         running_known=held is not None,

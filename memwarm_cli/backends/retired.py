@@ -167,8 +167,8 @@ def retired_backends(
         session_export=export,
         refused_keys=refused,
         agents=tuple(_retired_agent(loaded, a, release, since, export, refused) for a in everyone),
-        config_path=str(loaded.source.path),
-        state_dir=str(loaded.state_dir),
+        config_path=loaded.source.path,
+        state_dir=loaded.state_dir,
     )
 
 

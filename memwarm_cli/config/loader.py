@@ -48,36 +48,34 @@ class LoadedConfig:
 def read_config_bytes(path: str) -> bytes:
     """Read a config file (a regular file, like the `$include` reader requires); every failure is a
     one-line ConfigError."""
-    file = str(path)
     try:
         return read_bounded(path, MAX_CONFIG_BYTES)[0]
     except NotRegularFileError as exc:
         if exc.kind == "a directory":
-            raise ConfigError(file, "is a directory, not a config file") from None
-        raise ConfigError(file, f"is {exc.kind}, not a regular file: cannot read it as a config") from None
+            raise ConfigError(path, "is a directory, not a config file") from None
+        raise ConfigError(path, f"is {exc.kind}, not a regular file: cannot read it as a config") from None
     except FileTooLargeError:
         raise ConfigError(
-            file, f"config file is larger than {MAX_CONFIG_BYTES // (1024 * 1024)} MiB"
+            path, f"config file is larger than {MAX_CONFIG_BYTES // (1024 * 1024)} MiB"
         ) from None
     except FileNotFoundError:
-        raise ConfigError(file, "config file not found") from None
+        raise ConfigError(path, "config file not found") from None
     except IsADirectoryError:
-        raise ConfigError(file, "is a directory, not a config file") from None
+        raise ConfigError(path, "is a directory, not a config file") from None
     except PermissionError:
-        raise ConfigError(file, "cannot read config file: permission denied") from None
+        raise ConfigError(path, "cannot read config file: permission denied") from None
     except (OSError, ValueError) as exc:
         reason = getattr(exc, "strerror", None) or str(exc)
-        raise ConfigError(file, f"cannot read config file: {reason}") from None
+        raise ConfigError(path, f"cannot read config file: {reason}") from None
 
 
 def parse_config_file(path: str, *, track: bool = False) -> tuple[Any, PNode | None]:
     """Read and parse one file (no includes); parse errors become ConfigError with line and column."""
-    file = str(path)
     data = read_config_bytes(path)
     try:
-        return parse_document(decode_text(data), file, format_for(path), track=track)
+        return parse_document(decode_text(data), path, format_for(path), track=track)
     except ParseError as exc:
-        raise ConfigError(file, exc.message, exc.line, exc.column) from None
+        raise ConfigError(path, exc.message, exc.line, exc.column) from None
 
 
 def _resolve(
@@ -91,9 +89,7 @@ def _resolve(
 
     notes = list(pos.notes) if pos is not None and pos.notes else []
     try:
-        data, merged = resolve_includes(
-            parsed, pos, str(path), track=track, errors=include_errors, notes=notes
-        )
+        data, merged = resolve_includes(parsed, pos, path, track=track, errors=include_errors, notes=notes)
         if merged is not None and notes:
             merged.notes = notes
         return data, merged
@@ -103,7 +99,7 @@ def _resolve(
             return _resolve(path, track=True)
         loc = exc.loc
         if loc is None:
-            raise ConfigError(str(path), exc.message) from None
+            raise ConfigError(path, exc.message) from None
         raise ConfigError(loc.file, exc.message, loc.line, loc.column) from None
 
 
@@ -182,7 +178,7 @@ def load_config(
         _load_dotenv(os.path.join(resolve_state_dir(env_map), ".env"), env_map)
     source = resolve_config_source(config_flag, env_map)
     state_dir = resolve_state_dir(env_map)
-    file = str(source.path)
+    file = source.path
 
     if not source.exists:
         if source.explicit:

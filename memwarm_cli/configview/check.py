@@ -262,7 +262,7 @@ def _agent_findings(
             )
             qmd_problems.setdefault((where, message), []).append(agent.id)
         # Found as init-backends would find it: on the env's PATH, or relative to the workspace.
-        key = (command, "" if "/" not in command else str(agent.workspace))
+        key = (command, "" if "/" not in command else agent.workspace)
         if key not in found:
             executable = find_executable(command, loaded.env, Path(agent.workspace))
             problem = qmd_problem(executable, loaded.env, token, scope.release_node) if executable else None
@@ -345,7 +345,7 @@ def check_config(
     except ConfigError as exc:
         env_map = dict(os.environ if env is None else env)
         source = resolve_config_source(config_flag, env_map)
-        out = _Collector(str(source.path))
+        out = _Collector(source.path)
         _include_findings(include_errors, out)
         out.add("error", "", exc.detail, Loc(exc.file, exc.line or 1, exc.column or 1))
         # An array at the top is a config the check judged (invalid); anything else could not be read.
@@ -356,7 +356,7 @@ def check_config(
     choice = choose_release(loaded.data if loaded.source.exists else None)
     profile, version = choice.profile, choice.version
     release = release_name(profile=profile, version=version)
-    out = _Collector(str(loaded.source.path))
+    out = _Collector(loaded.source.path)
     _include_findings(include_errors, out)
     for warning in loaded.warnings:
         loc = Loc(warning.file, warning.line, warning.column or 1) if warning.file and warning.line else None

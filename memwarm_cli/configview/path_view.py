@@ -18,7 +18,7 @@ PATH_SCHEMA_VERSION = 1  # `config path --json`
 def source_data(loaded: LoadedConfig) -> dict[str, Any]:
     source = loaded.source
     return {
-        "path": str(source.path),
+        "path": source.path,
         "reason": source.reason,
         "exists": source.exists,
         "explicit": source.explicit,
@@ -39,7 +39,7 @@ def path_data(loaded: LoadedConfig, *, profile: Profile) -> dict[str, Any]:
             {
                 "agentId": agent.id,
                 "default": agent.is_default,
-                "workspace": str(agent.workspace),
+                "workspace": agent.workspace,
                 "workspaceExists": is_directory(agent.workspace),
                 "workspaceRule": agent.workspace_rule,  # 2026.8.1+: why agents.defaults.workspace/<id>
                 # As init-backends decides: memory search off, else the backend in use.
@@ -50,6 +50,6 @@ def path_data(loaded: LoadedConfig, *, profile: Profile) -> dict[str, Any]:
     return {
         "schema": PATH_SCHEMA_VERSION,
         "config": source_data(loaded),
-        "stateDir": {"path": str(loaded.state_dir), "reason": state.reason},
+        "stateDir": {"path": loaded.state_dir, "reason": state.reason},
         "agents": agents,
     }

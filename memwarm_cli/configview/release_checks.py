@@ -171,16 +171,16 @@ def refuse_rejected_config(
         return
     data, positions = loaded.data, loaded.positions
     if not data:  # `{}`, or a top level that is no object (the loader reads those as `{}`)
-        tracked = load_config(str(source.path), loaded.env, dotenv=False, track=True)
+        tracked = load_config(source.path, loaded.env, dotenv=False, track=True)
         if tracked.positions is None:
-            raise ConfigRejectedError(str(source.path), f"the top-level value is not an object: {said}", 1, 1)
+            raise ConfigRejectedError(source.path, f"the top-level value is not an object: {said}", 1, 1)
         return
     found = release_errors(data, positions, loaded.env, loaded.state_dir, profile=profile)
     errors = [i for i in found if i.severity == "error"]
     if not errors:
         return
     if positions is None:
-        tracked = load_config(str(source.path), loaded.env, dotenv=False, track=True)
+        tracked = load_config(source.path, loaded.env, dotenv=False, track=True)
         found = release_errors(
             tracked.data, tracked.positions, tracked.env, tracked.state_dir, profile=profile
         )
@@ -193,5 +193,5 @@ def refuse_rejected_config(
         f"({said}{more}; `memwarm config check` lists every error)"
     )
     raise ConfigRejectedError(
-        loc.file if loc else str(source.path), message, loc.line if loc else None, loc.column if loc else None
+        loc.file if loc else source.path, message, loc.line if loc else None, loc.column if loc else None
     )

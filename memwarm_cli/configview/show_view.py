@@ -67,7 +67,7 @@ def _agent_show(
     return {
         "agentId": agent.id,
         "default": agent.is_default,
-        "workspace": str(agent.workspace),
+        "workspace": agent.workspace,
         "workspaceExists": is_directory(agent.workspace),
         "workspaceRule": agent.workspace_rule,  # 2026.8.1+: why agents.defaults.workspace/<id>
         "timezone": {
@@ -126,7 +126,7 @@ def show_data(
     shown = {
         "schema": SHOW_SCHEMA_VERSION,
         "config": source_data(loaded),
-        "stateDir": str(loaded.state_dir),
+        "stateDir": loaded.state_dir,
         "agents": [_agent_show(loaded, agent, host_zone, profile) for agent in agents],
     }
     # Credentials hidden once, here, for every format (credentials.py): output like this is pasted.

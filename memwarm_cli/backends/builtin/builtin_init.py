@@ -265,8 +265,8 @@ def run_builtin_init(
                 judged[search.agent_id],
                 planned=("openclaw", *index_argv(search.agent_id, force=options.force)),
                 planned_env=(
-                    ("OPENCLAW_STATE_DIR", str(loaded.state_dir)),
-                    ("OPENCLAW_CONFIG_PATH", str(loaded.source.path)),
+                    ("OPENCLAW_STATE_DIR", loaded.state_dir),
+                    ("OPENCLAW_CONFIG_PATH", loaded.source.path),
                 ),
                 planned_cwd=str(cwd),
                 provider=search.provider,
@@ -304,8 +304,8 @@ def run_builtin_init(
         duration_ms=round((time.monotonic() - started) * 1000),
         dry_run=options.dry_run,
         signum=token.signum,
-        config_path=str(loaded.source.path),
-        state_dir=str(loaded.state_dir),
+        config_path=loaded.source.path,
+        state_dir=loaded.state_dir,
     )
 
 

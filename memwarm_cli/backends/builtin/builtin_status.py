@@ -162,8 +162,8 @@ def collect_builtin_status(
     return BuiltinStatusReport(
         agents=agents,
         release=release,
-        config_path=str(loaded.source.path),
-        state_dir=str(loaded.state_dir),
+        config_path=loaded.source.path,
+        state_dir=loaded.state_dir,
         generated_at=now(),
         max_age_seconds=max_age_seconds,
     )

@@ -109,7 +109,7 @@ def index_argv(agent_id: str, *, force: bool) -> tuple[str, ...]:
 
 def child_env(env: Mapping[str, str], state_dir: str, config_path: str) -> dict[str, str]:
     """The user's environment with the state dir and config memwarm read, so OpenClaw opens the same."""
-    return {**env, "OPENCLAW_STATE_DIR": str(state_dir), "OPENCLAW_CONFIG_PATH": str(config_path)}
+    return {**env, "OPENCLAW_STATE_DIR": state_dir, "OPENCLAW_CONFIG_PATH": config_path}
 
 
 @record

@@ -251,8 +251,8 @@ def run_init_backends(
         duration_ms=round((time.monotonic() - started) * 1000),
         dry_run=options.dry_run,
         signum=token.signum,
-        config_path=str(loaded.source.path),
-        state_dir=str(loaded.state_dir),
+        config_path=loaded.source.path,
+        state_dir=loaded.state_dir,
         concurrency=workers,
     )
 

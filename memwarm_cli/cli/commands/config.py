@@ -92,5 +92,5 @@ def run_config_show(
     loaded = run.loaded
     # Every format of the record says which OpenClaw release it is read for.
     data = show_data(loaded, agent_id=agent, profile=run.profile)
-    view.show(ShowResult(with_openclaw(data, run.openclaw), str(loaded.source.path)))
+    view.show(ShowResult(with_openclaw(data, run.openclaw), loaded.source.path))
     return ExitCode.OK

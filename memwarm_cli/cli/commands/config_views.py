@@ -100,7 +100,7 @@ def check_data(result: CheckResult) -> dict[str, Any]:
     return {
         "schema": CHECK_SCHEMA_VERSION,
         "config": {
-            "path": str(report.source.path),
+            "path": report.source.path,
             "reason": report.source.reason,
             "exists": report.source.exists,
         },

@@ -24,7 +24,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import NamedTuple
 
-    from memwarm_cli.exitcodes import ExitCode
     from memwarm_cli.profiles.choice import OpenClawChoice
     from memwarm_cli.session_context import SessionContext
 else:
@@ -59,7 +58,6 @@ def run_context(
     raw: bool = False,
 ) -> ExitCode:
     """Print the startup context of a new session: text, table, plain or JSON."""
-
     if action not in ("new", "reset"):
         raise UsageError(f'--action must be new or reset, not "{action}"')
     if only is not None and only not in PARTS:

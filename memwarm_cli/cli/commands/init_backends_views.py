@@ -32,7 +32,6 @@ class InitText(View[InitRun]):
     name = "text"
 
     def render(self, result: InitRun) -> Iterator[str]:
-
         if result.report.dry_run:
             for outcome in result.report.agents:
                 yield from guarded_lines(_plan_lines(outcome))
@@ -40,7 +39,6 @@ class InitText(View[InitRun]):
 
 def _plan_lines(outcome: AgentOutcome) -> list[str]:
     """The plan as a human reads it: outside text escaped, commands and env as words a shell reads back."""
-
     head = f'agent "{escape_text(outcome.agent_id)}"'
     if outcome.status != "planned":
         return [f"{head}: {outcome.status}: {escape_text(outcome.reason or '')}"]
@@ -65,7 +63,6 @@ def _plan_lines(outcome: AgentOutcome) -> list[str]:
 def _session_lines(sessions: SessionExportOutcome) -> list[str]:
     """The session export a dry run would do: every export it would write and every stale one it
     would delete (names escaped: they come from the user's transcripts)."""
-
     window = "every transcript"
     if sessions.retention_days is not None:
         window = f"transcripts of the last {sessions.retention_days} days before {iso_utc(sessions.at_ms)}"
@@ -104,7 +101,6 @@ class RetiredInitText(View[RetiredRun]):
     name = "text"
 
     def render(self, result: RetiredRun) -> Iterator[str]:
-
         if result.dry_run:
             lines = [
                 f'agent "{escape_text(a.agent_id)}": retired: {escape_text(a.reason)}'
@@ -126,7 +122,6 @@ def retired_summary(retired: RetiredBackends, dry_run: bool) -> str:
 
 def _retired_report(result: RetiredRun) -> dict[str, Any]:
     """The shape of a run's report (init_report.InitReport.to_json), every agent `retired`."""
-
     retired = result.retired
     return {
         "schema": INIT_SCHEMA_VERSION,

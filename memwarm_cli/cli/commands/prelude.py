@@ -18,7 +18,6 @@ from memwarm_cli.startup.session import plan_for_agent
 # typing.TYPE_CHECKING without importing typing, which costs every start ~4 ms (bench/bench_startup.py)
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from memwarm_cli.exitcodes import ExitCode
     from memwarm_cli.profiles.choice import OpenClawChoice
     from memwarm_cli.startup.plan import StartupPlan
     from memwarm_cli.startup.prelude_settings import GateDecision
@@ -70,7 +69,6 @@ def run_prelude(
 def warn_unknown_zone(plan: StartupPlan, quiet: bool) -> None:
     """One stderr warning when userTimezone names no zone (with the nearest name): OpenClaw itself falls
     back to the host zone without a word, and the window of days then silently moves."""
-
     message = None if quiet else unknown_zone_warning(plan.settings.timezone)
     if message is not None:
         warn(message)

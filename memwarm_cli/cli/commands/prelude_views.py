@@ -52,11 +52,10 @@ class PreludeText(View["PreludeResult"]):
 
 def prelude_report(agent: AgentPlan, action: str, gate: GateDecision) -> dict[str, Any]:
     """`prelude --json`'s object (`context --json` carries the same one)."""
-
     return {
         "schema": PRELUDE_SCHEMA_VERSION,
         "agentId": agent.agent_id,
-        "workspace": str(agent.workspace),
+        "workspace": agent.workspace,
         "at": iso_utc(agent.plan.at_ms),
         "timezone": agent.plan.settings.timezone.used,
         "action": action,

@@ -22,7 +22,6 @@ from memwarm_cli.startup.session import plan_for_agent
 # typing.TYPE_CHECKING without importing typing, which costs every start ~4 ms (bench/bench_startup.py)
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from memwarm_cli.exitcodes import ExitCode
     from memwarm_cli.profiles.choice import OpenClawChoice
     from memwarm_cli.startup.session import AgentPlan
 
@@ -52,7 +51,6 @@ def run_scan(
     quiet: bool = False,
 ) -> ExitCode:
     """Explain every candidate memory file and where the character budget went."""
-
     if all_agents and agent is not None:
         raise UsageError("--agent and --all-agents exclude each other")
     view = SCAN_VIEWS.choose(json_output, output_format)

@@ -66,7 +66,6 @@ def run_status(
     quiet: bool = False,
 ) -> ExitCode:
     """Show whether each agent's qmd index is warm, and why not; returns the exit code."""
-
     try:
         max_age_seconds, view = _options(all_agents, agent, max_age, json_output, output_format, textfile)
         with signals_cancel(CancelToken()) as token:
@@ -183,7 +182,6 @@ def _options(
     textfile: str | None,
 ) -> tuple[float | None, View[StatusResult] | None]:
     """--max-age in seconds and the view (None: `--textfile` alone); UsageError for what cannot be."""
-
     if all_agents and agent:
         raise UsageError("--agent and --all-agents exclude each other")
     max_age_seconds: float | None = None
