@@ -35,12 +35,10 @@ from __future__ import annotations
 import functools
 import re
 
-from memwarm_cli.frozen_records import record
+# json.dumps's own string encoder, from its C module: `json` itself costs every start ~2 ms CPU.
+from _json import encode_basestring as _encode_json_string
 
-# typing.TYPE_CHECKING without importing typing, which costs every start ~4 ms (bench/bench_startup.py)
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Callable
+from memwarm_cli.frozen_records import record
 
 # Unicode categories Cc, Cf, Zl and Zp (checked against unicodedata by tests/test_textsafe.py), plus
 # every surrogate: D800-DFFF holds both lone surrogates and surrogateescape's undecodable bytes.
@@ -159,16 +157,7 @@ def json_safe(json_text: str) -> str:
 
 def json_string(text: str) -> str:
     """`text` as a JSON string literal, as json.dumps(text, ensure_ascii=False) and then json_safe."""
-    return json_safe(_json_string_encoder()(text))
-
-
-@functools.cache
-def _json_string_encoder() -> Callable[[str], str]:
-    # json.dumps's own string encoder, from its C module (`json` itself costs every start ~2 ms CPU), at the
-    # first JSON string: loading the C module is ~0.2 ms of every start, and most runs write no JSON
-    from _json import encode_basestring
-
-    return encode_basestring
+    return json_safe(_encode_json_string(text))
 
 
 OUTSIDE_TEXT_CHARS = 200  # of one piece of outside text in a message: a version, a value, a name

@@ -38,7 +38,7 @@ def _words(text: str) -> frozenset[str]:
 
 # What every one of the four imports from the standard library and of memwarm (the route and the config).
 _COMMON_STDLIB = _words("""
-__future__ _bisect _collections _datetime _functools _operator _sre bisect collections
+__future__ _bisect _collections _datetime _functools _json _operator _sre bisect collections
 collections.abc copyreg enum errno functools gc itertools keyword math operator re re._casefix re._compiler
 re._constants re._parser reprlib types
 """)
@@ -58,7 +58,7 @@ memwarm_cli.textsafe
 EXPECTED: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "context": (
         _words("""
-_json json json.decoder json.encoder json.scanner
+json json.decoder json.encoder json.scanner
 """),
         _words("""
 memwarm_cli.bootstrap memwarm_cli.bootstrap.agents_digest memwarm_cli.bootstrap.budget
@@ -78,7 +78,7 @@ memwarm_cli.startup.file_rows memwarm_cli.startup.plan memwarm_cli.startup.sessi
 """),
     ),
     "scan": (
-        _words("_json"),
+        frozenset(),
         _words("""
 memwarm_cli.boundary_read memwarm_cli.cli.commands.prelude memwarm_cli.cli.commands.scan
 memwarm_cli.cli.commands.scan_views memwarm_cli.startup.file_rows memwarm_cli.startup.plan
@@ -87,7 +87,7 @@ memwarm_cli.startup.scan_record memwarm_cli.startup.session memwarm_cli.startup.
     ),
     "status": (
         _words("""
-_json _sha256 _sqlite3 array fcntl fnmatch ipaddress json json.decoder json.encoder json.scanner ntpath
+_sha256 _sqlite3 array fcntl fnmatch ipaddress json json.decoder json.encoder json.scanner ntpath
 pathlib urllib urllib.parse warnings
 """),
         _words("""
